@@ -1,0 +1,259 @@
+"""Backend interfaces and the records they return. Knows nothing about LLMs.
+
+Each domain has one Protocol with two kinds of implementation: ``demo`` (SQLite, the embedded
+default) and a real client (ServiceNow Table API, Azure Monitor Logs, status pages / Resource
+Health). Backends raise ``BackendError`` subclasses; the tools turn those into readable text.
+All times are timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+RecordT = TypeVar("RecordT")
+
+Clock = Callable[[], datetime]
+"""Returns "now" (UTC, tz-aware). Injected so tests can fix time."""
+
+
+class Page(BaseModel, Generic[RecordT]):
+    """Some rows of a larger result: ``total`` counts every match, ``items`` holds at most the cap."""
+
+    items: list[RecordT] = Field(default_factory=list)
+    total: int = 0
+    warnings: list[str] = Field(default_factory=list)
+    """Partial results, skipped pages and similar limitations the user should hear about."""
+
+
+# ------------------------------------------------------------------------------ ServiceNow
+IncidentState = Literal["New", "In Progress", "On Hold", "Resolved", "Closed", "Canceled"]
+ChangeType = Literal["normal", "standard", "emergency"]
+ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "Review", "Closed", "Canceled"]
+Approval = Literal["not requested", "requested", "approved", "rejected"]
+
+
+class Incident(BaseModel):
+    number: str
+    short_description: str
+    description: str = ""
+    state: IncidentState
+    priority: int = Field(ge=1, le=5)
+    impact: int = Field(default=2, ge=1, le=3)
+    urgency: int = Field(default=2, ge=1, le=3)
+    category: str = ""
+    assignment_group: str = ""
+    assigned_to: str = ""
+    configuration_item: str = ""
+    opened_at: datetime
+    resolved_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in ("New", "In Progress", "On Hold")
+
+
+class ChangeRequest(BaseModel):
+    number: str
+    short_description: str
+    description: str = ""
+    type: ChangeType
+    state: ChangeState
+    risk: Literal["Very High", "High", "Moderate", "Low"] = "Moderate"
+    approval: Approval = "not requested"
+    start_date: datetime | None = None
+    end_date: datetime | None = None
+    configuration_item: str = ""
+    assignment_group: str = ""
+    assigned_to: str = ""
+
+
+class IncidentQuery(BaseModel):
+    """Filters for listing incidents; ``None`` means "any"."""
+
+    states: list[IncidentState] | None = None
+    priority_at_most: int | None = Field(default=None, ge=1, le=5)
+    assignment_group: str | None = None
+    configuration_item: str | None = None
+    text: str | None = None
+    opened_since: datetime | None = None
+    limit: int = Field(default=20, ge=1)
+
+
+class ChangeQuery(BaseModel):
+    """Filters for listing change requests; the window matches changes whose planned window overlaps it."""
+
+    states: list[ChangeState] | None = None
+    type: ChangeType | None = None
+    approval: Approval | None = None
+    window_start: datetime | None = None
+    window_end: datetime | None = None
+    configuration_item: str | None = None
+    text: str | None = None
+    limit: int = Field(default=20, ge=1)
+
+
+class ServiceNowBackend(Protocol):
+    """Read access to incidents and change requests."""
+
+    kind: str
+
+    async def list_incidents(self, query: IncidentQuery) -> Page[Incident]: ...
+
+    async def get_incident(self, number: str) -> Incident:
+        """Raises ``BackendNotFoundError`` when no incident has that number."""
+        ...
+
+    async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]: ...
+
+    async def get_change_request(self, number: str) -> ChangeRequest:
+        """Raises ``BackendNotFoundError`` when no change has that number."""
+        ...
+
+
+# ------------------------------------------------------------------- Data Factory pipelines
+RunStatus = Literal["Queued", "InProgress", "Succeeded", "Failed", "Cancelled"]
+
+
+class PipelineRun(BaseModel):
+    run_id: str
+    pipeline_name: str
+    factory: str = ""
+    status: RunStatus
+    start: datetime
+    end: datetime | None = None
+    failure_type: str = ""
+    error_code: str = ""
+    error_message: str = ""
+    parameters: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def duration_minutes(self) -> float | None:
+        return None if self.end is None else round((self.end - self.start).total_seconds() / 60, 1)
+
+
+class ActivityRun(BaseModel):
+    activity_run_id: str = ""
+    activity_name: str
+    activity_type: str = ""
+    status: RunStatus
+    start: datetime
+    end: datetime | None = None
+    error_code: str = ""
+    error_message: str = ""
+    failure_type: str = ""
+
+
+class PipelineStatusSummary(BaseModel):
+    pipeline_name: str
+    runs: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    running: int = 0
+    last_status: RunStatus | None = None
+    last_run_id: str = ""
+    last_start: datetime | None = None
+
+    @property
+    def success_rate_pct(self) -> float | None:
+        finished = self.runs - self.running
+        return None if finished <= 0 else round(100.0 * self.succeeded / finished, 1)
+
+
+class RunDetails(BaseModel):
+    run: PipelineRun
+    activities: list[ActivityRun] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class PipelineRunsBackend(Protocol):
+    """Azure Data Factory pipeline and activity runs (Log Analytics ``ADFPipelineRun``/``ADFActivityRun``)."""
+
+    kind: str
+
+    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]: ...
+
+    async def pipeline_status(
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+    ) -> Page[PipelineStatusSummary]:
+        """Per-pipeline counts in the window; ``pipeline_name`` filters by substring (case-insensitive)."""
+        ...
+
+    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
+        """One run by id, or the latest run of a named pipeline. Raises ``BackendNotFoundError``."""
+        ...
+
+
+# ------------------------------------------------------------------------ platform health
+HealthStatus = Literal["operational", "degraded", "partial_outage", "major_outage", "maintenance", "unknown"]
+
+
+class ComponentHealth(BaseModel):
+    name: str
+    status: HealthStatus
+    region: str = ""
+    detail: str = ""
+
+
+class HealthIncident(BaseModel):
+    title: str
+    status: str = ""
+    impact: str = ""
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+    url: str = ""
+    latest_update: str = ""
+    components: list[str] = Field(default_factory=list)
+
+
+class HealthReport(BaseModel):
+    platform: Literal["Databricks", "Snowflake", "Azure"]
+    overall: HealthStatus
+    description: str = ""
+    components: list[ComponentHealth] = Field(default_factory=list)
+    incidents: list[HealthIncident] = Field(default_factory=list)
+    checked_at: datetime
+    source: str = ""
+    """Where the report came from (a status page URL, "Azure Resource Health", "demo data")."""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class HealthBackend(Protocol):
+    """Platform health for Databricks, Snowflake and Azure."""
+
+    kind: str
+
+    async def databricks(self, *, region: str | None = None) -> HealthReport: ...
+
+    async def snowflake(self, *, region: str | None = None) -> HealthReport: ...
+
+    async def azure(self, *, service: str | None = None, region: str | None = None) -> HealthReport: ...
+
+
+# ------------------------------------------------------------------------------ the set
+@dataclass
+class Backends:
+    """The backends one runtime uses, plus whatever must be closed when it shuts down."""
+
+    servicenow: ServiceNowBackend
+    pipelines: PipelineRunsBackend
+    health: HealthBackend
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        for close in self.closers:
+            await close()
+
+    def describe(self) -> dict[str, str]:
+        """Which kind of backend serves each domain (for /readyz and logs; no secrets)."""
+        return {
+            "servicenow": self.servicenow.kind,
+            "log_analytics": self.pipelines.kind,
+            "service_health": self.health.kind,
+        }

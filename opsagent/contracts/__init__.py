@@ -1,0 +1,1 @@
+"""Pydantic models passed between the parts of OpsAgent (input, plans, results, progress)."""

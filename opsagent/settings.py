@@ -1,0 +1,141 @@
+"""Settings: every environment variable OpsAgent reads, typed and validated once at start-up.
+
+This is the only module that reads ``os.environ``. Precedence: explicit keyword arguments >
+process environment > ``.env`` file > defaults (python-dotenv's convention: the real environment
+wins over the file). Each field's env name is its name in upper case.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from dotenv import dotenv_values
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from opsagent.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = PROJECT_ROOT / "config"
+
+Provider = Literal["azure_openai", "openai", "local"]
+
+
+class Settings(BaseModel):
+    """All of OpsAgent's configuration. Secrets are ``SecretStr`` so they never print."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # --- model provider -------------------------------------------------------------------
+    llm_provider: Provider | None = Field(
+        default=None, description="azure_openai | openai | local; unset = picked from what is configured"
+    )
+    azure_openai_endpoint: str | None = None
+    azure_openai_deployment: str | None = None
+    azure_openai_api_key: SecretStr | None = None
+    azure_openai_api_version: str = "2024-10-21"
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    model_timeout_seconds: float = Field(default=60.0, gt=0)
+
+    # --- workflow -------------------------------------------------------------------------
+    dynamic_plan: bool = False
+    task_timeout_seconds: float = Field(default=90.0, gt=0)
+    request_timeout_seconds: float = Field(default=240.0, gt=0)
+    max_plan_tasks: int = Field(default=8, ge=1, le=32)
+    agent_config_dir: Path = CONFIG_DIR
+
+    # --- tools and backends ---------------------------------------------------------------
+    tool_max_rows: int = Field(default=20, ge=1, le=500)
+    data_dir: Path = PROJECT_ROOT / "var"
+    backend_timeout_seconds: float = Field(default=20.0, gt=0)
+    backend_max_attempts: int = Field(default=4, ge=1, le=10)
+    servicenow_instance_url: str | None = None
+    servicenow_username: str | None = None
+    servicenow_password: SecretStr | None = None
+    servicenow_client_id: str | None = None
+    servicenow_client_secret: SecretStr | None = None
+    servicenow_token: SecretStr | None = None
+    log_analytics_workspace_id: str | None = None
+    log_analytics_endpoint: str = "https://api.loganalytics.io"
+    snowflake_status_url: str | None = None
+    databricks_status_url: str | None = None
+    databricks_host: str | None = None
+    databricks_token: SecretStr | None = None
+    azure_subscription_id: str | None = None
+    azure_resource_ids: list[str] = Field(default_factory=list)
+
+    # --- service --------------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    opsagent_api_keys: list[SecretStr] = Field(default_factory=list)
+    max_request_bytes: int = Field(default=1_000_000, ge=1_000)
+    max_messages: int = Field(default=50, ge=1)
+    max_message_chars: int = Field(default=8_000, ge=1)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    enable_otel: bool = False
+
+    @field_validator("azure_resource_ids", "opsagent_api_keys", mode="before")
+    @classmethod
+    def _split_comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_log_level(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @property
+    def provider(self) -> Provider:
+        """The provider in force: the explicit choice, else the one whose settings are present."""
+        if self.llm_provider:
+            return self.llm_provider
+        if self.azure_openai_endpoint:
+            return "azure_openai"
+        if self.openai_api_key or self.openai_base_url:
+            return "openai"
+        return "local"
+
+
+def env_name(field: str) -> str:
+    return field.upper()
+
+
+def load_settings(
+    env: Mapping[str, str] | None = None,
+    *,
+    env_file: Path | str | None = PROJECT_ROOT / ".env",
+    **overrides: Any,
+) -> Settings:
+    """Read settings from ``.env`` and the environment, validate them, and fail in one clear line.
+
+    Args:
+        env: the environment to read (defaults to ``os.environ``).
+        env_file: a dotenv file; a missing file is fine.
+        overrides: explicit values that win over everything.
+
+    Raises:
+        ConfigError: naming the variable, the bad value and what is accepted.
+    """
+    merged: dict[str, str | None] = {}
+    if env_file and Path(env_file).is_file():
+        merged.update(dotenv_values(env_file))
+    merged.update(os.environ if env is None else env)
+    values: dict[str, Any] = {}
+    for field in Settings.model_fields:
+        raw = merged.get(env_name(field))
+        if raw is not None and raw != "":
+            values[field] = raw
+    values.update(overrides)
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "?"
+        shown = "***" if "SecretStr" in str(Settings.model_fields.get(field, Field()).annotation) else values.get(field)
+        raise ConfigError(f"Invalid setting {env_name(field)}={shown!r}: {first['msg']}") from None
