@@ -1,0 +1,114 @@
+"""Runtime: settings + model provider + backends + every agent, built once per process.
+
+Agents and chat clients are shared by all requests (they hold no per-request state); workflows
+and their executors are built fresh for every request (see ``workflows/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from opsagent.agents.factory import ConfiguredAgent
+from opsagent.agents.roles import (
+    create_clarify_agent,
+    create_dynamic_triage_agent,
+    create_review_agent,
+    create_triage_agent,
+)
+from opsagent.agents.specialists import (
+    SPECIALISTS,
+    SpecialistProfile,
+    SpecialistSpec,
+    create_specialist_agent,
+    describe_specialists,
+)
+from opsagent.backends.base import Backends, Clock
+from opsagent.llm.providers import ModelProvider, make_model_provider
+from opsagent.settings import Settings
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class AgentSet:
+    """Every agent of one runtime. ``specialists`` is the registry the planner plans over."""
+
+    dynamic_triage: ConfiguredAgent
+    triage: ConfiguredAgent
+    review: ConfiguredAgent
+    clarify: ConfiguredAgent
+    specialists: Mapping[str, ConfiguredAgent]
+    profiles: tuple[SpecialistProfile, ...]
+
+
+@dataclass(frozen=True)
+class Runtime:
+    settings: Settings
+    models: ModelProvider
+    backends: Backends
+    agents: AgentSet
+    clock: Clock
+
+    @property
+    def specialist_names(self) -> frozenset[str]:
+        return frozenset(self.agents.specialists)
+
+    async def aclose(self) -> None:
+        await self.backends.aclose()
+
+
+def make_default_backends(settings: Settings, clock: Clock) -> Backends:
+    """Real backends where their settings are present, the demo data set elsewhere."""
+    from opsagent.backends.demo import make_demo_backends
+    from opsagent.backends.selection import make_backends
+
+    return make_backends(settings, clock=clock, demo_factory=make_demo_backends)
+
+
+def build_agents(
+    settings: Settings,
+    models: ModelProvider,
+    *,
+    backends: Backends,
+    clock: Clock,
+    specialists: Sequence[SpecialistSpec] = SPECIALISTS,
+) -> AgentSet:
+    """Load every YAML file and build every agent; any config error surfaces here, at start-up."""
+    config_dir = settings.agent_config_dir
+    built = [
+        create_specialist_agent(
+            spec, models, backends=backends, clock=clock, max_rows=settings.tool_max_rows, config_dir=config_dir
+        )
+        for spec in specialists
+    ]
+    profiles = tuple(profile for _, profile in built)
+    agent_list = describe_specialists(profiles)
+    return AgentSet(
+        dynamic_triage=create_dynamic_triage_agent(
+            models, config_dir=config_dir, specialists=agent_list, max_tasks=settings.max_plan_tasks
+        ),
+        triage=create_triage_agent(models, config_dir=config_dir, specialists=agent_list, max_tasks=settings.max_plan_tasks),
+        review=create_review_agent(models, config_dir=config_dir, specialists=agent_list),
+        clarify=create_clarify_agent(models, config_dir=config_dir, specialists=agent_list),
+        specialists={agent.name: agent for agent, _ in built},
+        profiles=profiles,
+    )
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    models: ModelProvider | None = None,
+    backends: Backends | None = None,
+    clock: Clock = utc_now,
+    specialists: Sequence[SpecialistSpec] = SPECIALISTS,
+) -> Runtime:
+    """Assemble a runtime; tests pass scripted models, fake backends or a fixed clock."""
+    models = models or make_model_provider(settings)
+    backends = backends or make_default_backends(settings, clock)
+    agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)
+    return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock)

@@ -1,0 +1,12 @@
+"""Executor ids: the box names of the DESIGN diagram, defined once."""
+
+STORE_QUERY = "store_query"
+DYNAMIC_TRIAGE = "dynamic_triage"
+PARSE_TRIAGE_OUTPUT = "parse_triage_output"
+REJECT_QUERY = "reject_query"
+CLARIFY = "clarify"
+ORCHESTRATOR = "orchestrator"
+REVIEW = "review"
+AGGREGATE = "aggregate"
+TRIAGE = "triage"
+"""The single-step triage executor of the default workflow; its specialists use their registry names."""

@@ -1,0 +1,126 @@
+"""Running a chat through a workflow: progress as it happens, then one ``Answer``. Never raises.
+
+Every surface (HTTP API, OpenAI API, Teams, CLI, evals, benchmarks) goes through ``stream_chat``
+or ``answer_chat``. A fresh workflow is built per call; the run happens in its own task so the
+per-request usage meter lives in that task's context and a deadline can cancel the work cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+
+from agent_framework import Workflow
+
+from opsagent.contracts.requests import WorkflowInput
+from opsagent.contracts.results import Answer, AnswerMetadata, ProgressEvent, WorkflowKind
+from opsagent.llm.metering import UsageMeter, metered
+from opsagent.runtime import Runtime
+from opsagent.workflows.dynamic_workflow import create_dynamic_workflow
+from opsagent.workflows.triage_workflow import create_triage_workflow
+
+logger = logging.getLogger(__name__)
+
+WORKFLOW_FACTORIES: dict[WorkflowKind, Callable[[Runtime], Workflow]] = {
+    "dynamic": create_dynamic_workflow,
+    "triage": create_triage_workflow,
+}
+
+StreamItem = ProgressEvent | Answer
+_DONE = object()
+
+
+def _error_answer(workflow: WorkflowKind, code: str, text: str) -> Answer:
+    return Answer(text=text, metadata=AnswerMetadata(workflow=workflow, route="error", error_code=code))
+
+
+def _finish(answer: Answer, runtime: Runtime, meter: UsageMeter, started: float) -> Answer:
+    metadata = answer.metadata.model_copy(
+        update={
+            "model": runtime.models.model,
+            "provider": runtime.models.provider,
+            "llm_calls": meter.llm_calls,
+            "input_tokens": meter.input_tokens,
+            "output_tokens": meter.output_tokens,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+        }
+    )
+    return answer.model_copy(update={"metadata": metadata})
+
+
+async def _drive(
+    runtime: Runtime, chat: WorkflowInput, workflow: WorkflowKind, queue: asyncio.Queue[object], started: float
+) -> None:
+    with metered() as meter:
+        answer: Answer | None = None
+        try:
+            stream = WORKFLOW_FACTORIES[workflow](runtime).run(chat, stream=True)
+            async for event in stream:
+                if event.type == "intermediate" and isinstance(event.data, ProgressEvent):
+                    await queue.put(event.data)
+                elif event.type == "output" and isinstance(event.data, Answer):
+                    answer = event.data
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug or framework failure: log it with its traceback, answer cleanly
+            logger.exception("workflow %s failed", workflow)
+            answer = _error_answer(workflow, "internal", "Sorry — something went wrong while answering. It has been logged.")
+        if answer is None:
+            answer = _error_answer(workflow, "internal", "Sorry — the workflow ended without an answer. It has been logged.")
+            logger.error("workflow %s ended without output", workflow)
+        await queue.put(_finish(answer, runtime, meter, started))
+    await queue.put(_DONE)
+
+
+async def stream_chat(
+    runtime: Runtime,
+    chat: WorkflowInput,
+    *,
+    workflow: WorkflowKind = "dynamic",
+    deadline_seconds: float | None = None,
+) -> AsyncIterator[StreamItem]:
+    """Yield progress events as they happen, then exactly one ``Answer``.
+
+    On the deadline the work is cancelled and the answer is a timeout error. If the consumer
+    stops early (a client went away), the work is cancelled too.
+    """
+    started = time.perf_counter()
+    deadline = None if deadline_seconds is None else started + deadline_seconds
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    task = asyncio.create_task(_drive(runtime, chat, workflow, queue, started))
+    try:
+        while True:
+            remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            try:
+                item = await asyncio.wait_for(queue.get(), timeout=remaining)
+            except TimeoutError:
+                task.cancel()
+                yield _error_answer(
+                    workflow, "timeout", f"Sorry — no answer within {deadline_seconds:g} s. Please try again."
+                )
+                return
+            if item is _DONE:
+                return
+            yield item  # type: ignore[misc]
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+async def answer_chat(
+    runtime: Runtime,
+    chat: WorkflowInput,
+    *,
+    workflow: WorkflowKind = "dynamic",
+    deadline_seconds: float | None = None,
+) -> tuple[Answer, list[ProgressEvent]]:
+    """Run to the end; returns the answer and the progress events seen on the way."""
+    events: list[ProgressEvent] = []
+    async for item in stream_chat(runtime, chat, workflow=workflow, deadline_seconds=deadline_seconds):
+        if isinstance(item, Answer):
+            return item, events
+        events.append(item)
+    raise AssertionError("stream_chat always ends with an Answer")  # pragma: no cover

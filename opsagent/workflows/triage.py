@@ -1,0 +1,69 @@
+"""dynamic_triage: the planner. Two handlers, one per mode; emits the model's raw reply.
+
+Parsing and validation happen in ``parse_triage_output`` so a bad reply is handled in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from agent_framework import Executor, Message, WorkflowContext, handler
+
+from opsagent.agents.config import TriageMode
+from opsagent.agents.factory import ConfiguredAgent
+from opsagent.contracts.messages import ReviewModeRequest, TriageDecision, TriageReply, UserModeRequest
+from opsagent.contracts.results import PlanMode, ProgressEvent
+from opsagent.workflows.decision import decide_triage, progress_for, record_decision
+from opsagent.workflows.ids import DYNAMIC_TRIAGE, TRIAGE
+from opsagent.workflows.ledger import read_ledger, write_ledger
+from opsagent.workflows.prompts import conversation_messages, review_mode_message
+from opsagent.workflows.role_call import ask_for_reply
+
+
+class DynamicTriageExecutor(Executor):
+    def __init__(self, agent: ConfiguredAgent, *, timeout_seconds: float) -> None:
+        super().__init__(id=DYNAMIC_TRIAGE)
+        self.agent = agent
+        self.timeout_seconds = timeout_seconds
+
+    async def _reply(self, messages: list[Message] | str, mode: TriageMode, plan_mode: PlanMode) -> TriageReply:
+        text, error = await ask_for_reply(self.agent, messages, mode=mode, timeout_seconds=self.timeout_seconds)
+        return TriageReply(mode=plan_mode, text=text, error=error)
+
+    @handler
+    async def plan_user_request(self, request: UserModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
+        messages = conversation_messages(request.query, request.history)
+        await ctx.send_message(await self._reply(messages, "user_mode", "user"))
+
+    @handler
+    async def plan_review_request(self, request: ReviewModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
+        ledger = read_ledger(ctx)
+        message = review_mode_message(ledger.query, ledger.results, request.review)
+        await ctx.send_message(await self._reply(message, "review_mode", "review"))
+
+
+class TriageExecutor(Executor):
+    """The default workflow's triage: one call that picks specialists (or refuses), parsed in place."""
+
+    def __init__(self, agent: ConfiguredAgent, *, agents: Collection[str], max_tasks: int, timeout_seconds: float) -> None:
+        super().__init__(id=TRIAGE)
+        self.agent = agent
+        self.agents = frozenset(agents)
+        self.max_tasks = max_tasks
+        self.timeout_seconds = timeout_seconds
+
+    @handler
+    async def triage(self, request: UserModeRequest, ctx: WorkflowContext[TriageDecision, ProgressEvent]) -> None:
+        text, error = await ask_for_reply(
+            self.agent, conversation_messages(request.query, request.history), mode=None,
+            timeout_seconds=self.timeout_seconds,
+        )
+        reply = TriageReply(mode="triage", text=text, error=error)
+        decision, notes = decide_triage(reply, agents=self.agents, max_tasks=self.max_tasks)
+        ledger = read_ledger(ctx)
+        record_decision(ledger, decision, notes)
+        write_ledger(ctx, ledger)
+        event = progress_for(decision)
+        if event is not None:
+            await ctx.yield_output(event)
+        await ctx.send_message(decision)
