@@ -108,6 +108,10 @@ def build_runtime(
     specialists: Sequence[SpecialistSpec] = SPECIALISTS,
 ) -> Runtime:
     """Assemble a runtime; tests pass scripted models, fake backends or a fixed clock."""
+    if settings.enable_otel:
+        from agent_framework.observability import configure_otel_providers
+
+        configure_otel_providers(service_name="opsagent")
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)

@@ -85,6 +85,11 @@ class Settings(BaseModel):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("data_dir", "agent_config_dir", mode="after")
+    @classmethod
+    def _relative_to_project(cls, value: Path) -> Path:
+        return value if value.is_absolute() else PROJECT_ROOT / value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: Any) -> Any:

@@ -1,0 +1,283 @@
+"""Every path of the dynamic workflow, end to end through the real MAF workflow with scripted models."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from opsagent.contracts.requests import MessageData, WorkflowInput
+from opsagent.workflows.runner import answer_chat
+from tests.fakes import call, reply
+
+PLAN_TWO_PARALLEL = {
+    "plan": [
+        {"step": 1, "agent": "servicenow", "question": "Open P1 incidents?"},
+        {"step": 1, "agent": "service_health", "question": "Is Databricks degraded?"},
+    ],
+    "plan_reason": "independent asks",
+}
+COMPLETE = {"is_complete": True, "summary": "all covered", "confidence": 0.9}
+INCOMPLETE = {
+    "is_complete": False,
+    "summary": "pipelines missing",
+    "missing_aspects": ["failed pipelines"],
+    "suggested_approach": "ask log_analytics",
+    "confidence": 0.6,
+}
+
+
+def ask(question: str, history: list[MessageData] | None = None) -> WorkflowInput:
+    return WorkflowInput.from_question(question, history)
+
+
+async def test_reject_route_answers_directly_without_specialists(make_scripted_runtime):
+    runtime, models = make_scripted_runtime(
+        {"dynamic_triage": [reply({"should_reject": True, "reject_reason": "Weather is out of scope."})]}
+    )
+    answer, events = await answer_chat(runtime, ask("What's the weather in Oslo?"))
+    assert answer.metadata.route == "reject"
+    assert answer.text.startswith("Weather is out of scope.")
+    assert answer.metadata.tasks == [] and answer.metadata.llm_calls == 1
+    assert [event.kind for event in events] == ["reject"]
+    assert "servicenow" not in models.clients or not models.clients["servicenow"].calls
+
+
+async def test_clarify_route_asks_back_with_interpretations(make_scripted_runtime):
+    clarify = {"clarification_request": "Which service do you mean?",
+               "possible_interpretations": ["Is Databricks down?", "Is Snowflake down?"]}
+    runtime, models = make_scripted_runtime(
+        {"dynamic_triage": [reply({"clarify": True, "plan_reason": "no referent"})], "clarify": [reply(clarify)]}
+    )
+    history = [MessageData(role="user", content="hi"), MessageData(role="assistant", content="Hello!")]
+    answer, _ = await answer_chat(runtime, ask("is it down?", history))
+    assert answer.metadata.route == "clarify"
+    assert answer.metadata.clarification.possible_interpretations == clarify["possible_interpretations"]
+    assert "Which service do you mean?" in answer.text and "- Is Snowflake down?" in answer.text
+    seen = [(m.role, m.text) for m in models.clients["clarify"].calls[0][0]]
+    assert seen == [("user", "hi"), ("assistant", "Hello!"), ("user", "is it down?")]
+
+
+async def test_parallel_step_runs_tasks_concurrently(make_scripted_runtime):
+    started = {"servicenow": asyncio.Event(), "service_health": asyncio.Event()}
+
+    def barrier(name: str, other: str):
+        async def script(messages, options):
+            started[name].set()
+            await asyncio.wait_for(started[other].wait(), timeout=5)  # deadlocks unless both run at once
+            return f"{name} done"
+        return script
+
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL)],
+        "servicenow": barrier("servicenow", "service_health"),
+        "service_health": barrier("service_health", "servicenow"),
+        "review": [reply(COMPLETE)],
+    })
+    answer, events = await answer_chat(runtime, ask("P1 incidents and Databricks health?"))
+    assert [task.status for task in answer.metadata.tasks] == ["ok", "ok"]
+    kinds = [event.kind for event in events]
+    assert kinds == ["plan", "task_started", "task_started", "task_finished", "task_finished", "review"]
+    assert "servicenow done" in answer.text and "service_health done" in answer.text
+
+
+async def test_step_two_receives_step_one_results_in_the_exact_format(make_scripted_runtime):
+    plan = {"plan": [
+        {"step": 1, "agent": "log_analytics", "question": "Which pipelines failed in the last 24 hours?"},
+        {"step": 1, "agent": "service_health", "question": "Is Databricks healthy?"},
+        {"step": 2, "agent": "servicenow", "question": "Open incidents mentioning those pipelines?"},
+    ]}
+    runtime, models = make_scripted_runtime({
+        "dynamic_triage": [reply(plan)],
+        "log_analytics": [reply("pl_ingest_sales failed")],
+        "service_health": [reply("Databricks degraded")],
+        "servicenow": [reply("INC0010042 mentions pl_ingest_sales")],
+        "review": [reply(COMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("failed pipelines and their incidents"))
+    assert models.user_texts("servicenow") == [
+        "Previous step results:\n---\n"
+        "Agent: log_analytics\nQuestion: Which pipelines failed in the last 24 hours?\nResponse: pl_ingest_sales failed\n---\n"
+        "Agent: service_health\nQuestion: Is Databricks healthy?\nResponse: Databricks degraded\n---\n"
+        "Your task: Open incidents mentioning those pipelines?"
+    ]
+    assert models.user_texts("log_analytics") == ["Which pipelines failed in the last 24 hours?"]
+    assert [(t.step, t.agent) for t in answer.metadata.tasks] == [(1, "log_analytics"), (1, "service_health"), (2, "servicenow")]
+
+
+async def test_review_complete_goes_straight_to_the_answer(make_scripted_runtime):
+    runtime, models = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL)],
+        "servicenow": [call("list_incidents", query="p1"), reply("INC0010001 P1 open")],
+        "service_health": [reply("Databricks operational")],
+        "review": [reply(COMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("P1s and Databricks?"))
+    review = answer.metadata.review
+    assert review.retry_used is False and review.verdicts[0].is_complete
+    assert len(models.clients["dynamic_triage"].calls) == 1
+    assert answer.metadata.llm_calls == 5  # triage, servicenow x2 (tool loop), service_health, review
+    assert answer.metadata.tasks[0].tool_calls[0].name == "list_incidents"
+    assert "**servicenow** — Open P1 incidents?" in answer.text
+
+
+async def test_review_retry_accepted_adds_new_results_to_the_old(make_scripted_runtime):
+    new_plan = {"accept_review": True, "new_plan": [
+        {"step": 1, "agent": "log_analytics", "question": "Failed pipelines in the last 24 hours?"}]}
+    runtime, models = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL), reply(new_plan)],
+        "servicenow": [reply("INC0010001 open")],
+        "service_health": [reply("Databricks degraded")],
+        "log_analytics": [reply("pl_ingest_sales failed at 02:00")],
+        "review": [reply(INCOMPLETE), reply(COMPLETE)],
+    })
+    answer, events = await answer_chat(runtime, ask("incidents, Databricks and failed pipelines"))
+    meta = answer.metadata
+    assert [plan.mode for plan in meta.plans] == ["user", "review"]
+    assert [(t.agent, t.mode) for t in meta.tasks] == [
+        ("servicenow", "user"), ("service_health", "user"), ("log_analytics", "review")]
+    assert meta.review.retry_used and meta.review.retry_accepted
+    assert [verdict.is_complete for verdict in meta.review.verdicts] == [False, True]
+    assert all(text in answer.text for text in ("INC0010001", "Databricks degraded", "pl_ingest_sales"))
+    review_mode_call = models.clients["dynamic_triage"].calls[1]
+    assert review_mode_call[1]["response_format"].__name__ == "ReviewModeOutput"
+    assert "Missing aspects:\n- failed pipelines" in review_mode_call[0][-1].text
+    assert "replan" in [event.kind for event in events]
+    assert meta.limitations == []
+
+
+async def test_review_retry_declined_returns_the_original_results(make_scripted_runtime):
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL),
+                           reply({"accept_review": False, "rejection_reason": "no specialist has that data"})],
+        "servicenow": [reply("INC0010001 open")],
+        "service_health": [reply("Databricks degraded")],
+        "review": [reply(INCOMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("incidents and Databricks"))
+    meta = answer.metadata
+    assert meta.route == "execute" and len(meta.plans) == 1 and len(meta.tasks) == 2
+    assert meta.review.retry_used and meta.review.retry_accepted is False
+    assert "INC0010001 open" in answer.text and "Databricks degraded" in answer.text
+    assert any("no specialist has that data" in item for item in meta.limitations)
+
+
+async def test_a_reviewer_that_is_never_satisfied_still_ends_after_one_retry(make_scripted_runtime):
+    again = {"accept_review": True, "new_plan": [{"step": 1, "agent": "log_analytics", "question": "more?"}]}
+    runtime, models = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL), reply(again), reply(again), reply(again)],
+        "servicenow": [reply("a")], "service_health": [reply("b")],
+        "log_analytics": [reply("c"), reply("d"), reply("e")],
+        "review": [reply(INCOMPLETE)] * 5,
+    })
+    answer, _ = await answer_chat(runtime, ask("everything"))
+    assert len(models.clients["dynamic_triage"].calls) == 2
+    assert len(models.clients["review"].calls) == 2
+    assert answer.metadata.review.retry_used
+    assert any("Still missing after the one allowed retry" in item for item in answer.metadata.limitations)
+
+
+@pytest.mark.parametrize(
+    ("triage_text", "expected_agents", "expected_note"),
+    [
+        pytest.param('Here is my plan:\n```json\n{"plan": [{"step": "1", "agent": "servicenow", "question": "q1"}]}\n```',
+                     ["servicenow"], None, id="json-in-prose-string-step"),
+        pytest.param('{"plan": [{"step": 1, "agent": "jira", "question": "q"}, '
+                     '{"step": 3, "agent": "ServiceNow", "question": "q2"}]}',
+                     ["servicenow"], "unknown agent 'jira'", id="unknown-agent-dropped-and-renumbered"),
+    ],
+)
+async def test_malformed_triage_output_is_repaired(make_scripted_runtime, triage_text, expected_agents, expected_note):
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(triage_text)], "servicenow": [reply("done")], "review": [reply(COMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("q"))
+    assert answer.metadata.route == "execute"
+    assert [t.agent for t in answer.metadata.plans[0].steps] == expected_agents
+    assert answer.metadata.plans[0].steps[0].step == 1
+    if expected_note:
+        assert any(expected_note in note for note in answer.metadata.notes)
+
+
+@pytest.mark.parametrize(
+    "triage_reply",
+    [
+        pytest.param("I think you should ask ServiceNow.", id="no-json"),
+        pytest.param('{"plan": [{"step": 1, "agent": "jira", "question": "q"}]}', id="only-unknown-agents"),
+        pytest.param('{"should_reject": "perhaps"}', id="invalid-types"),
+        pytest.param(RuntimeError("model endpoint down"), id="model-error"),
+    ],
+)
+async def test_unusable_triage_output_gives_a_clear_answer(make_scripted_runtime, triage_reply):
+    runtime, _ = make_scripted_runtime({"dynamic_triage": [triage_reply]})
+    answer, _ = await answer_chat(runtime, ask("q"))
+    assert answer.metadata.route == "error" and answer.metadata.error_code == "planner_failed"
+    assert answer.text.startswith("I could not work out a plan for this question")
+    assert answer.metadata.tasks == []
+
+
+async def test_one_parallel_task_failing_and_one_timing_out_do_not_stop_the_others(make_scripted_runtime):
+    async def hang(messages, options):
+        await asyncio.sleep(30)
+
+    plan = {"plan": [{"step": 1, "agent": a, "question": f"{a}?"} for a in ("servicenow", "log_analytics", "service_health")]}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(plan)],
+        "servicenow": [RuntimeError("boom")],
+        "log_analytics": hang,
+        "service_health": [reply("Snowflake operational")],
+        "review": [reply(COMPLETE)],
+    }, task_timeout_seconds=0.3)
+    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("all three")), timeout=10)
+    statuses = {t.agent: t.status for t in answer.metadata.tasks}
+    assert statuses == {"servicenow": "failed", "log_analytics": "timeout", "service_health": "ok"}
+    assert answer.text.startswith("Snowflake operational")
+    assert any(item.startswith("servicenow (step 1) failed: RuntimeError: boom") for item in answer.metadata.limitations)
+    assert any("log_analytics (step 1) timeout" in item for item in answer.metadata.limitations)
+
+
+async def test_two_concurrent_workflows_do_not_cross_talk(make_scripted_runtime):
+    def echo_plan(messages, options):
+        question = messages[-1].text
+        return reply({"plan": [{"step": 1, "agent": "servicenow", "question": f"look up {question}"}]})
+
+    async def echo_specialist(messages, options):
+        await asyncio.sleep(0.05)
+        return f"answer about {messages[-1].text.split()[-1]}"
+
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": echo_plan, "servicenow": echo_specialist, "review": lambda m, o: reply(COMPLETE),
+    })
+    results = await asyncio.gather(*(answer_chat(runtime, ask(f"INC00100{i:02d}")) for i in range(6)))
+    for i, (answer, events) in enumerate(results):
+        assert answer.text == f"answer about INC00100{i:02d}"
+        assert [t.question for t in answer.metadata.tasks] == [f"look up INC00100{i:02d}"]
+        assert answer.metadata.llm_calls == 3
+
+
+async def test_request_deadline_cancels_the_work_and_answers_with_a_timeout(make_scripted_runtime):
+    cancelled = asyncio.Event()
+
+    async def slow(messages, options):
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    runtime, _ = make_scripted_runtime({"dynamic_triage": slow})
+    answer, _ = await answer_chat(runtime, ask("q"), deadline_seconds=0.2)
+    assert answer.metadata.route == "error" and answer.metadata.error_code == "timeout"
+    await asyncio.wait_for(cancelled.wait(), timeout=2)
+
+
+async def test_history_reaches_the_planner_as_chat_messages(make_scripted_runtime):
+    runtime, models = make_scripted_runtime({"dynamic_triage": [reply({"should_reject": True, "reject_reason": "x"})]})
+    history = [MessageData(role="user", content="show INC0010042"), MessageData(role="assistant", content="It is open.")]
+    await answer_chat(runtime, ask("who is it assigned to?", history))
+    messages, options = models.clients["dynamic_triage"].calls[0]
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "show INC0010042"), ("assistant", "It is open."), ("user", "who is it assigned to?")]
+    assert "Available specialist agents" in options["instructions"]
+    assert "- servicenow: ServiceNow ITSM" in options["instructions"]
+    assert options["response_format"].__name__ == "UserModeOutput"
