@@ -32,6 +32,7 @@ class TaskResult(BaseModel):
     response: str = ""
     error: str | None = None
     duration_ms: float = 0.0
+    llm_calls: int = 0
     mode: PlanMode = "user"
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
 

@@ -28,18 +28,25 @@ class UsageMeter:
     input_tokens: int = 0
     output_tokens: int = 0
     calls_by_agent: dict[str, int] = field(default_factory=dict)
+    parent: UsageMeter | None = None
+    """A task's meter also counts into its request's meter."""
 
     def record(self, agent: str, *, input_tokens: int, output_tokens: int) -> None:
         self.llm_calls += 1
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         self.calls_by_agent[agent] = self.calls_by_agent.get(agent, 0) + 1
+        if self.parent is not None:
+            self.parent.record(agent, input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 @contextmanager
-def metered() -> Iterator[UsageMeter]:
-    """Open a meter for the code (and the tasks it starts) inside the block."""
-    meter = UsageMeter()
+def metered(*, nested: bool = False) -> Iterator[UsageMeter]:
+    """Open a meter for the code (and the tasks it starts) inside the block.
+
+    With ``nested=True`` the new meter counts into the one already open (a task inside a request).
+    """
+    meter = UsageMeter(parent=_current_meter.get() if nested else None)
     token = _current_meter.set(meter)
     try:
         yield meter

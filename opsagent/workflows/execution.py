@@ -17,12 +17,13 @@ from agent_framework import AgentResponse, Message
 from opsagent.agents.factory import ConfiguredAgent
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.results import PlanMode, ToolCallRecord, TaskResult
+from opsagent.llm.metering import metered
 from opsagent.tools.envelope import ToolResult
 from opsagent.workflows.prompts import task_message
 
 logger = logging.getLogger(__name__)
 
-TOOL_RESULT_EXCERPT_CHARS = 4_000
+TOOL_RESULT_EXCERPT_CHARS = 16_000
 """How much of each tool output a result keeps (for grounding checks and limitations)."""
 
 FRAMEWORK_TOOL_ERROR_PREFIX = "Error:"
@@ -77,6 +78,19 @@ async def run_task(
     mode: PlanMode,
 ) -> TaskResult:
     """Ask one specialist one question; never raises (cancellation aside)."""
+    with metered(nested=True) as meter:
+        result = await _run_task(agent, task, previous=previous, timeout_seconds=timeout_seconds, mode=mode)
+    return result.model_copy(update={"llm_calls": meter.llm_calls})
+
+
+async def _run_task(
+    agent: ConfiguredAgent,
+    task: PlanStep,
+    *,
+    previous: Sequence[TaskResult],
+    timeout_seconds: float,
+    mode: PlanMode,
+) -> TaskResult:
     started = time.perf_counter()
     base = {"step": task.step, "agent": task.agent, "question": task.question, "mode": mode}
 
