@@ -1,0 +1,85 @@
+"""DemoPipelineRunsBackend: Data Factory pipeline and activity runs from the demo SQLite file.
+
+Implements ``PipelineRunsBackend`` (``backends/base.py``) with the semantics of the project's KQL
+(``docs/backends.md`` §2): one row per run, windows on the run start, failures newest first,
+per-pipeline summaries ordered by failures then name, activities in execution order.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from opsagent.backends.base import ActivityRun, Page, PipelineRun, PipelineStatusSummary, RunDetails
+from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
+from opsagent.errors import BackendNotFoundError
+
+_SYSTEM = "Log Analytics"
+_RUN_TIMES = {"start_min": "start", "end_min": "end"}
+# SQLite fills bare columns next to MAX() from the row holding the maximum: the latest run.
+_SUMMARY_SQL = """
+SELECT pipeline_name, COUNT(*) AS runs,
+       SUM(status = 'Succeeded') AS succeeded, SUM(status = 'Failed') AS failed,
+       SUM(status = 'Cancelled') AS cancelled, SUM(status IN ('Queued', 'InProgress')) AS running,
+       MAX(start_min) AS last_start, status AS last_status, run_id AS last_run_id
+FROM pipeline_runs {where}
+GROUP BY pipeline_name
+ORDER BY failed DESC, pipeline_name ASC
+"""
+
+
+class DemoPipelineRunsBackend:
+    """ADF run history over the demo data set; times are anchored to the store's clock at each call."""
+
+    kind = "demo"
+
+    def __init__(self, store: DemoStore) -> None:
+        self._store = store
+
+    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]:
+        now = self._store.now()
+        where = self._window(now, start, end).add("status = 'Failed'")
+        rows, total = self._store.page("pipeline_runs", where, order="start_min DESC, run_id", limit=limit)
+        return Page[PipelineRun](items=[_run(row, now) for row in rows], total=total)
+
+    async def pipeline_status(
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+    ) -> Page[PipelineStatusSummary]:
+        now = self._store.now()
+        where = self._window(now, start, end).contains(("pipeline_name",), pipeline_name)
+        rows = self._store.rows(_SUMMARY_SQL.format(where=where.sql), where.params)
+        items = [_summary(row, now) for row in rows[:limit]]
+        return Page[PipelineStatusSummary](items=items, total=len(rows))
+
+    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
+        if run_id:
+            sql, params, asked = "SELECT * FROM pipeline_runs WHERE run_id = ?", [run_id.lower()], f"run_id={run_id}"
+        elif pipeline_name:
+            sql = "SELECT * FROM pipeline_runs WHERE lower(pipeline_name) = lower(?) ORDER BY start_min DESC LIMIT 1"
+            params, asked = [pipeline_name.strip()], f"pipeline_name={pipeline_name}"
+        else:
+            raise ValueError("run_details needs a run_id or a pipeline_name")
+        rows = self._store.rows(sql, params)
+        if not rows:
+            raise BackendNotFoundError(f"No pipeline run found for {asked}.", backend=_SYSTEM, query=asked)
+        now = self._store.now()
+        activities = self._store.rows(
+            "SELECT * FROM activity_runs WHERE run_id = ? ORDER BY position", [rows[0]["run_id"]]
+        )
+        return RunDetails(run=_run(rows[0], now), activities=[_activity(row, now) for row in activities])
+
+    @staticmethod
+    def _window(now: datetime, start: datetime, end: datetime) -> Where:
+        return Where().add("start_min >= ? AND start_min < ?", offset(now, start), offset(now, end))
+
+
+def _run(row: sqlite3.Row, now: datetime) -> PipelineRun:
+    return to_record(PipelineRun, row, now, times=_RUN_TIMES, json_columns=("parameters",))
+
+
+def _activity(row: sqlite3.Row, now: datetime) -> ActivityRun:
+    return to_record(ActivityRun, row, now, times=_RUN_TIMES)
+
+
+def _summary(row: sqlite3.Row, now: datetime) -> PipelineStatusSummary:
+    return to_record(PipelineStatusSummary, row, now, times={"last_start": "last_start"})

@@ -1,0 +1,77 @@
+"""DemoServiceNowBackend: incidents and change requests from the demo SQLite file.
+
+Implements ``ServiceNowBackend`` (``backends/base.py``) the way the Table API behaves: filters
+are ANDed, text and group/CI filters are case-insensitive substrings, incidents come newest
+first, changes by planned start (latest first), and a lookup by an unknown number raises
+``BackendNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from opsagent.backends.base import ChangeQuery, ChangeRequest, Incident, IncidentQuery, Page
+from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
+from opsagent.errors import BackendNotFoundError
+
+_SYSTEM = "ServiceNow"
+_TEXT_COLUMNS = ("number", "short_description", "description", "configuration_item")
+"""What the free-text filter searches, for incidents and changes alike."""
+_INCIDENT_TIMES = {"opened_min": "opened_at", "resolved_min": "resolved_at", "updated_min": "updated_at"}
+_CHANGE_TIMES = {"start_min": "start_date", "end_min": "end_date"}
+
+
+class DemoServiceNowBackend:
+    """ServiceNow over the demo data set; times are anchored to the store's clock at each call."""
+
+    kind = "demo"
+
+    def __init__(self, store: DemoStore) -> None:
+        self._store = store
+
+    async def list_incidents(self, query: IncidentQuery) -> Page[Incident]:
+        now = self._store.now()
+        where = Where().one_of("state", query.states)
+        if query.priority_at_most is not None:
+            where.add("priority <= ?", query.priority_at_most)
+        where.contains(("assignment_group",), query.assignment_group)
+        where.contains(("configuration_item",), query.configuration_item)
+        where.contains(_TEXT_COLUMNS, query.text)
+        if query.opened_since is not None:
+            where.add("opened_min >= ?", offset(now, query.opened_since))
+        rows, total = self._store.page("incidents", where, order="opened_min DESC, number DESC", limit=query.limit)
+        return Page[Incident](items=[_incident(row, now) for row in rows], total=total)
+
+    async def get_incident(self, number: str) -> Incident:
+        return _incident(*self._one("incidents", number, noun="incident"))
+
+    async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]:
+        now = self._store.now()
+        where = Where().one_of("state", query.states).one_of("type", [query.type] if query.type else None)
+        where.one_of("approval", [query.approval] if query.approval else None)
+        where.contains(("configuration_item",), query.configuration_item)
+        where.contains(_TEXT_COLUMNS, query.text)
+        if query.window_end is not None:
+            where.add("start_min < ?", offset(now, query.window_end))
+        if query.window_start is not None:
+            where.add("end_min > ?", offset(now, query.window_start))
+        rows, total = self._store.page("change_requests", where, order="start_min DESC, number DESC", limit=query.limit)
+        return Page[ChangeRequest](items=[_change(row, now) for row in rows], total=total)
+
+    async def get_change_request(self, number: str) -> ChangeRequest:
+        return _change(*self._one("change_requests", number, noun="change request"))
+
+    def _one(self, table: str, number: str, *, noun: str) -> tuple[sqlite3.Row, datetime]:
+        rows = self._store.rows(f"SELECT * FROM {table} WHERE number = ?", (number.upper(),))
+        if not rows:
+            raise BackendNotFoundError(f"No {noun} {number} found.", backend=_SYSTEM, query=f"number={number}")
+        return rows[0], self._store.now()
+
+
+def _incident(row: sqlite3.Row, now: datetime) -> Incident:
+    return to_record(Incident, row, now, times=_INCIDENT_TIMES)
+
+
+def _change(row: sqlite3.Row, now: datetime) -> ChangeRequest:
+    return to_record(ChangeRequest, row, now, times=_CHANGE_TIMES)

@@ -1,0 +1,118 @@
+"""Read access to the demo SQLite file, shared by the three demo backends.
+
+Sits between ``seed.py`` (which builds the file on first use) and the readers
+(``servicenow.py``, ``pipelines.py``, ``health.py``). Stored times are minute offsets from "now";
+``DemoStore`` turns them into datetimes with the injected clock, and datetimes from queries back
+into offsets. Queries are tiny and local, so they run synchronously on the caller's loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from opsagent.backends.base import Clock
+from opsagent.backends.demo.seed import ensure_database
+from opsagent.errors import BackendResponseError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class DemoStore:
+    """One demo database file plus the clock that anchors its offsets."""
+
+    def __init__(self, data_dir: Path, clock: Clock, *, backend: str = "demo data") -> None:
+        self._data_dir = data_dir
+        self._clock = clock
+        self._backend = backend
+        self._path: Path | None = None
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        now = self._clock()
+        return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Run one read query; a broken or unreadable file is a ``BackendResponseError``."""
+        try:
+            with closing(sqlite3.connect(f"file:{self._database()}?mode=ro", uri=True)) as connection:
+                connection.row_factory = sqlite3.Row
+                return connection.execute(sql, tuple(params)).fetchall()
+        except sqlite3.Error as error:
+            raise BackendResponseError(f"demo database error: {error}", backend=self._backend) from error
+
+    def page(self, table: str, where: Where, *, order: str, limit: int) -> tuple[list[sqlite3.Row], int]:
+        """At most ``limit`` matching rows in ``order``, and the number of all matching rows."""
+        total = self.rows(f"SELECT COUNT(*) FROM {table} {where.sql}", where.params)[0][0]
+        rows = self.rows(f"SELECT * FROM {table} {where.sql} ORDER BY {order} LIMIT ?", [*where.params, limit])
+        return rows, int(total)
+
+    def _database(self) -> Path:
+        with self._lock:  # build (or check) the file once per store, even with concurrent first calls
+            if self._path is None:
+                self._path = ensure_database(self._data_dir)
+            return self._path
+
+
+def at(now: datetime, minutes: float | None) -> datetime | None:
+    """The datetime ``minutes`` from ``now`` (``None`` stays ``None``)."""
+    return None if minutes is None else now + timedelta(minutes=minutes)
+
+
+def offset(now: datetime, moment: datetime) -> float:
+    """Minutes from ``now`` to ``moment`` (negative in the past)."""
+    return (moment - now).total_seconds() / 60
+
+
+def to_record(
+    model: type[ModelT], row: sqlite3.Row, now: datetime, *, times: dict[str, str], json_columns: Sequence[str] = ()
+) -> ModelT:
+    """A record from a row: same-named columns copied, ``times`` maps offset columns to datetime fields,
+    ``json_columns`` hold JSON text."""
+    values = {key: row[key] for key in row.keys() if key in model.model_fields}
+    values |= {field_name: at(now, row[column]) for column, field_name in times.items()}
+    values |= {column: json.loads(row[column]) for column in json_columns}
+    return model.model_validate(values)
+
+
+def normalise(text: str) -> str:
+    """Lower case letters and digits only: "West Europe" and "westeurope" compare equal."""
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+@dataclass
+class Where:
+    """A WHERE clause built from optional filters, with its parameters in order."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, clause: str, *params: Any) -> Where:
+        self.clauses.append(clause)
+        self.params.extend(params)
+        return self
+
+    def one_of(self, column: str, values: Sequence[str] | None) -> Where:
+        if values:
+            self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
+        return self
+
+    def contains(self, columns: Sequence[str], text: str | None) -> Where:
+        """Case-insensitive substring match on any of ``columns`` (no LIKE wildcards to escape)."""
+        if text:
+            tests = " OR ".join(f"instr(lower({column}), lower(?)) > 0" for column in columns)
+            self.add(f"({tests})", *([text] * len(columns)))
+        return self
+
+    @property
+    def sql(self) -> str:
+        return f"WHERE {' AND '.join(self.clauses)}" if self.clauses else ""

@@ -1,0 +1,204 @@
+"""Shared shaping of tool output: the envelope, row caps, messages, and backend-error mapping.
+
+Sits at the bottom of every tool in ``tools/``: a tool parses its arguments, asks its backend, and
+hands rows to these helpers, which build the ``ToolResult`` envelope (``envelope.py``). Every
+tool body runs inside ``ToolCall.run``, the one place where ``BackendError`` subclasses and bad
+arguments become readable results (a tool never raises), and ``ToolCall.rows`` keeps every
+result under the size budget.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from opsagent.backends.base import Page, RecordT
+from opsagent.errors import (
+    BackendAuthError,
+    BackendError,
+    BackendNotFoundError,
+    BackendResponseError,
+    BackendUnavailableError,
+)
+from opsagent.tools.envelope import ErrorKind, ToolResult
+from opsagent.tools.timewindow import TimeWindow, resolve_time_window
+
+logger = logging.getLogger(__name__)
+
+TEXT_CHARS = 200
+"""Free-text fields (descriptions, error messages) are cut to about this many characters."""
+MAX_OUTPUT_CHARS = 7000
+"""Hard budget for one tool's text; rows are dropped from the end to stay under it."""
+
+
+class ArgumentError(ValueError):
+    """The model passed an argument the tool cannot use; the message names the accepted values."""
+
+
+def iso_minute(value: datetime | None) -> str | None:
+    """``2025-01-10T02:15Z``: UTC, minute precision; ``None`` stays ``None``."""
+    return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def shorten(text: str, limit: int = TEXT_CHARS) -> str:
+    """Collapse whitespace and cut to ``limit`` characters, marking the cut with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def window_json(window: TimeWindow) -> dict[str, str | None]:
+    return {"phrase": window.label, "start": iso_minute(window.start), "end": iso_minute(window.end)}
+
+
+def parse_window(phrase: str, now: datetime, *, argument: str) -> TimeWindow:
+    """``resolve_time_window`` with the failure turned into an ``ArgumentError`` naming the argument."""
+    try:
+        return resolve_time_window(phrase, now)
+    except ValueError as error:
+        raise ArgumentError(f"{argument}: {error}") from error
+
+
+def parse_choice(value: str, choices: dict[str, tuple[str, ...]], *, argument: str) -> tuple[str, ...]:
+    """Map a lenient label ("In Progress", "in-progress", "a, b") to canonical values via ``choices``.
+
+    ``choices`` maps normalised keys (lower case, words joined by ``_``) to the values they stand for.
+    """
+    picked: list[str] = []
+    for part in value.split(","):
+        key = "_".join(part.strip().lower().replace("-", " ").split())
+        if key not in choices:
+            accepted = ", ".join(sorted(choices))
+            raise ArgumentError(f"{argument}: unknown value {part.strip()!r}; accepted: {accepted}.")
+        picked.extend(item for item in choices[key] if item not in picked)
+    return tuple(picked)
+
+
+def clamp_limit(limit: int | None, max_rows: int, warnings: list[str]) -> int:
+    """The number of rows to ask for: ``limit`` if given, never above the configured cap."""
+    if limit is None:
+        return max_rows
+    if limit < 1:
+        raise ArgumentError(f"limit: must be 1 or more (got {limit}); the cap is {max_rows}.")
+    if limit > max_rows:
+        warnings.append(f"limit {limit} reduced to the cap of {max_rows} rows.")
+    return min(limit, max_rows)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def count_message(total: int, shown: int, noun: str, *, detail: str = "", order: str = "most recent") -> str:
+    """"22 open incidents (priority 2); showing the 20 most recent." / "No failed runs found." """
+    if total == 0:
+        return f"No {noun}s{detail} found."
+    if shown >= total:
+        return f"{plural(total, noun)}{detail}."
+    return f"{plural(total, noun)}{detail}; showing the {shown} {order}."
+
+
+@dataclass
+class ToolCall:
+    """One invocation of one tool: what it searched, for the envelope and for error messages.
+
+    Built fresh inside each tool call (never shared), so the tool body may fill in ``query`` and
+    ``subject`` as it resolves its arguments.
+    """
+
+    tool: str
+    source: str
+    system: str
+    """Human name of the backend system for messages: "ServiceNow", "Log Analytics", "Databricks status"."""
+    query: dict[str, Any] = field(default_factory=dict)
+    subject: str = "matching record"
+    """What a not-found result says was missing: "incident INC0099999"."""
+    warnings: list[str] = field(default_factory=list)
+
+    def rows(
+        self,
+        items: Sequence[dict[str, Any]],
+        *,
+        total: int,
+        message: str | Callable[[int], str],
+        backend_warnings: Sequence[str] = (),
+        budget: int = MAX_OUTPUT_CHARS,
+    ) -> ToolResult:
+        """An ``ok`` (``no_data`` when empty) envelope for rows already capped by the backend.
+
+        Rows are dropped from the end (and the drop is reported) until the text fits ``budget``;
+        ``message`` may be a function of the number of rows finally shown, so it stays true.
+        """
+        shown = list(items)
+        while True:
+            dropped = len(items) - len(shown)
+            notes = [f"{dropped} more rows left out to keep the answer short; narrow the query."] if dropped else []
+            result = ToolResult(
+                tool=self.tool,
+                status="ok" if shown else "no_data",
+                source=self.source,
+                query=self.query,
+                total=max(total, len(items)),
+                shown=len(shown),
+                truncated=max(total, len(items)) > len(shown),
+                items=shown,
+                message=message(len(shown)) if callable(message) else message,
+                warnings=[*self.warnings, *backend_warnings, *notes],
+            )
+            if not shown or len(result.to_text()) <= budget:
+                return result
+            shown = shown[:-1]
+
+    def page_rows(
+        self, page: Page[RecordT], render: Callable[[RecordT], dict[str, Any]], message: str | Callable[[int], str]
+    ) -> ToolResult:
+        """``rows`` for a backend ``Page``: each record rendered, the page's total and warnings kept."""
+        return self.rows([render(item) for item in page.items], total=page.total, message=message,
+                         backend_warnings=page.warnings)
+
+    def window(self, argument: str, phrase: str, now: datetime) -> TimeWindow:
+        """Resolve a time phrase argument and record the resolved window in ``query``."""
+        window = parse_window(phrase, now, argument=argument)
+        self.query[argument] = window_json(window)
+        return window
+
+    def error(self, kind: ErrorKind | None, message: str, *, detail: str = "") -> ToolResult:
+        warnings = [*self.warnings, detail] if detail and detail not in message else list(self.warnings)
+        return ToolResult(
+            tool=self.tool,
+            status="error",
+            source=self.source,
+            query=self.query,
+            message=message,
+            error_kind=kind,
+            warnings=warnings,
+        )
+
+    def backend_error(self, error: BackendError) -> ToolResult:
+        """One readable result per kind of backend failure (each subclass handled on its own)."""
+        system = error.backend or self.system
+        if isinstance(error, BackendAuthError):
+            return self.error("not_authorised", f"Not authorised for {system} (check credentials).", detail=error.message)
+        if isinstance(error, BackendNotFoundError):
+            return self.error("not_found", f"No {self.subject} found in {system}.")
+        if isinstance(error, BackendUnavailableError):
+            text = f"{system} is unavailable (retried with backoff, still failing): {error.message}"
+            return self.error("unavailable", shorten(text))
+        if isinstance(error, BackendResponseError):
+            return self.error("bad_response", shorten(f"{system} sent a response that could not be read: {error.message}"))
+        return self.error("unavailable", shorten(f"{system} failed: {error.message}"))
+
+    async def run(self, work: Callable[[], Awaitable[ToolResult]]) -> str:
+        """Run the tool body and map bad arguments and backend errors to results: never raises."""
+        try:
+            result = await work()
+        except ArgumentError as error:
+            result = self.error("bad_arguments", str(error))
+        except BackendError as error:
+            result = self.backend_error(error)
+        except Exception:  # a tool never raises: the model gets a result, the log gets the trace
+            logger.exception("tool %s failed unexpectedly", self.tool)
+            result = self.error(None, f"{self.tool} failed unexpectedly; the failure was logged.")
+        return result.to_text()

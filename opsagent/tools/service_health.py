@@ -1,0 +1,131 @@
+"""Service-health specialist tools: Databricks, Snowflake and Azure status (LLM-facing).
+
+Sits between the service_health specialist agent and ``HealthBackend``. A report becomes a
+bounded ``ToolResult``: active incidents first, then components that are not operational, then
+(only when a region or service filter narrows the report) the operational ones, so the answer
+to "is X degraded?" is always in the first rows and the message.
+"""
+
+# No `from __future__ import annotations`: MAF builds each tool's schema from its evaluated
+# annotations, and the parameter descriptions use values of the factory's closure.
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from agent_framework import FunctionTool, tool
+from pydantic import Field
+
+from opsagent.backends.base import Backends, Clock, ComponentHealth, HealthIncident, HealthReport
+from opsagent.tools.envelope import ToolResult
+from opsagent.tools.rendering import ToolCall, count_message, iso_minute, plural, shorten
+
+_REGION_HELP = "Region name or part of it, e.g. 'West Europe', 'weu', 'North Europe'; omit for all regions"
+
+
+def incident_item(incident: HealthIncident) -> dict[str, Any]:
+    return {
+        "kind": "incident",
+        "title": incident.title,
+        "status": incident.status,
+        "impact": incident.impact,
+        "started_at": iso_minute(incident.started_at),
+        "updated_at": iso_minute(incident.updated_at),
+        "components": incident.components,
+        "latest_update": shorten(incident.latest_update),
+        "url": incident.url,
+    }
+
+
+def component_item(component: ComponentHealth) -> dict[str, Any]:
+    return {
+        "kind": "component",
+        "name": component.name,
+        "region": component.region,
+        "status": component.status,
+        "detail": shorten(component.detail),
+    }
+
+
+def report_message(report: HealthReport) -> str:
+    """"Databricks: degraded. 1 of 20 components not operational: Azure West Europe - Jobs (degraded). 1 active incident: …" """
+    if not report.components:
+        return f"{report.platform}: no components match the filter."
+    problems = [c for c in report.components if c.status != "operational"]
+    message = f"{report.platform}: {report.overall}."
+    if problems:
+        listed = ", ".join(f"{c.region} - {c.name} ({c.status})" for c in problems)
+        message += f" {len(problems)} of {len(report.components)} components not operational: {listed}."
+    else:
+        message += f" All {len(report.components)} components operational."
+    if report.incidents:
+        message += f" {plural(len(report.incidents), 'active incident')}: " + "; ".join(i.title for i in report.incidents) + "."
+    return message
+
+
+def report_result(call: ToolCall, report: HealthReport, *, max_rows: int, is_filtered: bool) -> ToolResult:
+    call.query |= {"checked_at": iso_minute(report.checked_at), "status_source": report.source}
+    problems = [c for c in report.components if c.status != "operational"]
+    healthy = [c for c in report.components if c.status == "operational"] if is_filtered else []
+    items = [*map(incident_item, report.incidents), *map(component_item, problems), *map(component_item, healthy)]
+    message = report_message(report)
+    if len(items) > max_rows:
+        message += " " + count_message(len(items), max_rows, "row", order="most important")
+    return call.rows(items[:max_rows], total=len(items), message=message, backend_warnings=report.warnings)
+
+
+def make_service_health_tools(backends: Backends, *, clock: Clock, max_rows: int) -> list[FunctionTool]:
+    """The three health tools, bound to ``backends.health`` and the row cap (``clock`` unused: reports are current)."""
+    backend = backends.health
+
+    async def check(
+        name: str, system: str, fetch: Callable[[], Awaitable[HealthReport]], **filters: str | None
+    ) -> str:
+        call = ToolCall(name, backend.kind, system, query=dict(filters), subject="status for that filter")
+
+        async def work() -> ToolResult:
+            report = await fetch()
+            return report_result(call, report, max_rows=max_rows, is_filtered=any(filters.values()))
+
+        return await call.run(work)
+
+    @tool
+    async def check_databricks_health(
+        region: Annotated[str | None, Field(description=_REGION_HELP)] = None,
+    ) -> str:
+        """Check Databricks platform status (status page): overall status, components that are not operational, and active incidents.
+
+        Use it for "is Databricks degraded?" or to explain DatabricksNotebook failures (error 3200).
+        Without a region only problems are listed; with a region every component there is listed.
+        Returns a JSON envelope whose message summarises the status.
+        """
+        return await check("check_databricks_health", "Databricks status",
+                           lambda: backend.databricks(region=region), region=region)
+
+    @tool
+    async def check_snowflake_health(
+        region: Annotated[str | None, Field(description=_REGION_HELP)] = None,
+    ) -> str:
+        """Check Snowflake platform status (status page): overall status, components that are not operational, and active incidents.
+
+        Use it for "is Snowflake degraded?" or to explain Snowflake timeouts in pipelines. Without a
+        region only problems are listed; with a region every component there is listed. Returns a
+        JSON envelope whose message summarises the status.
+        """
+        return await check("check_snowflake_health", "Snowflake status",
+                           lambda: backend.snowflake(region=region), region=region)
+
+    @tool
+    async def check_azure_service_health(
+        service: Annotated[str | None, Field(description="Azure service, e.g. 'Data Factory', 'Storage', 'Key Vault', 'Azure Databricks'; omit for all")] = None,
+        region: Annotated[str | None, Field(description=_REGION_HELP)] = None,
+    ) -> str:
+        """Check Azure service health (Resource Health / Service Health) per service and region, with active service issues and maintenance.
+
+        Use it for "is Azure Data Factory / Storage healthy in West Europe?". Without filters only
+        problems are listed; with a service or region every matching component is listed. Returns
+        a JSON envelope whose message summarises the status.
+        """
+        return await check("check_azure_service_health", "Azure Resource Health",
+                           lambda: backend.azure(service=service, region=region), service=service, region=region)
+
+    return [check_databricks_health, check_snowflake_health, check_azure_service_health]

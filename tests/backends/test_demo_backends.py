@@ -1,0 +1,185 @@
+"""The demo data set: seeding, versioned rebuilds, times relative to the clock, and the readers' contracts."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from opsagent.backends.base import Backends, ChangeQuery, IncidentQuery
+from opsagent.backends.demo import make_demo_backends
+from opsagent.backends.demo.seed import DATABASE_NAME, ensure_database, parse_offset, seed_version
+from opsagent.errors import BackendNotFoundError, BackendResponseError
+from opsagent.settings import Settings
+
+NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
+OPEN = ["New", "In Progress", "On Hold"]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("demo-backends")
+
+
+def backends_at(data_dir: Path, now: datetime) -> Backends:
+    return make_demo_backends(Settings(data_dir=data_dir), lambda: now)
+
+
+def rows(data_dir: Path, sql: str) -> list[tuple]:
+    connection = sqlite3.connect(data_dir / DATABASE_NAME)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [("-6h20m", -380.0), ("+1d2h", 1560.0), ("-13d", -18720.0), ("-25m", -25.0), ("0", 0.0)],
+)
+def test_parse_offset(text: str, minutes: float) -> None:
+    assert parse_offset(text) == minutes
+
+
+@pytest.mark.parametrize("text", ["6h", "-", "-1x", "yesterday"])
+def test_parse_offset_rejects_bad_text(text: str) -> None:
+    with pytest.raises(ValueError, match="Bad time offset"):
+        parse_offset(text)
+
+
+def test_ensure_database_builds_once_and_rebuilds_on_version_change(tmp_path: Path) -> None:
+    path = ensure_database(tmp_path)
+    assert rows(tmp_path, "SELECT value FROM meta WHERE key = 'seed_version'") == [(seed_version(),)]
+    os.utime(path, (0, 0))
+    assert ensure_database(tmp_path) == path and path.stat().st_mtime == 0  # same version: untouched
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE meta SET value = 'old' WHERE key = 'seed_version'")
+    connection.commit()
+    connection.close()
+    ensure_database(tmp_path)
+    assert rows(tmp_path, "SELECT value FROM meta WHERE key = 'seed_version'") == [(seed_version(),)]
+    assert [p.name for p in tmp_path.iterdir()] == [DATABASE_NAME]  # no temporary files left behind
+
+
+def test_ensure_database_replaces_a_corrupt_file(tmp_path: Path) -> None:
+    (tmp_path / DATABASE_NAME).write_bytes(b"not a database")
+    ensure_database(tmp_path)
+    assert rows(tmp_path, "SELECT COUNT(*) FROM incidents") == [(42,)]
+
+
+def test_seed_contents(data_dir: Path) -> None:
+    ensure_database(data_dir)
+    assert rows(data_dir, "SELECT COUNT(*) FROM incidents") == [(42,)]
+    assert rows(data_dir, "SELECT COUNT(*) FROM change_requests") == [(21,)]
+    assert rows(data_dir, "SELECT COUNT(DISTINCT pipeline_name), COUNT(DISTINCT factory) FROM pipeline_runs") == [(15, 2)]
+    statuses = dict(rows(data_dir, "SELECT status, COUNT(*) FROM pipeline_runs GROUP BY status"))
+    assert statuses.keys() == {"Succeeded", "Failed", "Cancelled", "InProgress", "Queued"}
+    assert 300 <= sum(statuses.values()) <= 1000 and statuses["Succeeded"] > 0.85 * sum(statuses.values())
+    assert rows(data_dir, "SELECT MIN(start_min) > -14 * 1440, MAX(start_min) < 0 FROM pipeline_runs") == [(1, 1)]
+
+
+def test_every_failed_run_has_a_failed_activity_with_an_error(data_dir: Path) -> None:
+    ensure_database(data_dir)
+    orphans = rows(data_dir, """
+        SELECT run_id FROM pipeline_runs r WHERE status = 'Failed' AND NOT EXISTS (
+            SELECT 1 FROM activity_runs a WHERE a.run_id = r.run_id AND a.status = 'Failed'
+            AND a.error_code != '' AND a.error_message != '')""")
+    assert orphans == []
+    assert rows(data_dir, "SELECT COUNT(*) FROM pipeline_runs WHERE status = 'Failed' AND error_code = ''") == [(0,)]
+
+
+def test_run_ids_are_unique_uuids(data_dir: Path) -> None:
+    ensure_database(data_dir)
+    ids = [row[0] for row in rows(data_dir, "SELECT run_id FROM pipeline_runs")]
+    assert len(set(ids)) == len(ids)
+    assert all(str(uuid.UUID(run_id)) == run_id for run_id in ids)
+
+
+def test_builds_are_deterministic(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    ensure_database(first)
+    ensure_database(second)
+    for table in ("incidents", "change_requests", "pipeline_runs", "activity_runs", "health_components"):
+        sql = f"SELECT * FROM {table} ORDER BY 1, 2"
+        assert rows(first, sql) == rows(second, sql)
+
+
+@pytest.mark.parametrize("now", [NOW, datetime(2031, 7, 1, 23, 59, tzinfo=UTC)], ids=["2025", "2031"])
+async def test_times_follow_the_clock(data_dir: Path, now: datetime) -> None:
+    backends = backends_at(data_dir, now)
+    incident = await backends.servicenow.get_incident("INC0010049")
+    assert now - incident.opened_at == timedelta(hours=6, minutes=20)
+    recent = await backends.pipelines.list_failed_runs(start=now - timedelta(hours=24), end=now, limit=50)
+    assert recent.total == 9
+    report = await backends.health.databricks()
+    assert report.checked_at == now and report.incidents[0].started_at == now - timedelta(hours=7)
+
+
+async def test_list_incidents_filters_combine(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    page = await servicenow.list_incidents(IncidentQuery(states=OPEN, priority_at_most=3, configuration_item="DBX", limit=1))
+    assert page.total == 2 and [i.number for i in page.items] == ["INC0010050"]
+    assert all(i.is_active and i.priority <= 3 and i.configuration_item == "dbx-prod-weu" for i in page.items)
+
+
+async def test_list_change_requests_window_overlap(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    inside = await servicenow.list_change_requests(ChangeQuery(window_start=NOW - timedelta(hours=15), window_end=NOW - timedelta(hours=14, minutes=30)))
+    assert [c.number for c in inside.items] == ["CHG0030017"]
+    edge = await servicenow.list_change_requests(ChangeQuery(window_start=NOW - timedelta(hours=14), window_end=NOW - timedelta(hours=13)))
+    assert edge.total == 0  # a window that only touches the end does not overlap
+
+
+async def test_lookups_raise_not_found(data_dir: Path) -> None:
+    backends = backends_at(data_dir, NOW)
+    with pytest.raises(BackendNotFoundError, match="INC0099999"):
+        await backends.servicenow.get_incident("INC0099999")
+    with pytest.raises(BackendNotFoundError, match="CHG0099999"):
+        await backends.servicenow.get_change_request("CHG0099999")
+    with pytest.raises(BackendNotFoundError, match="pl_nothing"):
+        await backends.pipelines.run_details(pipeline_name="pl_nothing")
+
+
+async def test_run_details_latest_run_and_activity_order(data_dir: Path) -> None:
+    details = await backends_at(data_dir, NOW).pipelines.run_details(pipeline_name="PL_LOAD_FINANCE_DWH")
+    assert (details.run.status, details.run.duration_minutes) == ("Failed", 62.0)
+    assert [a.activity_name for a in details.activities] == ["Lookup_Config", "Copy_Finance_Facts"]
+    assert "statement or warehouse timeout" in details.activities[-1].error_message
+    assert details.activities[0].start <= details.activities[1].start <= details.run.end
+
+
+async def test_health_report_overall_is_the_worst_component(data_dir: Path) -> None:
+    health = backends_at(data_dir, NOW).health
+    assert (await health.azure(region="North Europe")).overall == "maintenance"
+    assert (await health.azure(service="Key Vault")).overall == "operational"
+    assert (await health.snowflake()).overall == "degraded"
+    empty = await health.databricks(region="Antarctica")
+    assert (empty.overall, empty.components, empty.incidents) == ("unknown", [], [])
+    assert "Azure West Europe" in empty.warnings[0]
+
+
+async def test_unreadable_database_is_a_backend_response_error(tmp_path: Path) -> None:
+    backends = backends_at(tmp_path, NOW)
+    await backends.servicenow.get_incident("INC0010049")  # builds the file
+    (tmp_path / DATABASE_NAME).write_bytes(b"garbage" * 100)
+    with pytest.raises(BackendResponseError, match="demo database error"):
+        await backends.servicenow.get_incident("INC0010049")
+
+
+def test_backends_describe_demo(data_dir: Path) -> None:
+    assert backends_at(data_dir, NOW).describe() == {"servicenow": "demo", "log_analytics": "demo", "service_health": "demo"}
+
+
+async def test_docs_list_the_failed_runs_of_the_last_24_hours(data_dir: Path) -> None:
+    """docs/demo-data.md quotes run ids; they must stay true when the data set changes."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "demo-data.md").read_text(encoding="utf-8")
+    table = doc.split("### Failed runs in the last 24 hours")[1].split("\n\n")[1]
+    documented = re.findall(r"\| (pl_\w+) \| [^|]+ \| `([0-9a-f-]{36})` \| (\d+) \| (\w+) \|", table)
+    page = await backends_at(data_dir, NOW).pipelines.list_failed_runs(start=NOW - timedelta(hours=24), end=NOW, limit=50)
+    actual = [(run.pipeline_name, run.run_id, run.error_code, run.error_message.split()[3]) for run in page.items]
+    assert documented == actual

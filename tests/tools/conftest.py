@@ -1,0 +1,62 @@
+"""Fixtures for the tool tests: the demo backends on a fixed clock, and a way to call a tool as MAF does."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from opsagent.backends.base import Backends
+from opsagent.backends.demo import make_demo_backends
+from opsagent.settings import Settings
+from opsagent.tools import TOOL_FACTORIES
+from opsagent.tools.envelope import ToolResult
+
+DEMO_NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
+"""A Friday morning; the demo data is relative to it, so every expectation below is too."""
+
+RunTool = Callable[..., Awaitable[ToolResult]]
+RunToolText = Callable[..., Awaitable[str]]
+
+
+@pytest.fixture(scope="session")
+def demo_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("demo-data")
+
+
+@pytest.fixture
+def demo_backends(demo_data_dir: Path) -> Backends:
+    return make_demo_backends(Settings(data_dir=demo_data_dir), lambda: DEMO_NOW)
+
+
+@pytest.fixture
+def run_tool_text(demo_backends: Backends) -> RunToolText:
+    """``await run_tool_text(name, max_rows=20, **arguments)``: the tool's text, invoked the way MAF invokes it."""
+
+    async def run(name: str, *, max_rows: int = 20, backends: Backends | None = None, **arguments: object) -> str:
+        tools = {
+            tool.name: tool
+            for factory in TOOL_FACTORIES.values()
+            for tool in factory(backends or demo_backends, clock=lambda: DEMO_NOW, max_rows=max_rows)
+        }
+        contents = await tools[name].invoke(arguments=arguments)
+        assert len(contents) == 1 and contents[0].type == "text"
+        return contents[0].text
+
+    return run
+
+
+@pytest.fixture
+def run_tool(run_tool_text: RunToolText) -> RunTool:
+    """Like ``run_tool_text``, parsed back into the envelope (failing the test if it is not one)."""
+
+    async def run(name: str, **kwargs: object) -> ToolResult:
+        text = await run_tool_text(name, **kwargs)
+        result = ToolResult.from_text(text)
+        assert result is not None, text
+        assert result.tool == name
+        return result
+
+    return run

@@ -1,0 +1,77 @@
+"""The plain-language time window table: every accepted form, and the refusals."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from opsagent.tools.timewindow import TimeWindow, resolve_time_window
+
+NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)  # a Friday
+MIDNIGHT = datetime(2025, 1, 10, tzinfo=UTC)
+H = timedelta(hours=1)
+D = timedelta(days=1)
+
+CASES = [
+    ("last 24 hours", NOW - 24 * H, NOW),
+    ("last 24h", NOW - 24 * H, NOW),
+    ("24h", NOW - 24 * H, NOW),
+    ("In the last 24 hours", NOW - 24 * H, NOW),
+    ("past 3 days", NOW - 3 * D, NOW),
+    ("previous 2 weeks", NOW - 14 * D, NOW),
+    ("last week", NOW - 7 * D, NOW),
+    ("last 7 days", NOW - 7 * D, NOW),
+    ("last hour", NOW - H, NOW),
+    ("last 30 minutes", NOW - timedelta(minutes=30), NOW),
+    ("last 30m", NOW - timedelta(minutes=30), NOW),
+    ("today", MIDNIGHT, MIDNIGHT + D),
+    ("yesterday", MIDNIGHT - D, MIDNIGHT),
+    ("since yesterday", MIDNIGHT - D, NOW),
+    ("this week", MIDNIGHT - 4 * D, MIDNIGHT + 3 * D),
+    ("last night", MIDNIGHT - 6 * H, MIDNIGHT + 8 * H),
+    ("next 7 days", NOW, NOW + 7 * D),
+    ("next week", NOW, NOW + 7 * D),
+    ("tomorrow", MIDNIGHT + D, MIDNIGHT + 2 * D),
+    ("2025-01-08", MIDNIGHT - 2 * D, MIDNIGHT - D),
+    ("2025-01-08 to 2025-01-09", MIDNIGHT - 2 * D, MIDNIGHT),
+    ("between 2025-01-08 and 2025-01-09", MIDNIGHT - 2 * D, MIDNIGHT),
+    ("2025-01-09T17:30Z to 2025-01-09T19:30Z", MIDNIGHT - 6.5 * H, MIDNIGHT - 4.5 * H),
+    ("since 2025-01-08", MIDNIGHT - 2 * D, NOW),
+    ("since 2025-01-10T02:00", MIDNIGHT + 2 * H, NOW),
+]
+
+
+@pytest.mark.parametrize(("phrase", "start", "end"), CASES, ids=[case[0] for case in CASES])
+def test_resolve_time_window_accepted_forms(phrase: str, start: datetime, end: datetime) -> None:
+    window = resolve_time_window(phrase, NOW)
+    assert (window.start, window.end) == (start, end)
+    assert window.start.tzinfo is not None and window.end.utcoffset() == timedelta(0)
+
+
+def test_resolve_time_window_label_is_normalised_phrase() -> None:
+    assert resolve_time_window("  Last   24 Hours ", NOW) == TimeWindow(NOW - 24 * H, NOW, "last 24 hours")
+
+
+def test_resolve_time_window_naive_now_is_utc() -> None:
+    assert resolve_time_window("last hour", NOW.replace(tzinfo=None)).end == NOW
+
+
+def test_resolve_time_window_last_night_ends_now_when_still_night() -> None:
+    early = datetime(2025, 1, 10, 3, 0, tzinfo=UTC)
+    assert resolve_time_window("last night", early) == TimeWindow(MIDNIGHT - 6 * H, early, "last night")
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    ["fortnight", "hours", "last blue moon", "", "2025-02-30", "next tuesday-ish", "2025-01-12 to banana"],
+    ids=["unknown-word", "bare-unit", "unknown-unit", "empty", "impossible-date", "junk", "half-range"],
+)
+def test_resolve_time_window_rejects_with_accepted_forms(phrase: str) -> None:
+    with pytest.raises(ValueError, match="use one of 'last 24 hours'"):
+        resolve_time_window(phrase, NOW)
+
+
+def test_resolve_time_window_rejects_reversed_range() -> None:
+    with pytest.raises(ValueError, match="ends before it starts"):
+        resolve_time_window("2025-01-12 to 2025-01-10", NOW)
