@@ -1,0 +1,331 @@
+"""``LiveHealthBackend``: Snowflake, Databricks and Azure health from their live sources.
+
+* Snowflake and Databricks: the public Atlassian Statuspage v2 ``/api/v2/summary.json``. Pages
+  change shape (Databricks may serve HTML), so anything that is not Statuspage JSON becomes an
+  "unknown" report with a warning rather than an error.
+* Databricks workspace probe (when DATABRICKS_HOST and DATABRICKS_TOKEN are set): two plain httpx
+  GETs, ``/api/2.0/preview/scim/v2/Me`` and ``/api/2.0/sql/warehouses``. Not databricks-sdk: it is
+  sync (a thread per call), large, brings its own retry loop and pins certifi; two GETs are not worth it.
+* Azure: Resource Health (``ResourceHealthMgmtClient`` aio, SDK retries off, ``call_azure`` retries):
+  availability of AZURE_RESOURCE_IDS and active ``ServiceIssue`` events for AZURE_SUBSCRIPTION_ID.
+
+A source that fails never fails the report: its part becomes "unknown" plus a warning, so one
+flaky page cannot hide what the others say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import httpx
+from azure.core.credentials_async import AsyncTokenCredential
+from azure.mgmt.resourcehealth.aio import ResourceHealthMgmtClient
+from pydantic import SecretStr
+
+from opsagent.backends.base import Clock, ComponentHealth, HealthIncident, HealthReport, HealthStatus
+from opsagent.backends.http import JsonResponse, RetryPolicy, call_azure, request_json
+from opsagent.errors import BackendError
+from opsagent.settings import Settings
+
+DEFAULT_SNOWFLAKE_STATUS_URL = "https://status.snowflake.com"
+DEFAULT_DATABRICKS_STATUS_URL = "https://status.databricks.com"
+SUMMARY_PATH = "/api/v2/summary.json"
+Platform = Literal["Databricks", "Snowflake", "Azure"]
+_COMPONENT_STATUS: dict[str, HealthStatus] = {
+    "operational": "operational", "degraded_performance": "degraded", "partial_outage": "partial_outage",
+    "major_outage": "major_outage", "under_maintenance": "maintenance",
+    # Databricks' own words, in case its page speaks them
+    "degraded": "degraded", "down": "major_outage", "scheduled maintenance": "maintenance",
+    "down for maintenance": "maintenance",
+}
+_INDICATOR: dict[str, HealthStatus] = {
+    "none": "operational", "minor": "degraded", "major": "partial_outage", "critical": "major_outage",
+    "maintenance": "maintenance",
+}
+_AVAILABILITY: dict[str, HealthStatus] = {
+    "Available": "operational", "Degraded": "degraded", "Unavailable": "major_outage", "Unknown": "unknown",
+}
+_WAREHOUSE_HEALTH: dict[str, HealthStatus] = {"HEALTHY": "operational", "DEGRADED": "degraded", "FAILED": "major_outage"}
+_SEVERITY: dict[HealthStatus, int] = {
+    "operational": 0, "maintenance": 1, "degraded": 2, "partial_outage": 3, "major_outage": 4,
+}
+_AZURE_NOT_CONFIGURED = (
+    "Azure health is not configured: set AZURE_SUBSCRIPTION_ID (and AZURE_RESOURCE_IDS for per-resource "
+    "availability); credentials come from DefaultAzureCredential (e.g. AZURE_CLIENT_ID/SECRET/TENANT_ID)"
+)
+
+
+@dataclass(frozen=True)
+class HealthSources:
+    """Where each platform's health comes from."""
+
+    snowflake_status_url: str = DEFAULT_SNOWFLAKE_STATUS_URL
+    databricks_status_url: str = DEFAULT_DATABRICKS_STATUS_URL
+    databricks_host: str | None = None
+    databricks_token: SecretStr | None = None
+    azure_subscription_id: str | None = None
+    azure_resource_ids: tuple[str, ...] = ()
+
+
+class LiveHealthBackend:
+    """Health reports from status pages, an optional Databricks workspace probe and Azure Resource Health."""
+
+    kind = "live"
+
+    def __init__(
+        self,
+        sources: HealthSources,
+        *,
+        clock: Clock,
+        policy: RetryPolicy,
+        azure: ResourceHealthMgmtClient | None = None,
+    ) -> None:
+        self._sources = sources
+        self._clock = clock
+        self._policy = policy
+        self._http = httpx.AsyncClient(headers={"Accept": "application/json"})
+        self._azure = azure
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        clock: Clock,
+        credential: AsyncTokenCredential | None = None,
+        policy: RetryPolicy | None = None,
+        arm_base_url: str | None = None,
+        arm_options: Mapping[str, Any] | None = None,
+    ) -> LiveHealthBackend:
+        """Live sources from settings; status pages default to the vendors' public pages.
+
+        ``credential`` (owned and closed by the caller) is needed only with AZURE_SUBSCRIPTION_ID;
+        ``arm_base_url``/``arm_options`` point Resource Health at a fake in tests.
+        """
+        s = settings
+        sources = HealthSources(
+            snowflake_status_url=s.snowflake_status_url or DEFAULT_SNOWFLAKE_STATUS_URL,
+            databricks_status_url=s.databricks_status_url or DEFAULT_DATABRICKS_STATUS_URL,
+            databricks_host=s.databricks_host, databricks_token=s.databricks_token,
+            azure_subscription_id=s.azure_subscription_id, azure_resource_ids=tuple(s.azure_resource_ids),
+        )
+        azure = None
+        if s.azure_subscription_id:
+            if credential is None:
+                raise ValueError("AZURE_SUBSCRIPTION_ID is set, so LiveHealthBackend needs an Azure credential")
+            options = {"retry_total": 0, **(arm_options or {})}
+            azure = ResourceHealthMgmtClient(credential, s.azure_subscription_id, base_url=arm_base_url, **options)
+        return cls(sources, clock=clock, policy=policy or RetryPolicy.from_settings(s), azure=azure)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+        if self._azure is not None:
+            await self._azure.close()
+
+    async def snowflake(self, *, region: str | None = None) -> HealthReport:
+        return await self._statuspage("Snowflake", self._sources.snowflake_status_url, region)
+
+    async def databricks(self, *, region: str | None = None) -> HealthReport:
+        report = await self._statuspage("Databricks", self._sources.databricks_status_url, region)
+        if not (self._sources.databricks_host and self._sources.databricks_token):
+            return report
+        probed, warnings = await self._probe_workspace()
+        components = [*report.components, *probed]
+        statuses = [report.overall, *(c.status for c in probed)]
+        return report.model_copy(update={"components": components, "overall": _worst(statuses),
+                                         "warnings": [*report.warnings, *warnings]})
+
+    async def azure(self, *, service: str | None = None, region: str | None = None) -> HealthReport:
+        if self._azure is None:
+            return _unknown("Azure", "Azure Resource Health", self._clock(), _AZURE_NOT_CONFIGURED)
+        incidents, warnings = await self._azure_service_issues(self._azure, service, region)
+        components, resource_warnings = await self._azure_resources(self._azure, region)
+        warnings += resource_warnings
+        statuses = [c.status for c in components] + [_event_severity(i.impact) for i in incidents]
+        overall = _worst(statuses) if statuses else ("unknown" if warnings else "operational")
+        scope = " ".join(p for p in (service, region) if p) or "the subscription"
+        description = f"{len(incidents)} active Azure service issue(s) for {scope}"
+        return HealthReport(platform="Azure", overall=overall, description=description, components=components,
+                            incidents=incidents, checked_at=self._clock(), source="Azure Resource Health",
+                            warnings=warnings)
+
+    # region status pages and probes
+    async def _statuspage(self, platform: Platform, base_url: str, region: str | None) -> HealthReport:
+        source = base_url.rstrip("/") + SUMMARY_PATH
+        try:
+            body = (await self._get(source, backend=f"{platform} status page")).body
+        except BackendError as error:
+            return _unknown(platform, source, self._clock(), f"{platform} status page could not be read: {error.message}")
+        if not isinstance(body, Mapping) or not isinstance(body.get("components"), list):
+            return _unknown(platform, source, self._clock(),
+                            f"{source} did not return Statuspage JSON; set the {platform.upper()}_STATUS_URL setting")
+        return _parse_report_from_statuspage(platform, body, region=region, source=source, checked_at=self._clock())
+
+    async def _probe_workspace(self) -> tuple[list[ComponentHealth], list[str]]:
+        """Reachability + token check (``Me``), then SQL warehouse health; failures are warnings."""
+        host = (self._sources.databricks_host or "").rstrip("/")
+        try:
+            await self._get(f"{host}/api/2.0/preview/scim/v2/Me", backend="Databricks workspace", bearer=True)
+            body = (await self._get(f"{host}/api/2.0/sql/warehouses", backend="Databricks workspace", bearer=True)).body
+        except BackendError as error:
+            return [ComponentHealth(name="workspace", status="unknown", detail=host)], [
+                f"Databricks workspace probe failed: {error.message}"]
+        warehouses = body.get("warehouses") if isinstance(body, Mapping) else None
+        probed = [ComponentHealth(name="workspace", status="operational", detail=f"{host} reachable, token accepted")]
+        return probed + [_parse_warehouse(w) for w in warehouses or [] if isinstance(w, Mapping)], []
+
+    async def _get(self, url: str, *, backend: str, bearer: bool = False) -> JsonResponse:
+        async def build() -> httpx.Request:
+            token = self._sources.databricks_token
+            headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if bearer and token else {}
+            return self._http.build_request("GET", url, headers=headers)
+
+        return await request_json(self._http, build, policy=self._policy, backend=backend, query=url)
+    # endregion
+
+    # region Azure Resource Health
+    async def _azure_service_issues(
+        self, client: ResourceHealthMgmtClient, service: str | None, region: str | None
+    ) -> tuple[list[HealthIncident], list[str]]:
+        async def collect() -> list[Mapping[str, Any]]:
+            pager = client.events.list_by_subscription_id(filter="properties/eventType eq 'ServiceIssue'")
+            return [event async for event in pager]
+
+        try:
+            events = await call_azure(collect, policy=self._policy, backend="Azure Resource Health",
+                                      query="service issues")
+        except BackendError as error:
+            return [], [f"Azure service issues could not be read: {error.message}"]
+        incidents = [_parse_incident_from_event(e, service, region) for e in events]
+        return [i for i in incidents if i is not None], []
+
+    async def _azure_resources(
+        self, client: ResourceHealthMgmtClient, region: str | None
+    ) -> tuple[list[ComponentHealth], list[str]]:
+        components: list[ComponentHealth] = []
+        warnings: list[str] = []
+        for resource_id in self._sources.azure_resource_ids:
+            name = resource_id.rstrip("/").rsplit("/", 1)[-1]
+            try:
+                status = await self._availability(client, resource_id)
+            except BackendError as error:
+                components.append(ComponentHealth(name=name, status="unknown"))
+                warnings.append(f"availability of {name} could not be read: {error.message}")
+                continue
+            component = _parse_component_from_availability(name, status)
+            if not region or not component.region or _matches(region, component.region):
+                components.append(component)
+        return components, warnings
+
+    async def _availability(self, client: ResourceHealthMgmtClient, resource_id: str) -> Mapping[str, Any]:
+        async def get() -> Mapping[str, Any]:
+            return await client.availability_statuses.get_by_resource(resource_id.lstrip("/"))
+
+        return await call_azure(get, policy=self._policy, backend="Azure Resource Health", query=resource_id)
+    # endregion
+
+
+# region parsing
+def _parse_report_from_statuspage(
+    platform: Platform, body: Mapping[str, Any], *, region: str | None, source: str, checked_at: datetime
+) -> HealthReport:
+    """Without a region only non-operational components are listed (pages have ~100 of them)."""
+    raw = [c for c in body["components"] if isinstance(c, Mapping)]
+    groups = {c.get("id"): str(c.get("name") or "") for c in raw if c.get("group")}
+    components = [
+        ComponentHealth(name=str(c.get("name") or ""), status=_COMPONENT_STATUS.get(str(c.get("status")), "unknown"),
+                        region=groups.get(c.get("group_id"), ""), detail=str(c.get("description") or ""))
+        for c in raw if not c.get("group")
+    ]
+    page_status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
+    indicator = _INDICATOR.get(str(page_status.get("indicator")))
+    warnings: list[str] = []
+    if region:
+        components = [c for c in components if _matches(region, c.name, c.region)]
+        if not components:
+            warnings.append(f"no {platform} status component matches region {region!r}; showing the overall status")
+        overall = _worst([c.status for c in components]) if components else (indicator or "unknown")
+    else:
+        overall = indicator or _worst([c.status for c in components])
+        components = [c for c in components if c.status != "operational"]
+    incidents = [_parse_incident_from_statuspage(i) for i in _items(body, "incidents", "scheduled_maintenances")]
+    if region:
+        incidents = [i for i in incidents if not i.components or _matches(region, *i.components)]
+    return HealthReport(platform=platform, overall=overall, description=str(page_status.get("description") or ""),
+                        components=components, incidents=incidents, checked_at=checked_at, source=source,
+                        warnings=warnings)
+
+
+def _parse_incident_from_statuspage(raw: Mapping[str, Any]) -> HealthIncident:
+    updates = [u for u in raw.get("incident_updates") or [] if isinstance(u, Mapping)]
+    return HealthIncident(
+        title=str(raw.get("name") or ""), status=str(raw.get("status") or ""), impact=str(raw.get("impact") or ""),
+        started_at=raw.get("started_at") or raw.get("scheduled_for") or raw.get("created_at"),
+        updated_at=raw.get("updated_at"), url=str(raw.get("shortlink") or ""),
+        latest_update=str(updates[0].get("body") or "") if updates else "",
+        components=[str(c.get("name")) for c in raw.get("components") or [] if isinstance(c, Mapping)],
+    )
+
+
+def _parse_warehouse(raw: Mapping[str, Any]) -> ComponentHealth:
+    health = raw.get("health") if isinstance(raw.get("health"), Mapping) else {}
+    state = str(raw.get("state") or "")
+    # A stopped warehouse is not unhealthy; without a health block only its state can speak.
+    fallback: HealthStatus = "operational" if state in ("RUNNING", "STARTING", "STOPPED", "STOPPING") else "unknown"
+    status = _WAREHOUSE_HEALTH.get(str(health.get("status")), fallback)
+    detail = "; ".join(p for p in (state, str(health.get("summary") or "")) if p)
+    return ComponentHealth(name=f"SQL warehouse {raw.get('name') or raw.get('id')}", status=status, detail=detail)
+
+
+def _parse_incident_from_event(
+    event: Mapping[str, Any], service: str | None, region: str | None
+) -> HealthIncident | None:
+    """An active service issue touching the service/region asked about, else ``None``."""
+    props = event.get("properties") or {}
+    impacts = [(str(i.get("impactedService") or ""), str(r.get("impactedRegion") or ""))
+               for i in props.get("impact") or [] for r in i.get("impactedRegions") or [{}]]
+    wanted = [(s, r) for s, r in impacts
+              if (not service or _matches(service, s)) and (not region or _matches(region, r))]
+    if props.get("status") != "Active" or not wanted:
+        return None
+    return HealthIncident(
+        title=str(props.get("title") or ""), status="Active", impact=str(props.get("eventLevel") or props.get("level") or ""),
+        started_at=props.get("impactStartTime"), updated_at=props.get("lastUpdateTime"),
+        latest_update=re.sub(r"<[^>]+>", " ", str(props.get("summary") or "")).strip()[:500],
+        components=[f"{s} ({r})" if r else s for s, r in wanted],
+    )
+
+
+def _parse_component_from_availability(name: str, status: Mapping[str, Any]) -> ComponentHealth:
+    props = status.get("properties") or {}
+    detail = str(props.get("summary") or props.get("title") or "")
+    return ComponentHealth(name=name, status=_AVAILABILITY.get(str(props.get("availabilityState")), "unknown"),
+                           region=str(status.get("location") or ""), detail=detail)
+
+
+def _items(body: Mapping[str, Any], *keys: str) -> Iterable[Mapping[str, Any]]:
+    return [i for key in keys for i in body.get(key) or [] if isinstance(i, Mapping)]
+
+
+def _event_severity(level: str) -> HealthStatus:
+    return "partial_outage" if level in ("Critical", "Error") else "degraded"
+
+
+def _worst(statuses: Iterable[HealthStatus]) -> HealthStatus:
+    known = [s for s in statuses if s in _SEVERITY]
+    return max(known, key=_SEVERITY.__getitem__) if known else "unknown"
+
+
+def _matches(wanted: str, *names: str) -> bool:
+    """Region/service match ignoring case, spaces and dashes ("westeurope" ~ "West Europe")."""
+    key = re.sub(r"[^a-z0-9]", "", wanted.lower())
+    return any(key in re.sub(r"[^a-z0-9]", "", name.lower()) for name in names if name)
+
+
+def _unknown(platform: Platform, source: str, checked_at: datetime, warning: str) -> HealthReport:
+    return HealthReport(platform=platform, overall="unknown", checked_at=checked_at, source=source, warnings=[warning])
+# endregion

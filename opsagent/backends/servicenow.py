@@ -1,0 +1,375 @@
+"""``HttpServiceNowBackend``: incidents and change requests over the ServiceNow REST Table API.
+
+Reads ``GET /api/now/table/{incident|change_request}`` with an encoded ``sysparm_query`` built
+from ``IncidentQuery``/``ChangeQuery``, ``sysparm_display_value=all`` (codes for logic, labels for
+people) and offset paging. Every value the API returns is a string, so parsing is defensive: a
+record that cannot be read is skipped with a warning rather than failing the whole list.
+Auth is basic, a static bearer token, or an OAuth token (client credentials or password grant)
+refreshed on expiry and once after a 401. Transport goes through ``backends.http`` retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from opsagent.backends.base import ChangeQuery, ChangeRequest, Incident, IncidentQuery, Page
+from opsagent.backends.http import JsonResponse, RetryPolicy, request_json
+from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError, ConfigError
+from opsagent.settings import Settings
+
+BACKEND = "ServiceNow"
+RecordT = TypeVar("RecordT", bound=BaseModel)
+
+INCIDENT_STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
+CHANGE_STATES = {
+    "-5": "New", "-4": "Assess", "-3": "Authorize", "-2": "Scheduled",
+    "-1": "Implement", "0": "Review", "3": "Closed", "4": "Canceled",
+}
+RISKS = {"1": "Very High", "2": "High", "3": "Moderate", "4": "Low"}
+INCIDENT_FIELDS = (
+    "number,sys_id,short_description,description,state,priority,impact,urgency,category,"
+    "assignment_group,assigned_to,cmdb_ci,opened_at,sys_created_on,resolved_at,sys_updated_on"
+)
+CHANGE_FIELDS = (
+    "number,sys_id,short_description,description,type,state,risk,approval,start_date,end_date,"
+    "cmdb_ci,assignment_group,assigned_to"
+)
+MISSING_SERVICENOW_CREDENTIAL = (
+    "SERVICENOW_INSTANCE_URL is set but no credential is: set SERVICENOW_USERNAME and SERVICENOW_PASSWORD, "
+    "or SERVICENOW_CLIENT_ID and SERVICENOW_CLIENT_SECRET, or SERVICENOW_TOKEN"
+)
+_NUMBER = re.compile(r"^[A-Z]{2,8}\d{4,10}$")
+_TOKEN_MARGIN_SECONDS = 60.0
+_MAX_PAGES = 50
+
+
+# region auth
+class OAuthToken:
+    """An OAuth access token from ``/oauth_token.do``, fetched lazily and refreshed before expiry."""
+
+    def __init__(self, form: Mapping[str, str | SecretStr], *, instance_url: str, policy: RetryPolicy) -> None:
+        self._form = dict(form)
+        self._url = f"{instance_url}/oauth_token.do"
+        self._policy = policy
+        self._token: SecretStr | None = None
+        self._expires_at = 0.0
+        self._lock = asyncio.Lock()
+
+    async def header(self, client: httpx.AsyncClient) -> str:
+        async with self._lock:  # one fetch even when many tool calls start at once
+            if self._token is None or self._policy.clock() >= self._expires_at:
+                self._token = await self._fetch(client)
+            return f"Bearer {self._token.get_secret_value()}"
+
+    def invalidate(self) -> bool:
+        """Forget the token after a 401; ``True`` because a fresh token may fix it."""
+        self._token = None
+        return True
+
+    async def _fetch(self, client: httpx.AsyncClient) -> SecretStr:
+        async def build() -> httpx.Request:
+            form = {k: v.get_secret_value() if isinstance(v, SecretStr) else v for k, v in self._form.items()}
+            return client.build_request("POST", self._url, data=form, headers={"Accept": "application/json"})
+
+        response = await request_json(client, build, policy=self._policy, backend=BACKEND, query="oauth token")
+        body = response.body if isinstance(response.body, dict) else {}
+        if not body.get("access_token"):
+            raise BackendResponseError("ServiceNow token endpoint returned no access_token", backend=BACKEND)
+        expires_in = _to_float(body.get("expires_in"), default=1800.0)
+        self._expires_at = self._policy.clock() + max(expires_in - _TOKEN_MARGIN_SECONDS, 0.0)
+        return SecretStr(str(body["access_token"]))
+
+
+class StaticAuth:
+    """Basic auth or a pre-issued bearer token; a 401 cannot be fixed by retrying."""
+
+    def __init__(self, secret: SecretStr, *, username: str | None = None) -> None:
+        self._secret = secret
+        self._username = username
+
+    async def header(self, client: httpx.AsyncClient) -> str:
+        if self._username is None:
+            return f"Bearer {self._secret.get_secret_value()}"
+        raw = f"{self._username}:{self._secret.get_secret_value()}".encode()
+        return "Basic " + base64.b64encode(raw).decode()
+
+    def invalidate(self) -> bool:
+        return False
+
+
+def make_servicenow_auth(settings: Settings, *, policy: RetryPolicy) -> OAuthToken | StaticAuth:
+    """Pick the credential from settings: token > OAuth client > basic (pairs are checked by ``selection``).
+
+    Raises:
+        ConfigError: no usable credential is configured.
+    """
+    s = settings
+    if s.servicenow_token:
+        return StaticAuth(s.servicenow_token)
+    if s.servicenow_client_id and s.servicenow_client_secret:
+        form: dict[str, str | SecretStr] = {"client_id": s.servicenow_client_id,
+                                            "client_secret": s.servicenow_client_secret}
+        if s.servicenow_username and s.servicenow_password:
+            form |= {"grant_type": "password", "username": s.servicenow_username, "password": s.servicenow_password}
+        else:
+            form["grant_type"] = "client_credentials"
+        return OAuthToken(form, instance_url=(s.servicenow_instance_url or "").rstrip("/"), policy=policy)
+    if s.servicenow_username and s.servicenow_password:
+        return StaticAuth(s.servicenow_password, username=s.servicenow_username)
+    raise ConfigError(MISSING_SERVICENOW_CREDENTIAL)
+# endregion
+
+
+class HttpServiceNowBackend:
+    """ServiceNow Table API client (read-only). Close with ``aclose`` (registered in ``Backends.closers``)."""
+
+    kind = "servicenow"
+
+    def __init__(
+        self,
+        instance_url: str,
+        auth: OAuthToken | StaticAuth,
+        *,
+        policy: RetryPolicy,
+        client: httpx.AsyncClient | None = None,
+        page_size: int = 100,
+    ) -> None:
+        self._base = instance_url.rstrip("/")
+        self._auth = auth
+        self._policy = policy
+        self._client = client or httpx.AsyncClient(headers={"Accept": "application/json"})
+        self._page_size = page_size
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, policy: RetryPolicy | None = None) -> HttpServiceNowBackend:
+        policy = policy or RetryPolicy.from_settings(settings)
+        auth = make_servicenow_auth(settings, policy=policy)
+        return cls(settings.servicenow_instance_url or "", auth, policy=policy)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def list_incidents(self, query: IncidentQuery) -> Page[Incident]:
+        encoded = _prepare_incident_query(query)
+        return await self._list("incident", encoded, INCIDENT_FIELDS, query.limit, _parse_incident)
+
+    async def get_incident(self, number: str) -> Incident:
+        return await self._get_by_number("incident", number, INCIDENT_FIELDS, _parse_incident)
+
+    async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]:
+        encoded = _prepare_change_query(query)
+        return await self._list("change_request", encoded, CHANGE_FIELDS, query.limit, _parse_change)
+
+    async def get_change_request(self, number: str) -> ChangeRequest:
+        return await self._get_by_number("change_request", number, CHANGE_FIELDS, _parse_change)
+
+    async def _get_by_number(
+        self, table: str, number: str, fields: str, parse: Callable[[Mapping[str, Any]], RecordT]
+    ) -> RecordT:
+        wanted = number.strip().upper()
+        if not _NUMBER.match(wanted):
+            raise BackendNotFoundError(f"{number!r} is not a valid {table} number (like INC0010042)",
+                                       backend=BACKEND, query=f"{table} number={number}")
+        rows, _ = await self._fetch(table, {"sysparm_query": f"number={wanted}", "sysparm_limit": "1"}, fields)
+        if not rows:
+            raise BackendNotFoundError(f"no {table} numbered {wanted} in ServiceNow",
+                                       backend=BACKEND, query=f"{table} number={wanted}")
+        try:
+            return parse(rows[0])
+        except (ValidationError, ValueError, TypeError) as error:
+            raise BackendResponseError(f"ServiceNow {table} {wanted} could not be read: {error}",
+                                       backend=BACKEND, query=f"{table} number={wanted}") from error
+
+    async def _list(
+        self, table: str, encoded: str, fields: str, limit: int, parse: Callable[[Mapping[str, Any]], RecordT]
+    ) -> Page[RecordT]:
+        rows, total = await self._collect(table, encoded, fields, limit)
+        items: list[RecordT] = []
+        skipped: list[str] = []
+        for row in rows:
+            try:
+                items.append(parse(row))
+            except (ValidationError, ValueError, TypeError) as error:
+                skipped.append(f"{_field(row, 'number') or '?'} ({type(error).__name__})")
+        warnings = [f"skipped {len(skipped)} unreadable {table} record(s): {', '.join(skipped[:5])}"] if skipped else []
+        return Page(items=items, total=max(total, len(items)), warnings=warnings)
+
+    async def _collect(self, table: str, encoded: str, fields: str, limit: int) -> tuple[list[Mapping[str, Any]], int]:
+        """Follow offset paging (Link rel=next or X-Total-Count) until ``limit`` rows or the end."""
+        rows: list[Mapping[str, Any]] = []
+        offset, total = 0, 0
+        for _ in range(_MAX_PAGES):
+            size = min(self._page_size, limit - len(rows))
+            params = {"sysparm_query": encoded, "sysparm_limit": str(size), "sysparm_offset": str(offset)}
+            page, headers = await self._fetch(table, params, fields)
+            rows.extend(page[:size])
+            total = int(_to_float(headers.get("x-total-count"), default=len(rows)))
+            next_offset = _next_offset(headers.get("link", ""))
+            has_more = next_offset is not None or offset + len(page) < total
+            if not page or len(rows) >= limit or not has_more:
+                break
+            offset = next_offset if next_offset is not None else offset + len(page)
+        return rows, total
+
+    async def _fetch(
+        self, table: str, params: dict[str, str], fields: str
+    ) -> tuple[list[Mapping[str, Any]], httpx.Headers]:
+        url = f"{self._base}/api/now/table/{table}"
+        params = params | {"sysparm_fields": fields, "sysparm_display_value": "all",
+                           "sysparm_exclude_reference_link": "true"}
+        query = f"{table}: {params['sysparm_query']}"
+        response = await self._send_authorised(url, params, query)
+        result = response.body.get("result") if isinstance(response.body, dict) else None
+        if not isinstance(result, list):
+            raise BackendResponseError("ServiceNow answered without a result list", backend=BACKEND, query=query)
+        return [r for r in result if isinstance(r, Mapping)], response.headers
+
+    async def _send_authorised(self, url: str, params: dict[str, str], query: str) -> JsonResponse:
+        """GET with the current credential; after a 401 an OAuth token is refetched once."""
+
+        async def build() -> httpx.Request:
+            authorization = await self._auth.header(self._client)
+            return self._client.build_request("GET", url, params=params, headers={"Authorization": authorization})
+
+        try:
+            return await request_json(self._client, build, policy=self._policy, backend=BACKEND, query=query)
+        except BackendAuthError as error:
+            if error.status_code != 401 or not self._auth.invalidate():
+                raise
+        return await request_json(self._client, build, policy=self._policy, backend=BACKEND, query=query)
+
+
+# region query building
+def _prepare_incident_query(query: IncidentQuery) -> str:
+    codes = {label: code for code, label in INCIDENT_STATES.items()}
+    parts = [f"stateIN{','.join(codes[s] for s in query.states)}"] if query.states else []
+    if query.priority_at_most is not None:
+        parts.append(f"priority<={query.priority_at_most}")
+    parts += _common_filters(query.assignment_group, query.configuration_item)
+    if query.opened_since is not None:
+        parts.append(f"opened_at>={_format_datetime(query.opened_since)}")
+    parts += _text_filter(query.text)
+    return "^".join([*parts, "ORDERBYDESCopened_at"])
+
+
+def _prepare_change_query(query: ChangeQuery) -> str:
+    codes = {label: code for code, label in CHANGE_STATES.items()}
+    parts = [f"stateIN{','.join(codes[s] for s in query.states)}"] if query.states else []
+    if query.type:
+        parts.append(f"type={query.type}")
+    if query.approval:
+        parts.append(f"approval={query.approval}")
+    if query.window_end is not None:  # overlap: starts before the window ends, ends after it starts
+        parts.append(f"start_date<={_format_datetime(query.window_end)}")
+    if query.window_start is not None:
+        parts.append(f"end_date>={_format_datetime(query.window_start)}")
+    parts += _common_filters(None, query.configuration_item)
+    parts += _text_filter(query.text)
+    return "^".join([*parts, "ORDERBYDESCstart_date"])
+
+
+def _common_filters(group: str | None, item: str | None) -> list[str]:
+    """Names come from people and models, often partial, so match with LIKE (contains, case-insensitive)."""
+    parts = [f"assignment_group.nameLIKE{_clean(group)}"] if group else []
+    return parts + ([f"cmdb_ci.nameLIKE{_clean(item)}"] if item else [])
+
+
+def _text_filter(text: str | None) -> list[str]:
+    if not text or not _clean(text):
+        return []
+    value = _clean(text)
+    return [f"short_descriptionLIKE{value}^ORdescriptionLIKE{value}"]
+
+
+def _clean(value: str | None) -> str:
+    """Encoded queries cannot escape ``^`` (it starts a new condition), so drop it and line breaks."""
+    return re.sub(r"[\^\r\n]+", " ", value or "").strip()
+
+
+def _format_datetime(value: datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return aware.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _next_offset(link_header: str) -> int | None:
+    for part in link_header.split(","):
+        if 'rel="next"' in part and "<" in part and ">" in part:
+            url = part[part.index("<") + 1 : part.index(">")]
+            values = parse_qs(urlsplit(url).query).get("sysparm_offset")
+            return int(values[0]) if values and values[0].isdigit() else None
+    return None
+# endregion
+
+
+# region parsing
+def _parse_incident(row: Mapping[str, Any]) -> Incident:
+    state = _field(row, "state")
+    return Incident(
+        number=_field(row, "number"),
+        short_description=_field(row, "short_description"),
+        description=_field(row, "description"),
+        state=INCIDENT_STATES.get(state) or _field(row, "state", display=True),
+        priority=int(_field(row, "priority")),
+        impact=int(_field(row, "impact") or 2),
+        urgency=int(_field(row, "urgency") or 2),
+        category=_field(row, "category", display=True),
+        assignment_group=_field(row, "assignment_group", display=True),
+        assigned_to=_field(row, "assigned_to", display=True),
+        configuration_item=_field(row, "cmdb_ci", display=True),
+        opened_at=_parse_datetime(_field(row, "opened_at")) or _parse_datetime(_field(row, "sys_created_on")),
+        resolved_at=_parse_datetime(_field(row, "resolved_at")),
+        updated_at=_parse_datetime(_field(row, "sys_updated_on")),
+    )
+
+
+def _parse_change(row: Mapping[str, Any]) -> ChangeRequest:
+    return ChangeRequest(
+        number=_field(row, "number"),
+        short_description=_field(row, "short_description"),
+        description=_field(row, "description"),
+        type=_field(row, "type") or "normal",
+        state=CHANGE_STATES.get(_field(row, "state")) or _field(row, "state", display=True),
+        risk=RISKS.get(_field(row, "risk"), "Moderate"),
+        approval=_field(row, "approval") or "not requested",
+        start_date=_parse_datetime(_field(row, "start_date")),
+        end_date=_parse_datetime(_field(row, "end_date")),
+        configuration_item=_field(row, "cmdb_ci", display=True),
+        assignment_group=_field(row, "assignment_group", display=True),
+        assigned_to=_field(row, "assigned_to", display=True),
+    )
+
+
+def _field(row: Mapping[str, Any], name: str, *, display: bool = False) -> str:
+    """A field as text: ``{display_value, value}`` pairs (display_value=all) or a plain string."""
+    raw = row.get(name)
+    if isinstance(raw, Mapping):
+        raw = raw.get("display_value" if display else "value")
+    return "" if raw is None else str(raw).strip()
+
+
+def _parse_datetime(text: str) -> datetime | None:
+    """Raw ServiceNow datetimes are UTC ``YYYY-MM-DD HH:MM:SS``; ``""`` means unset."""
+    if not text:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace(" ", "T", 1))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def _to_float(value: Any, *, default: float) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+# endregion
