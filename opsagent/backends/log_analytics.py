@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from azure.core.credentials_async import AsyncTokenCredential
 from azure.monitor.query import LogsQueryPartialResult
 from azure.monitor.query.aio import LogsQueryClient
-from pydantic import ValidationError
 
 from opsagent.backends.base import ActivityRun, Page, PipelineRun, PipelineStatusSummary, RunDetails
 from opsagent.backends.http import RetryPolicy, call_azure
+from opsagent.backends.records import parse_records
 from opsagent.errors import BackendNotFoundError
 from opsagent.settings import Settings
 
@@ -198,15 +198,9 @@ class LogAnalyticsPipelineRunsBackend:
 # region parsing
 def _parse_rows(rows: list[Row], parse: Callable[[Row], ParsedT], warnings: list[str]) -> list[ParsedT]:
     """Parse each row; rows that do not fit the model are skipped and counted in a warning."""
-    parsed: list[ParsedT] = []
-    skipped = 0
-    for row in rows:
-        try:
-            parsed.append(parse(row))
-        except (ValidationError, ValueError, TypeError, KeyError):
-            skipped += 1
+    parsed, skipped = parse_records(rows, parse, describe=lambda row: _text(row, "RunId"))
     if skipped:
-        warnings.append(f"skipped {skipped} row(s) that could not be read")
+        warnings.append(f"skipped {len(skipped)} row(s) that could not be read")
     return parsed
 
 

@@ -24,7 +24,8 @@ from opsagent.backends.base import Backends, Clock, HealthBackend, PipelineRunsB
 from opsagent.backends.http import RetryPolicy
 from opsagent.backends.log_analytics import LogAnalyticsPipelineRunsBackend
 from opsagent.backends.service_health import LiveHealthBackend
-from opsagent.backends.servicenow import MISSING_SERVICENOW_CREDENTIAL, HttpServiceNowBackend
+from opsagent.backends.servicenow import HttpServiceNowBackend
+from opsagent.backends.servicenow_auth import MISSING_SERVICENOW_CREDENTIAL
 from opsagent.errors import ConfigError
 from opsagent.settings import Settings
 

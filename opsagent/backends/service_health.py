@@ -1,8 +1,8 @@
 """``LiveHealthBackend``: Snowflake, Databricks and Azure health from their live sources.
 
-* Snowflake and Databricks: the public Atlassian Statuspage v2 ``/api/v2/summary.json``. Pages
-  change shape (Databricks may serve HTML), so anything that is not Statuspage JSON becomes an
-  "unknown" report with a warning rather than an error.
+* Snowflake and Databricks: the public Atlassian Statuspage v2 ``/api/v2/summary.json``, fetched
+  here and read by ``backends.statuspage`` (anything that is not Statuspage JSON, e.g. Databricks
+  serving HTML, becomes an "unknown" report with a warning rather than an error).
 * Databricks workspace probe (when DATABRICKS_HOST and DATABRICKS_TOKEN are set): two plain httpx
   GETs, ``/api/2.0/preview/scim/v2/Me`` and ``/api/2.0/sql/warehouses``. Not databricks-sdk: it is
   sync (a thread per call), large, brings its own retry loop and pins certifi; two GETs are not worth it.
@@ -16,10 +16,9 @@ flaky page cannot hide what the others say.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 from azure.core.credentials_async import AsyncTokenCredential
@@ -28,31 +27,16 @@ from pydantic import SecretStr
 
 from opsagent.backends.base import Clock, ComponentHealth, HealthIncident, HealthReport, HealthStatus
 from opsagent.backends.http import JsonResponse, RetryPolicy, call_azure, request_json
+from opsagent.backends.statuspage import SUMMARY_PATH, Platform, matches, statuspage_report, unknown_report, worst
 from opsagent.errors import BackendError
 from opsagent.settings import Settings
 
 DEFAULT_SNOWFLAKE_STATUS_URL = "https://status.snowflake.com"
 DEFAULT_DATABRICKS_STATUS_URL = "https://status.databricks.com"
-SUMMARY_PATH = "/api/v2/summary.json"
-Platform = Literal["Databricks", "Snowflake", "Azure"]
-_COMPONENT_STATUS: dict[str, HealthStatus] = {
-    "operational": "operational", "degraded_performance": "degraded", "partial_outage": "partial_outage",
-    "major_outage": "major_outage", "under_maintenance": "maintenance",
-    # Databricks' own words, in case its page speaks them
-    "degraded": "degraded", "down": "major_outage", "scheduled maintenance": "maintenance",
-    "down for maintenance": "maintenance",
-}
-_INDICATOR: dict[str, HealthStatus] = {
-    "none": "operational", "minor": "degraded", "major": "partial_outage", "critical": "major_outage",
-    "maintenance": "maintenance",
-}
 _AVAILABILITY: dict[str, HealthStatus] = {
     "Available": "operational", "Degraded": "degraded", "Unavailable": "major_outage", "Unknown": "unknown",
 }
 _WAREHOUSE_HEALTH: dict[str, HealthStatus] = {"HEALTHY": "operational", "DEGRADED": "degraded", "FAILED": "major_outage"}
-_SEVERITY: dict[HealthStatus, int] = {
-    "operational": 0, "maintenance": 1, "degraded": 2, "partial_outage": 3, "major_outage": 4,
-}
 _AZURE_NOT_CONFIGURED = (
     "Azure health is not configured: set AZURE_SUBSCRIPTION_ID (and AZURE_RESOURCE_IDS for per-resource "
     "availability); credentials come from DefaultAzureCredential (e.g. AZURE_CLIENT_ID/SECRET/TENANT_ID)"
@@ -136,17 +120,17 @@ class LiveHealthBackend:
         probed, warnings = await self._probe_workspace()
         components = [*report.components, *probed]
         statuses = [report.overall, *(c.status for c in probed)]
-        return report.model_copy(update={"components": components, "overall": _worst(statuses),
+        return report.model_copy(update={"components": components, "overall": worst(statuses),
                                          "warnings": [*report.warnings, *warnings]})
 
     async def azure(self, *, service: str | None = None, region: str | None = None) -> HealthReport:
         if self._azure is None:
-            return _unknown("Azure", "Azure Resource Health", self._clock(), _AZURE_NOT_CONFIGURED)
+            return unknown_report("Azure", "Azure Resource Health", self._clock(), _AZURE_NOT_CONFIGURED)
         incidents, warnings = await self._azure_service_issues(self._azure, service, region)
         components, resource_warnings = await self._azure_resources(self._azure, region)
         warnings += resource_warnings
         statuses = [c.status for c in components] + [_event_severity(i.impact) for i in incidents]
-        overall = _worst(statuses) if statuses else ("unknown" if warnings else "operational")
+        overall = worst(statuses) if statuses else ("unknown" if warnings else "operational")
         scope = " ".join(p for p in (service, region) if p) or "the subscription"
         description = f"{len(incidents)} active Azure service issue(s) for {scope}"
         return HealthReport(platform="Azure", overall=overall, description=description, components=components,
@@ -159,11 +143,9 @@ class LiveHealthBackend:
         try:
             body = (await self._get(source, backend=f"{platform} status page")).body
         except BackendError as error:
-            return _unknown(platform, source, self._clock(), f"{platform} status page could not be read: {error.message}")
-        if not isinstance(body, Mapping) or not isinstance(body.get("components"), list):
-            return _unknown(platform, source, self._clock(),
-                            f"{source} did not return Statuspage JSON; set the {platform.upper()}_STATUS_URL setting")
-        return _parse_report_from_statuspage(platform, body, region=region, source=source, checked_at=self._clock())
+            warning = f"{platform} status page could not be read: {error.message}"
+            return unknown_report(platform, source, self._clock(), warning)
+        return statuspage_report(platform, body, region=region, source=source, checked_at=self._clock())
 
     async def _probe_workspace(self) -> tuple[list[ComponentHealth], list[str]]:
         """Reachability + token check (``Me``), then SQL warehouse health; failures are warnings."""
@@ -217,7 +199,7 @@ class LiveHealthBackend:
                 warnings.append(f"availability of {name} could not be read: {error.message}")
                 continue
             component = _parse_component_from_availability(name, status)
-            if not region or not component.region or _matches(region, component.region):
+            if not region or not component.region or matches(region, component.region):
                 components.append(component)
         return components, warnings
 
@@ -230,47 +212,6 @@ class LiveHealthBackend:
 
 
 # region parsing
-def _parse_report_from_statuspage(
-    platform: Platform, body: Mapping[str, Any], *, region: str | None, source: str, checked_at: datetime
-) -> HealthReport:
-    """Without a region only non-operational components are listed (pages have ~100 of them)."""
-    raw = [c for c in body["components"] if isinstance(c, Mapping)]
-    groups = {c.get("id"): str(c.get("name") or "") for c in raw if c.get("group")}
-    components = [
-        ComponentHealth(name=str(c.get("name") or ""), status=_COMPONENT_STATUS.get(str(c.get("status")), "unknown"),
-                        region=groups.get(c.get("group_id"), ""), detail=str(c.get("description") or ""))
-        for c in raw if not c.get("group")
-    ]
-    page_status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
-    indicator = _INDICATOR.get(str(page_status.get("indicator")))
-    warnings: list[str] = []
-    if region:
-        components = [c for c in components if _matches(region, c.name, c.region)]
-        if not components:
-            warnings.append(f"no {platform} status component matches region {region!r}; showing the overall status")
-        overall = _worst([c.status for c in components]) if components else (indicator or "unknown")
-    else:
-        overall = indicator or _worst([c.status for c in components])
-        components = [c for c in components if c.status != "operational"]
-    incidents = [_parse_incident_from_statuspage(i) for i in _items(body, "incidents", "scheduled_maintenances")]
-    if region:
-        incidents = [i for i in incidents if not i.components or _matches(region, *i.components)]
-    return HealthReport(platform=platform, overall=overall, description=str(page_status.get("description") or ""),
-                        components=components, incidents=incidents, checked_at=checked_at, source=source,
-                        warnings=warnings)
-
-
-def _parse_incident_from_statuspage(raw: Mapping[str, Any]) -> HealthIncident:
-    updates = [u for u in raw.get("incident_updates") or [] if isinstance(u, Mapping)]
-    return HealthIncident(
-        title=str(raw.get("name") or ""), status=str(raw.get("status") or ""), impact=str(raw.get("impact") or ""),
-        started_at=raw.get("started_at") or raw.get("scheduled_for") or raw.get("created_at"),
-        updated_at=raw.get("updated_at"), url=str(raw.get("shortlink") or ""),
-        latest_update=str(updates[0].get("body") or "") if updates else "",
-        components=[str(c.get("name")) for c in raw.get("components") or [] if isinstance(c, Mapping)],
-    )
-
-
 def _parse_warehouse(raw: Mapping[str, Any]) -> ComponentHealth:
     health = raw.get("health") if isinstance(raw.get("health"), Mapping) else {}
     state = str(raw.get("state") or "")
@@ -289,7 +230,7 @@ def _parse_incident_from_event(
     impacts = [(str(i.get("impactedService") or ""), str(r.get("impactedRegion") or ""))
                for i in props.get("impact") or [] for r in i.get("impactedRegions") or [{}]]
     wanted = [(s, r) for s, r in impacts
-              if (not service or _matches(service, s)) and (not region or _matches(region, r))]
+              if (not service or matches(service, s)) and (not region or matches(region, r))]
     if props.get("status") != "Active" or not wanted:
         return None
     return HealthIncident(
@@ -307,25 +248,6 @@ def _parse_component_from_availability(name: str, status: Mapping[str, Any]) -> 
                            region=str(status.get("location") or ""), detail=detail)
 
 
-def _items(body: Mapping[str, Any], *keys: str) -> Iterable[Mapping[str, Any]]:
-    return [i for key in keys for i in body.get(key) or [] if isinstance(i, Mapping)]
-
-
 def _event_severity(level: str) -> HealthStatus:
     return "partial_outage" if level in ("Critical", "Error") else "degraded"
-
-
-def _worst(statuses: Iterable[HealthStatus]) -> HealthStatus:
-    known = [s for s in statuses if s in _SEVERITY]
-    return max(known, key=_SEVERITY.__getitem__) if known else "unknown"
-
-
-def _matches(wanted: str, *names: str) -> bool:
-    """Region/service match ignoring case, spaces and dashes ("westeurope" ~ "West Europe")."""
-    key = re.sub(r"[^a-z0-9]", "", wanted.lower())
-    return any(key in re.sub(r"[^a-z0-9]", "", name.lower()) for name in names if name)
-
-
-def _unknown(platform: Platform, source: str, checked_at: datetime, warning: str) -> HealthReport:
-    return HealthReport(platform=platform, overall="unknown", checked_at=checked_at, source=source, warnings=[warning])
 # endregion

@@ -4,14 +4,13 @@ Reads ``GET /api/now/table/{incident|change_request}`` with an encoded ``sysparm
 from ``IncidentQuery``/``ChangeQuery``, ``sysparm_display_value=all`` (codes for logic, labels for
 people) and offset paging. Every value the API returns is a string, so parsing is defensive: a
 record that cannot be read is skipped with a warning rather than failing the whole list.
-Auth is basic, a static bearer token, or an OAuth token (client credentials or password grant)
-refreshed on expiry and once after a 401. Transport goes through ``backends.http`` retries.
+Auth (``backends.servicenow_auth``) is basic, a static bearer token, or an OAuth token (client
+credentials or password grant) refreshed on expiry and once after a 401; the unreadable-record loop
+is ``backends.records.parse_records``. Transport goes through ``backends.http`` retries.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -19,14 +18,15 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from opsagent.backends.base import ChangeQuery, ChangeRequest, Incident, IncidentQuery, Page
 from opsagent.backends.http import JsonResponse, RetryPolicy, request_json
-from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError, ConfigError
+from opsagent.backends.records import parse_records, to_float
+from opsagent.backends.servicenow_auth import BACKEND, OAuthToken, StaticAuth, make_servicenow_auth
+from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError
 from opsagent.settings import Settings
 
-BACKEND = "ServiceNow"
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
 INCIDENT_STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
@@ -43,90 +43,8 @@ CHANGE_FIELDS = (
     "number,sys_id,short_description,description,type,state,risk,approval,start_date,end_date,"
     "cmdb_ci,assignment_group,assigned_to"
 )
-MISSING_SERVICENOW_CREDENTIAL = (
-    "SERVICENOW_INSTANCE_URL is set but no credential is: set SERVICENOW_USERNAME and SERVICENOW_PASSWORD, "
-    "or SERVICENOW_CLIENT_ID and SERVICENOW_CLIENT_SECRET, or SERVICENOW_TOKEN"
-)
 _NUMBER = re.compile(r"^[A-Z]{2,8}\d{4,10}$")
-_TOKEN_MARGIN_SECONDS = 60.0
 _MAX_PAGES = 50
-
-
-# region auth
-class OAuthToken:
-    """An OAuth access token from ``/oauth_token.do``, fetched lazily and refreshed before expiry."""
-
-    def __init__(self, form: Mapping[str, str | SecretStr], *, instance_url: str, policy: RetryPolicy) -> None:
-        self._form = dict(form)
-        self._url = f"{instance_url}/oauth_token.do"
-        self._policy = policy
-        self._token: SecretStr | None = None
-        self._expires_at = 0.0
-        self._lock = asyncio.Lock()
-
-    async def header(self, client: httpx.AsyncClient) -> str:
-        async with self._lock:  # one fetch even when many tool calls start at once
-            if self._token is None or self._policy.clock() >= self._expires_at:
-                self._token = await self._fetch(client)
-            return f"Bearer {self._token.get_secret_value()}"
-
-    def invalidate(self) -> bool:
-        """Forget the token after a 401; ``True`` because a fresh token may fix it."""
-        self._token = None
-        return True
-
-    async def _fetch(self, client: httpx.AsyncClient) -> SecretStr:
-        async def build() -> httpx.Request:
-            form = {k: v.get_secret_value() if isinstance(v, SecretStr) else v for k, v in self._form.items()}
-            return client.build_request("POST", self._url, data=form, headers={"Accept": "application/json"})
-
-        response = await request_json(client, build, policy=self._policy, backend=BACKEND, query="oauth token")
-        body = response.body if isinstance(response.body, dict) else {}
-        if not body.get("access_token"):
-            raise BackendResponseError("ServiceNow token endpoint returned no access_token", backend=BACKEND)
-        expires_in = _to_float(body.get("expires_in"), default=1800.0)
-        self._expires_at = self._policy.clock() + max(expires_in - _TOKEN_MARGIN_SECONDS, 0.0)
-        return SecretStr(str(body["access_token"]))
-
-
-class StaticAuth:
-    """Basic auth or a pre-issued bearer token; a 401 cannot be fixed by retrying."""
-
-    def __init__(self, secret: SecretStr, *, username: str | None = None) -> None:
-        self._secret = secret
-        self._username = username
-
-    async def header(self, client: httpx.AsyncClient) -> str:
-        if self._username is None:
-            return f"Bearer {self._secret.get_secret_value()}"
-        raw = f"{self._username}:{self._secret.get_secret_value()}".encode()
-        return "Basic " + base64.b64encode(raw).decode()
-
-    def invalidate(self) -> bool:
-        return False
-
-
-def make_servicenow_auth(settings: Settings, *, policy: RetryPolicy) -> OAuthToken | StaticAuth:
-    """Pick the credential from settings: token > OAuth client > basic (pairs are checked by ``selection``).
-
-    Raises:
-        ConfigError: no usable credential is configured.
-    """
-    s = settings
-    if s.servicenow_token:
-        return StaticAuth(s.servicenow_token)
-    if s.servicenow_client_id and s.servicenow_client_secret:
-        form: dict[str, str | SecretStr] = {"client_id": s.servicenow_client_id,
-                                            "client_secret": s.servicenow_client_secret}
-        if s.servicenow_username and s.servicenow_password:
-            form |= {"grant_type": "password", "username": s.servicenow_username, "password": s.servicenow_password}
-        else:
-            form["grant_type"] = "client_credentials"
-        return OAuthToken(form, instance_url=(s.servicenow_instance_url or "").rstrip("/"), policy=policy)
-    if s.servicenow_username and s.servicenow_password:
-        return StaticAuth(s.servicenow_password, username=s.servicenow_username)
-    raise ConfigError(MISSING_SERVICENOW_CREDENTIAL)
-# endregion
 
 
 class HttpServiceNowBackend:
@@ -193,13 +111,7 @@ class HttpServiceNowBackend:
         self, table: str, encoded: str, fields: str, limit: int, parse: Callable[[Mapping[str, Any]], RecordT]
     ) -> Page[RecordT]:
         rows, total = await self._collect(table, encoded, fields, limit)
-        items: list[RecordT] = []
-        skipped: list[str] = []
-        for row in rows:
-            try:
-                items.append(parse(row))
-            except (ValidationError, ValueError, TypeError) as error:
-                skipped.append(f"{_field(row, 'number') or '?'} ({type(error).__name__})")
+        items, skipped = parse_records(rows, parse, describe=lambda row: _field(row, "number") or "?")
         warnings = [f"skipped {len(skipped)} unreadable {table} record(s): {', '.join(skipped[:5])}"] if skipped else []
         return Page(items=items, total=max(total, len(items)), warnings=warnings)
 
@@ -212,7 +124,7 @@ class HttpServiceNowBackend:
             params = {"sysparm_query": encoded, "sysparm_limit": str(size), "sysparm_offset": str(offset)}
             page, headers = await self._fetch(table, params, fields)
             rows.extend(page[:size])
-            total = int(_to_float(headers.get("x-total-count"), default=len(rows)))
+            total = int(to_float(headers.get("x-total-count"), default=len(rows)))
             next_offset = _next_offset(headers.get("link", ""))
             has_more = next_offset is not None or offset + len(page) < total
             if not page or len(rows) >= limit or not has_more:
@@ -365,11 +277,4 @@ def _parse_datetime(text: str) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-
-
-def _to_float(value: Any, *, default: float) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return default
 # endregion

@@ -11,7 +11,8 @@ import pytest
 
 from opsagent.backends.base import ChangeQuery, IncidentQuery
 from opsagent.backends.http import RetryPolicy
-from opsagent.backends.servicenow import HttpServiceNowBackend, make_servicenow_auth
+from opsagent.backends.servicenow import HttpServiceNowBackend
+from opsagent.backends.servicenow_auth import make_servicenow_auth
 from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError, ConfigError
 from opsagent.settings import Settings
 from tests.backends.fake_servers import FakeServer, ManualTime, Reply, json_reply
