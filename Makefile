@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test run ask eval bench clean
+.PHONY: setup test run ask eval bench clean browser-deps
 
 setup: $(STAMP)
 
@@ -15,8 +15,16 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-test: setup
+test: setup browser-deps
 	$(PY) -m pytest
+
+# Headless Chromium for the chat-page test: installed once where we are root with apt-get (CI);
+# elsewhere the browser test skips with a reason.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "note: chromium not found and not installable here; the browser test will skip"; fi; }
 
 run: setup
 	$(PY) -m opsagent serve

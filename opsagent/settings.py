@@ -78,6 +78,14 @@ class Settings(BaseModel):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     enable_otel: bool = False
 
+    # --- Teams ----------------------------------------------------------------------------
+    bot_app_id: str | None = Field(default=None, description="Azure Bot app (client) id; enables JWT checks")
+    bot_app_password: SecretStr | None = None
+    bot_tenant_id: str | None = None
+    teams_anonymous_dev: bool = Field(default=False, description="accept unsigned Bot Framework calls (local dev only)")
+    teams_reply_window_seconds: float = Field(default=10.0, gt=0, description="later answers go as a follow-up")
+    history_max_messages: int = Field(default=20, ge=0, le=200, description="stored turns fed back per conversation")
+
     @field_validator("azure_resource_ids", "opsagent_api_keys", mode="before")
     @classmethod
     def _split_comma_list(cls, value: Any) -> Any:

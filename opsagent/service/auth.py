@@ -1,0 +1,62 @@
+"""Who may call: bearer API keys for the HTTP APIs, Bot Framework JWTs for the Teams endpoint.
+
+API keys: when ``OPSAGENT_API_KEYS`` is set, ``/api/chat*`` and ``/v1/*`` need
+``Authorization: Bearer <key>``; every configured key is compared in constant time. Unset means
+local dev mode (a warning at start-up). Teams: with bot credentials the token's signature and
+audience are checked by the Agents SDK's ``JwtTokenValidator``; anonymous calls are accepted only
+in explicit local-dev mode (``TEAMS_ANONYMOUS_DEV=true``).
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, JwtTokenValidator
+from pydantic import SecretStr
+
+from opsagent.errors import RequestError
+
+
+def _bearer_token(header: str | None) -> str | None:
+    scheme, _, token = (header or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def check_api_key(header: str | None, keys: list[SecretStr]) -> None:
+    """Accept the request when no keys are configured or the bearer token matches one of them.
+
+    Raises:
+        RequestError: 401 ``invalid_api_key`` otherwise (the message never echoes the token).
+    """
+    if not keys:
+        return
+    token = _bearer_token(header)
+    if token is None:
+        raise RequestError(401, "invalid_api_key", "Missing API key: send 'Authorization: Bearer <key>'.")
+    supplied = token.encode()
+    matches = [hmac.compare_digest(supplied, key.get_secret_value().encode()) for key in keys]
+    if not any(matches):
+        raise RequestError(401, "invalid_api_key", "Invalid API key.")
+
+
+async def authorize_bot_request(header: str | None, config: AgentAuthConfiguration) -> ClaimsIdentity:
+    """The public-API equivalent of the SDK's private ``_authorize_request``.
+
+    Raises:
+        RequestError: 401 when the header is missing (and anonymous calls are not allowed) or the
+            token does not validate; the reason is logged by the SDK, not sent to the caller.
+    """
+    validator = JwtTokenValidator(config)
+    if not header:
+        if config.ANONYMOUS_ALLOWED:
+            return validator.get_anonymous_claims()
+        raise RequestError(401, "unauthorized", "Authorization header not found.")
+    token = _bearer_token(header)
+    if token is None:
+        raise RequestError(401, "unauthorized", "Authorization header must be 'Bearer <token>'.")
+    try:
+        return await validator.validate_token(token)
+    except Exception as error:  # PyJWT errors, ValueError, JWKS fetch failures: all mean "not accepted"
+        raise RequestError(401, "unauthorized", "Invalid token or authentication failed.") from error

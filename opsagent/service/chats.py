@@ -1,0 +1,80 @@
+"""Running a chat for any HTTP surface: pick the workflow, add stored history, enforce the deadline.
+
+The runner's own deadline (``REQUEST_TIMEOUT_SECONDS``) produces a polite timeout answer and
+cancels the work; the loop-thread timeout a few seconds later is only a safety net.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+
+from opsagent.contracts.requests import MessageData, WorkflowInput
+from opsagent.contracts.results import Answer, WorkflowKind
+from opsagent.service.errors import AnswerFailedError, failure_status
+from opsagent.service.requestlog import REQUEST_ID, add_log_fields
+from opsagent.service.state import ServiceState
+from opsagent.workflows.runner import StreamItem, answer_chat, stream_chat
+
+SAFETY_MARGIN_SECONDS = 5.0
+
+logger = logging.getLogger(__name__)
+
+
+def default_workflow(state: ServiceState) -> WorkflowKind:
+    """``/api/chat`` and the ``opsagent`` model: dynamic when ``DYNAMIC_PLAN=true``, else triage."""
+    return "dynamic" if state.settings.dynamic_plan else "triage"
+
+
+def _deadline(state: ServiceState) -> float:
+    return state.settings.request_timeout_seconds
+
+
+def run_answer(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind) -> Answer:
+    """Run to the end on the loop thread; the answer may be an error answer (see ``raise_for_error``)."""
+    coro = answer_chat(state.runtime, chat, workflow=workflow, deadline_seconds=_deadline(state))
+    answer, _events = state.loop.submit(coro, timeout=_deadline(state) + SAFETY_MARGIN_SECONDS)
+    note_answer(answer)
+    return answer
+
+
+def run_stream(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind) -> Iterator[StreamItem]:
+    """Progress events as they happen, then one ``Answer`` (closing the iterator cancels the work)."""
+    items = stream_chat(state.runtime, chat, workflow=workflow, deadline_seconds=_deadline(state))
+    for item in state.loop.stream(items, timeout=_deadline(state) + SAFETY_MARGIN_SECONDS):
+        if isinstance(item, Answer):  # the request's log line is already written when a stream ends
+            logger.info("answer streamed", extra={"request_id": REQUEST_ID.get(), **_answer_facts(item)})
+        yield item
+
+
+def _answer_facts(answer: Answer) -> dict[str, object]:
+    meta = answer.metadata
+    return {"workflow": meta.workflow, "route": meta.route, "error_code": meta.error_code, "llm_calls": meta.llm_calls,
+            "input_tokens": meta.input_tokens, "output_tokens": meta.output_tokens}
+
+
+def note_answer(answer: Answer) -> None:
+    """Put the safe facts of an answer on the request's log line (never its text)."""
+    add_log_fields(**_answer_facts(answer))
+
+
+def raise_for_error(answer: Answer) -> Answer:
+    """Deadline and internal failures become 504/500 on non-streaming HTTP responses."""
+    if failure_status(answer) is not None:
+        raise AnswerFailedError(answer)
+    return answer
+
+
+def with_history(state: ServiceState, messages: list[MessageData], conversation_id: str | None) -> tuple[WorkflowInput, str]:
+    """The workflow input (stored turns + new messages) and the conversation id to answer with."""
+    if conversation_id is None:
+        return WorkflowInput(messages=messages, conversation_id=(cid := uuid.uuid4().hex)), cid
+    history = state.store.recent(conversation_id, limit=state.settings.history_max_messages)
+    return WorkflowInput(messages=[*history, *messages], conversation_id=conversation_id), conversation_id
+
+
+def remember(state: ServiceState, conversation_id: str, messages: list[MessageData], answer: Answer) -> None:
+    """Store the new turns with the answer; failed answers are not stored, so a retry starts clean."""
+    if answer.metadata.route != "error":
+        state.store.append(conversation_id, [*messages, MessageData(role="assistant", content=answer.text)])

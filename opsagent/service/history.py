@@ -1,0 +1,74 @@
+"""Conversation history: the turns of each conversation, in SQLite under ``settings.data_dir``.
+
+Teams sends one message per request and expects the bot to remember the conversation, so a
+clarifying question and the user's answer to it must meet again on the next turn, even after a
+restart. ``/api/chat`` uses the same store when a caller passes a ``conversation_id``.
+One short-lived connection per operation keeps it safe across Flask threads and the loop thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+from opsagent.contracts.requests import MessageData
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, id);
+"""
+
+
+class ConversationStore:
+    """Append-only turns per conversation id; reads return the most recent ones in order."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with closing(sqlite3.connect(self.path, timeout=10)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            with db:  # commits, or rolls back on error
+                yield db
+
+    def recent(self, conversation_id: str, *, limit: int) -> list[MessageData]:
+        """The last ``limit`` turns of a conversation, oldest first."""
+        if limit <= 0:
+            return []
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT role, content FROM turns WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
+                (conversation_id, limit),
+            ).fetchall()
+        return [MessageData(role=role, content=content) for role, content in reversed(rows)]
+
+    def append(self, conversation_id: str, messages: list[MessageData]) -> None:
+        now = time.time()
+        with self._connect() as db:
+            db.executemany(
+                "INSERT INTO turns (conversation_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+                [(conversation_id, m.role, m.content, now) for m in messages],
+            )
+
+    def check_writable(self) -> bool:
+        """For /readyz: can we write (and roll back) right now?"""
+        try:
+            with closing(sqlite3.connect(self.path, timeout=2)) as db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("ROLLBACK")
+            return True
+        except sqlite3.Error:
+            return False

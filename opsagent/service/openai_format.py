@@ -1,0 +1,79 @@
+"""OpenAI wire shapes: ``chat.completion``, ``chat.completion.chunk`` and the model list.
+
+Progress is streamed as ordinary content so any OpenAI chat front end shows it: a markdown
+block quote with one bullet per event (``> - Plan: …``), a blank line, then the answer.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsagent.contracts.results import Answer, ProgressEvent
+
+
+def usage_of(answer: Answer) -> dict[str, int]:
+    meta = answer.metadata
+    return {"prompt_tokens": meta.input_tokens, "completion_tokens": meta.output_tokens,
+            "total_tokens": meta.input_tokens + meta.output_tokens}
+
+
+def completion(answer: Answer, model: str) -> dict[str, Any]:
+    """A non-streamed ``chat.completion`` with usage; OpsAgent's metadata rides along under ``opsagent``."""
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
+                     "logprobs": None, "finish_reason": "stop"}],
+        "usage": usage_of(answer),
+        "opsagent": answer.metadata.model_dump(mode="json"),
+    }
+
+
+def model_list(models: tuple[str, ...], created: int) -> dict[str, Any]:
+    return {"object": "list",
+            "data": [{"id": name, "object": "model", "created": created, "owned_by": "opsagent"} for name in models]}
+
+
+def progress_line(event: ProgressEvent) -> str:
+    return f"> - {event.message}\n"
+
+
+@dataclass
+class ChunkWriter:
+    """Builds the chunks of one streamed completion (same id and timestamp throughout)."""
+
+    model: str
+    include_usage: bool
+    id: str = field(default_factory=lambda: f"chatcmpl-{uuid.uuid4().hex}")
+    created: int = field(default_factory=lambda: int(time.time()))
+    progress_open: bool = False
+
+    def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}], **extra}
+
+    def start(self) -> dict[str, Any]:
+        return self._chunk({"role": "assistant", "content": ""})
+
+    def progress(self, event: ProgressEvent) -> dict[str, Any]:
+        self.progress_open = True
+        return self._chunk({"content": progress_line(event)})
+
+    def answer(self, answer: Answer) -> dict[str, Any]:
+        """The answer text, separated from the progress block quote by a blank line."""
+        lead = "\n" if self.progress_open else ""
+        return self._chunk({"content": lead + answer.text})
+
+    def finish(self, answer: Answer) -> list[dict[str, Any]]:
+        """``finish_reason: stop``; with ``include_usage`` OpenAI's extra usage-only chunk follows,
+        otherwise the usage rides on the finishing chunk so clients that look there find it."""
+        if not self.include_usage:
+            return [self._chunk({}, "stop", usage=usage_of(answer))]
+        usage_chunk = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                       "model": self.model, "choices": [], "usage": usage_of(answer)}
+        return [self._chunk({}, "stop", usage=None), usage_chunk]

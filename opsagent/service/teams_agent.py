@@ -1,0 +1,122 @@
+"""The Teams bot's turn logic (an Agents SDK ``Agent``): typing, the workflow, history, follow-ups.
+
+Teams waits about 15 s for a bot's HTTP answer. So a turn waits at most the reply window
+(``TEAMS_REPLY_WINDOW_SECONDS``) for the answer; a slower answer is announced ("still working")
+and sent later as a proactive follow-up message in the same conversation. ``expectReplies``
+callers (tests, some channels) want every reply in the HTTP response, so they wait for the end.
+History is stored per conversation so a clarifying question and its answer meet on the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator
+
+from microsoft_agents.activity import Activity, ActivityTypes, DeliveryModes
+from microsoft_agents.hosting.core import ChannelServiceAdapter, ClaimsIdentity, TurnContext
+
+from opsagent.contracts.requests import MessageData, WorkflowInput
+from opsagent.contracts.results import Answer, WorkflowKind
+from opsagent.runtime import Runtime
+from opsagent.service.history import ConversationStore
+from opsagent.workflows.runner import answer_chat
+
+logger = logging.getLogger(__name__)
+
+TYPING_INTERVAL_SECONDS = 3.0
+STILL_WORKING = "Still working on it: this one takes a little longer. I'll post the answer here when it's ready."
+EMPTY_MESSAGE = "Send me a question about incidents, changes, pipeline runs or platform health."
+TURN_FAILED = "Sorry, something went wrong while answering. It has been logged."
+
+
+async def _keep_typing(context: TurnContext) -> None:
+    while True:
+        await context.send_activity(Activity(type=ActivityTypes.typing))
+        await asyncio.sleep(TYPING_INTERVAL_SECONDS)
+
+
+@asynccontextmanager
+async def typing_indicator(context: TurnContext, *, enabled: bool) -> AsyncIterator[None]:
+    """Show "typing…" while the block runs (Teams hides it after a few seconds, so it is renewed)."""
+    task = asyncio.create_task(_keep_typing(context)) if enabled else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+class OpsTeamsAgent:
+    """Answers Teams messages through the runner; one instance per app, no per-turn state on it."""
+
+    def __init__(self, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind,
+                 reply_window_seconds: float, history_limit: int) -> None:
+        self.runtime = runtime
+        self.store = store
+        self.workflow = workflow
+        self.reply_window_seconds = reply_window_seconds
+        self.history_limit = history_limit
+        self.follow_ups: set[asyncio.Task[None]] = set()  # strong references until each is sent
+
+    async def on_turn(self, context: TurnContext) -> None:
+        if context.activity.type == ActivityTypes.message:
+            await self._on_message(context)
+
+    async def _on_message(self, context: TurnContext) -> None:
+        activity = context.activity
+        question = (activity.remove_recipient_mention() or activity.text or "").strip()
+        if not question:
+            await context.send_activity(EMPTY_MESSAGE)
+            return
+        key = f"teams:{activity.conversation.id}"
+        expect_replies = activity.delivery_mode == DeliveryModes.expect_replies
+        work = asyncio.create_task(self._answer(key, question))
+        async with typing_indicator(context, enabled=not expect_replies):
+            done, _ = await asyncio.wait({work}, timeout=None if expect_replies else self.reply_window_seconds)
+        if done:
+            await context.send_activity(work.result().text)
+            return
+        await context.send_activity(STILL_WORKING)
+        self._schedule_follow_up(context, work)
+
+    async def _answer(self, key: str, question: str) -> Answer:
+        history = await asyncio.to_thread(self.store.recent, key, limit=self.history_limit)
+        chat = WorkflowInput.from_question(question, history)
+        answer, _ = await answer_chat(self.runtime, chat, workflow=self.workflow,
+                                      deadline_seconds=self.runtime.settings.request_timeout_seconds)
+        if answer.metadata.route != "error":
+            turns = [MessageData(role="user", content=question), MessageData(role="assistant", content=answer.text)]
+            await asyncio.to_thread(self.store.append, key, turns)
+        logger.info("teams answer", extra={"route": answer.metadata.route, "llm_calls": answer.metadata.llm_calls})
+        return answer
+
+    def _schedule_follow_up(self, context: TurnContext, work: asyncio.Task[Answer]) -> None:
+        adapter = context.adapter
+        assert isinstance(adapter, ChannelServiceAdapter)
+        identity = context.identity or ClaimsIdentity({})
+        continuation = context.activity.get_conversation_reference().get_continuation_activity()
+        task = asyncio.create_task(self._follow_up(adapter, identity, continuation, work))
+        self.follow_ups.add(task)
+        task.add_done_callback(self.follow_ups.discard)
+
+    async def _follow_up(self, adapter: ChannelServiceAdapter, identity: ClaimsIdentity,
+                         continuation: Activity, work: asyncio.Task[Answer]) -> None:
+        """Send the late answer as a new message in the conversation (a proactive turn)."""
+        answer = await work
+
+        async def send(proactive: TurnContext) -> None:
+            await proactive.send_activity(answer.text)
+
+        try:
+            await adapter.continue_conversation_with_claims(identity, continuation, send)
+        except Exception:  # nobody is waiting on this task: log, never lose it silently
+            logger.exception("could not deliver the follow-up answer to Teams")
+
+
+async def on_turn_error(context: TurnContext, error: Exception) -> None:
+    """Replaces the SDK default, which would send the exception text to the user."""
+    logger.error("Teams turn failed: %s", type(error).__name__, exc_info=error)
+    await context.send_activity(TURN_FAILED)

@@ -1,0 +1,114 @@
+"""Service fixtures: apps on scripted runtimes, served for real on a free loopback port.
+
+Scripts are functions of the messages each role receives, so concurrent requests stay
+independent: the planner plans one task whose question is the user's message, the specialist
+answers "Answer: <its question>", the reviewer approves.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from flask_app import close_app, create_app
+from opsagent.settings import Settings
+from tests.conftest import scripted_runtime
+from tests.fakes import Script
+
+
+def last_user_text(messages: list[Any]) -> str:
+    return next((m.text for m in reversed(messages) if m.role == "user"), "")
+
+
+def plan_one_task(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    return {"plan": [{"step": 1, "agent": "servicenow", "question": last_user_text(messages)}], "plan_reason": "test"}
+
+
+def triage_one_task(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    return {"tasks": [{"agent": "servicenow", "question": last_user_text(messages)}], "reason": "test"}
+
+
+def echo_answer(messages: list[Any], options: dict[str, Any]) -> str:
+    return f"Answer: {last_user_text(messages)}"
+
+
+def echo_scripts(**overrides: Script) -> dict[str, Script]:
+    """Every role answers deterministically from its own input; override single roles."""
+    scripts: dict[str, Script] = {
+        "dynamic_triage": plan_one_task,
+        "triage": triage_one_task,
+        "servicenow": echo_answer,
+        "review": lambda messages, options: {"is_complete": True, "summary": "complete"},
+        "clarify": lambda messages, options: {"clarification_request": "Which pipeline do you mean?",
+                                              "possible_interpretations": ["pl_ingest_sales", "pl_ingest_hr"]},
+    }
+    scripts.update(overrides)
+    return scripts
+
+
+AppFactory = Callable[..., Flask]
+T = TypeVar("T")
+
+
+def poll(probe: Callable[[], T], *, timeout: float, what: str) -> T:
+    """Call ``probe`` until it returns something truthy; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def break_history(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the conversation store fail with a message that must never reach a client."""
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(app.extensions["opsagent"].store, "recent", broken)
+
+
+@pytest.fixture
+def make_app(settings: Settings) -> Iterator[AppFactory]:
+    """``make_app(scripts=None, **setting_overrides)``: a scripted app, closed after the test."""
+    apps: list[Flask] = []
+
+    def make(scripts: dict[str, Script] | None = None, **overrides: Any) -> Flask:
+        configured = settings.model_copy(update=overrides)
+        runtime, _models = scripted_runtime(configured, scripts or echo_scripts())
+        app = create_app(configured, runtime=runtime)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        close_app(app)
+
+
+@contextmanager
+def serving(app: Flask) -> Iterator[str]:
+    """A real threaded WSGI server on 127.0.0.1 and a free port; yields its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.fixture
+def live_url(make_app: AppFactory) -> Iterator[str]:
+    """A served app with the echo scripts and default settings."""
+    with serving(make_app()) as url:
+        yield url

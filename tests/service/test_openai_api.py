@@ -1,0 +1,106 @@
+"""The OpenAI-compatible API, driven by the official ``openai`` SDK against a real loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import openai
+import pytest
+from openai import OpenAI
+from pydantic import SecretStr
+
+from tests.service.conftest import AppFactory, echo_scripts, serving
+
+
+def client(url: str, key: str = "unused") -> OpenAI:
+    return OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0, timeout=20)
+
+
+def test_openai_models_lists_the_three_models(live_url: str) -> None:
+    ids = [model.id for model in client(live_url).models.list()]
+    assert ids == ["opsagent", "opsagent-dynamic", "opsagent-triage"]
+
+
+def test_openai_non_stream_answer_has_usage_and_metadata(live_url: str) -> None:
+    completion = client(live_url).chat.completions.create(
+        model="opsagent-dynamic", messages=[{"role": "user", "content": "Any P1 incidents?"}], temperature=0.2, user="u1",
+    )
+    assert completion.choices[0].message.content == "Answer: Any P1 incidents?"
+    assert completion.choices[0].finish_reason == "stop"
+    assert completion.usage is not None and completion.usage.total_tokens > 0
+    assert completion.usage.total_tokens == completion.usage.prompt_tokens + completion.usage.completion_tokens
+    assert completion.model_extra["opsagent"]["workflow"] == "dynamic"
+
+
+def test_openai_stream_sends_progress_then_answer_then_usage(live_url: str) -> None:
+    stream = client(live_url).chat.completions.create(
+        model="opsagent-dynamic", messages=[{"role": "user", "content": "Is Databricks degraded?"}],
+        stream=True, stream_options={"include_usage": True},
+    )
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    progress, _, answer = text.partition("\n\n")
+    assert progress.splitlines() == [
+        "> - Plan: 1 task(s) in 1 step(s) — servicenow",
+        "> - Step 1: asking servicenow",
+        progress.splitlines()[2],
+        "> - Review: complete",
+    ] and progress.splitlines()[2].startswith("> - Step 1: servicenow ok in ")
+    assert answer == "Answer: Is Databricks degraded?"
+    finishing = [c for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert [c.choices[0].finish_reason for c in finishing] == ["stop"]
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+
+
+def test_openai_stream_without_include_usage_puts_usage_on_the_stop_chunk(live_url: str) -> None:
+    chunks = list(client(live_url).chat.completions.create(
+        model="opsagent-triage", messages=[{"role": "user", "content": "hello"}], stream=True,
+    ))
+    assert chunks[-1].choices[0].finish_reason == "stop" and chunks[-1].usage.total_tokens > 0
+
+
+def test_openai_async_client_streams_too(live_url: str) -> None:
+    async def run() -> str:
+        async with openai.AsyncOpenAI(base_url=f"{live_url}/v1", api_key="x", max_retries=0) as aclient:
+            stream = await aclient.chat.completions.create(
+                model="opsagent", messages=[{"role": "user", "content": "async?"}], stream=True)
+            return "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+
+    assert asyncio.run(run()).endswith("Answer: async?")
+
+
+@pytest.mark.parametrize(("dynamic_plan", "model", "workflow"), [
+    (False, "opsagent", "triage"),
+    (True, "opsagent", "dynamic"),
+    (False, "opsagent-dynamic", "dynamic"),
+    (True, "opsagent-triage", "triage"),
+], ids=["default-triage", "default-dynamic", "explicit-dynamic", "explicit-triage"])
+def test_openai_model_picks_workflow_honouring_dynamic_plan(
+    make_app: AppFactory, dynamic_plan: bool, model: str, workflow: str
+) -> None:
+    with serving(make_app(dynamic_plan=dynamic_plan)) as url:
+        completion = client(url).chat.completions.create(model=model, messages=[{"role": "user", "content": "q"}])
+    assert completion.model_extra["opsagent"]["workflow"] == workflow
+
+
+def test_openai_deadline_gives_clean_504_and_stream_error(make_app: AppFactory) -> None:
+    async def too_slow(messages, options) -> str:
+        await asyncio.sleep(5)
+        return "never"
+
+    app = make_app(echo_scripts(servicenow=too_slow), request_timeout_seconds=0.3)
+    with serving(app) as url:
+        with pytest.raises(openai.InternalServerError) as caught:
+            client(url).chat.completions.create(model="opsagent", messages=[{"role": "user", "content": "slow"}])
+        assert caught.value.status_code == 504 and caught.value.body["code"] == "timeout"
+        with pytest.raises(openai.APIError, match="no answer within 0.3 s"):
+            list(client(url).chat.completions.create(
+                model="opsagent", messages=[{"role": "user", "content": "slow"}], stream=True))
+
+
+def test_openai_auth_required_when_keys_configured(make_app: AppFactory) -> None:
+    with serving(make_app(opsagent_api_keys=[SecretStr("k-one"), SecretStr("k-two")])) as url:
+        with pytest.raises(openai.AuthenticationError) as caught:
+            client(url, "wrong").models.list()
+        assert caught.value.body["code"] == "invalid_api_key"
+        assert [m.id for m in client(url, "k-two").models.list()][0] == "opsagent"

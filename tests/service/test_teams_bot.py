@@ -1,0 +1,208 @@
+"""The Teams endpoint (Microsoft 365 Agents SDK) over a real server, with a loopback fake connector.
+
+``expectReplies`` activities get their replies in the HTTP response; normal ones get 202 and the
+replies are POSTed to ``{serviceUrl}v3/conversations/{id}/activities/...``, here a local fake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from flask_app import close_app, create_app
+from opsagent.settings import Settings
+from tests.backends.fake_servers import FakeServer, Recorded, json_reply
+from tests.conftest import scripted_runtime
+from tests.service.conftest import AppFactory, break_history, echo_scripts, last_user_text, poll, serving
+
+CONVERSATION = "a:1Abc-personal-conv-id"
+_ids = itertools.count(1)
+
+
+def activity(text: str, *, service_url: str = "https://smba.trafficmanager.net/emea/", expect_replies: bool = True,
+             conversation: str = CONVERSATION) -> dict[str, Any]:
+    body = {
+        "type": "message", "id": f"act-{next(_ids)}", "channelId": "msteams", "serviceUrl": service_url,
+        "from": {"id": "29:1Xyz-user-id", "name": "Dana Ops"}, "recipient": {"id": "28:bot", "name": "OpsBot"},
+        "conversation": {"id": conversation, "conversationType": "personal"}, "text": text, "textFormat": "plain",
+    }
+    if expect_replies:
+        body["deliveryMode"] = "expectReplies"
+    return body
+
+
+def replies(response: httpx.Response) -> list[str]:
+    assert response.status_code == 200, response.text
+    return [a["text"] for a in response.json()["activities"] if a["type"] == "message"]
+
+
+def clarify_then_plan(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    """Ask back on a vague first question; once the conversation has turns, plan with all of it."""
+    turns = [m.text for m in messages if m.role in ("user", "assistant")]
+    if len(turns) == 1:
+        return {"clarify": True, "plan_reason": "which pipeline?"}
+    return {"plan": [{"step": 1, "agent": "servicenow", "question": " / ".join(turns)}]}
+
+
+@pytest.fixture
+def connector() -> Iterator[FakeServer]:
+    fake = FakeServer().start()
+    yield fake
+    fake.stop()
+
+
+def wait_for(connector: FakeServer, predicate, timeout: float = 10.0) -> list[Recorded]:
+    return poll(lambda: [r for r in list(connector.requests) if predicate(r)], timeout=timeout,
+                what="a matching connector call")
+
+
+def test_teams_expect_replies_returns_the_answer_in_the_response(make_app: AppFactory) -> None:
+    with serving(make_app(teams_anonymous_dev=True)) as url:
+        response = httpx.post(url + "/api/messages", json=activity("Any P1 incidents?"), timeout=20)
+    assert replies(response) == ["Answer: Any P1 incidents?"]
+    assert response.json()["activities"][0]["replyToId"].startswith("act-")
+
+
+def test_teams_replies_go_to_the_connector_with_typing_first(make_app: AppFactory, connector: FakeServer) -> None:
+    body = activity("Is Snowflake up?", service_url=connector.url + "/", expect_replies=False)
+    connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", json_reply({"id": "r1"}))
+    with serving(make_app(teams_anonymous_dev=True)) as url:
+        response = httpx.post(url + "/api/messages", json=body, timeout=20)
+    assert response.status_code == 202
+    sent = [r.json() for r in connector.requests]
+    assert sent[0]["type"] == "typing"
+    assert [a["text"] for a in sent if a["type"] == "message"] == ["Answer: Is Snowflake up?"]
+    assert "authorization" not in {k.lower() for k in connector.requests[-1].headers}  # anonymous dev: no token out
+
+
+def test_teams_slow_answer_is_announced_then_sent_as_a_follow_up(make_app: AppFactory, connector: FakeServer) -> None:
+    async def slow(messages, options) -> str:
+        await asyncio.sleep(0.6)
+        return f"Answer: {last_user_text(messages)}"
+
+    body = activity("Long one", service_url=connector.url + "/", expect_replies=False)
+    connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", json_reply({"id": "r1"}))
+    connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities", json_reply({"id": "r2"}))
+    app = make_app(echo_scripts(servicenow=slow), teams_anonymous_dev=True, teams_reply_window_seconds=0.1)
+    with serving(app) as url:
+        assert httpx.post(url + "/api/messages", json=body, timeout=20).status_code == 202
+        late = wait_for(connector, lambda r: r.json().get("text") == "Answer: Long one")
+    in_turn = [r.json()["text"] for r in connector.requests if r.json()["type"] == "message"]
+    assert in_turn[0].startswith("Still working on it")
+    assert late[0].path.startswith(f"/v3/conversations/{CONVERSATION}/activities")
+
+
+def test_teams_clarify_then_follow_up_in_the_same_conversation(make_app: AppFactory) -> None:
+    app = make_app(echo_scripts(dynamic_triage=clarify_then_plan), teams_anonymous_dev=True, dynamic_plan=True)
+    with serving(app) as url:
+        first = replies(httpx.post(url + "/api/messages", json=activity("Why did it fail?"), timeout=20))
+        second = replies(httpx.post(url + "/api/messages", json=activity("pl_ingest_sales"), timeout=20))
+        other = replies(httpx.post(url + "/api/messages", json=activity("Why?", conversation="a:other"), timeout=20))
+    assert first[0].startswith("Which pipeline do you mean?")
+    assert second == [f"Answer: Why did it fail? / {first[0]} / pl_ingest_sales"]
+    assert other[0].startswith("Which pipeline do you mean?")  # another conversation has its own history
+
+
+def test_teams_history_survives_an_app_restart(settings: Settings) -> None:
+    configured = settings.model_copy(update={"teams_anonymous_dev": True, "dynamic_plan": True})
+
+    def turn(text: str) -> list[str]:
+        runtime, _ = scripted_runtime(configured, echo_scripts(dynamic_triage=clarify_then_plan))
+        app = create_app(configured, runtime=runtime)  # a fresh app on the same data_dir each time
+        try:
+            with serving(app) as url:
+                return replies(httpx.post(url + "/api/messages", json=activity(text), timeout=20))
+        finally:
+            close_app(app)
+
+    question = turn("Why did it fail?")[0]
+    assert turn("pl_ingest_hr") == [f"Answer: Why did it fail? / {question} / pl_ingest_hr"]
+
+
+def test_teams_turn_error_does_not_leak_exception_text(make_app: AppFactory, monkeypatch) -> None:
+    app = make_app(teams_anonymous_dev=True)
+    break_history(app, monkeypatch)
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("hello"), timeout=20)
+    assert replies(response) == ["Sorry, something went wrong while answering. It has been logged."]
+    assert "secret internals" not in response.text
+
+
+def test_teams_not_configured_is_503(live_url: str) -> None:
+    response = httpx.post(live_url + "/api/messages", json=activity("hello"))
+    assert response.status_code == 503 and response.json()["error"]["code"] == "bot_not_configured"
+
+
+@pytest.mark.parametrize("header", [None, "Bearer not-a-jwt", "Basic abc", "Bearer"],
+                         ids=["missing", "garbage-token", "wrong-scheme", "empty-token"])
+def test_teams_jwt_required_when_bot_credentials_configured(make_app: AppFactory, header: str | None) -> None:
+    app = make_app(bot_app_id="00000000-0000-0000-0000-0000000000b0", teams_anonymous_dev=True)
+    headers = {"Authorization": header} if header else {}
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("hello"), headers=headers)
+    assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized"
+
+
+@pytest.mark.parametrize("body", [
+    {"type": "message", "text": "no conversation"},
+    {"type": "message", "conversation": {"id": "c"}, "text": 5},
+    ["not", "an", "object"],
+], ids=["no-conversation", "text-not-a-string", "not-an-object"])
+def test_teams_bad_activity_is_400(make_app: AppFactory, body: Any) -> None:
+    with serving(make_app(teams_anonymous_dev=True)) as url:
+        response = httpx.post(url + "/api/messages", json=body)
+    assert response.status_code == 400
+
+
+BOT_ID = "00000000-0000-0000-0000-0000000000b0"
+
+
+@pytest.fixture
+def signing_key(monkeypatch: pytest.MonkeyPatch):
+    """A local RSA key stands in for Bot Framework's published keys (the SDK's JWKS fetch is the seam),
+    and MSAL's outbound token call is stubbed: nothing leaves the machine."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from microsoft_agents.authentication.msal import MsalAuth
+    from microsoft_agents.hosting.core import JwtTokenValidator
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public_jwk = jwt.PyJWK.from_json(jwt.algorithms.RSAAlgorithm.to_jwk(private.public_key()), algorithm="RS256")
+
+    async def get_signing_key(jwks_uri: str, header: dict) -> jwt.PyJWK:
+        return public_jwk
+
+    async def get_access_token(self, resource_url: str, scopes: list[str], force_refresh: bool = False) -> str:
+        return "outbound-token"
+
+    monkeypatch.setattr(JwtTokenValidator._jwk_client_manager, "get_signing_key", get_signing_key)
+    monkeypatch.setattr(MsalAuth, "get_access_token", get_access_token)
+    return private
+
+
+def bot_token(private_key, audience: str) -> str:
+    import jwt
+
+    now = int(time.time())
+    claims = {"aud": audience, "iss": "https://api.botframework.com", "iat": now, "nbf": now, "exp": now + 600,
+              "serviceurl": "https://smba.trafficmanager.net/emea/"}
+    return jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": "test-key"})
+
+
+@pytest.mark.parametrize(("audience", "status"), [(BOT_ID, 200), ("someone-else", 401)],
+                         ids=["valid-token", "wrong-audience"])
+def test_teams_signed_token_is_checked_for_audience(make_app: AppFactory, signing_key, audience: str, status: int) -> None:
+    app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id="tenant")
+    headers = {"Authorization": f"Bearer {bot_token(signing_key, audience)}"}
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("signed hello"), headers=headers, timeout=20)
+    assert response.status_code == status
+    if status == 200:
+        assert replies(response) == ["Answer: signed hello"]
