@@ -1,0 +1,147 @@
+"""Which specialists a text is about, where each is mentioned, and which named targets it names.
+
+Scoring is deliberately simple so a maintainer can predict it: a strong vocabulary word or an
+unambiguous id gives its specialist 2 points, a weak word 1; 2 points select a specialist.
+Typos are repaired first against the known vocabulary (one edit, words of five letters or more).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from opsagent.llm.local.knowledge import STRONG, Knowledge, SpecialistHints
+from opsagent.llm.local.text import (
+    CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, unique,
+)
+
+SELECT_AT = STRONG
+MIN_TYPO_LENGTH = 5
+ENTITY_PATTERNS: dict[str, re.Pattern[str]] = {
+    "incident": INCIDENT, "change": CHANGE, "run_id": RUN_ID, "pipeline": PIPELINE, "configuration_item": CONFIG_ITEM,
+}
+
+
+@dataclass(frozen=True)
+class Mention:
+    specialist: str
+    position: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One text, analysed: repaired form, entities, per-specialist scores and mentions."""
+
+    text: str
+    entities: Entities
+    scores: dict[str, int]
+    mentions: tuple[Mention, ...]
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """Specialists with enough points, in order of first mention; else the best partial one."""
+        chosen = [name for name in self.by_first_mention() if self.scores.get(name, 0) >= SELECT_AT]
+        if chosen:
+            return tuple(chosen)
+        partial = sorted((-score, self.first_position(name), name) for name, score in self.scores.items() if score > 0)
+        return (partial[0][2],) if partial and self.entities.ids() else ()
+
+    def first_position(self, name: str) -> int:
+        return min((m.position for m in self.mentions if m.specialist == name), default=len(self.text))
+
+    def by_first_mention(self) -> list[str]:
+        return sorted(self.scores, key=self.first_position)
+
+    def positions(self, name: str) -> list[int]:
+        return sorted(m.position for m in self.mentions if m.specialist == name)
+
+
+COMMON_WORDS = frozenset(
+    "whether weather sales cause cases these those there their where which while about after again "
+    "should would could still since today night right other every check show tell"
+    .split()
+)
+"""Ordinary English words that must never be "repaired" into a vocabulary word."""
+
+
+class TypoFixer:
+    """One-edit typo repair against a vocabulary (a symmetric-deletion index: fast and exact)."""
+
+    def __init__(self, vocabulary: Iterable[str], protected: Iterable[str] = ()) -> None:
+        targets = {word for word in vocabulary if word.isalpha()}
+        self.known = targets | COMMON_WORDS | {word for word in protected if word.isalpha()}
+        index: dict[str, str] = {}
+        for word in sorted(targets):
+            if len(word) >= MIN_TYPO_LENGTH:
+                for variant in (word, *_deletions(word)):
+                    index.setdefault(variant, word)
+        self.index = index
+
+    def fix_word(self, word: str) -> str:
+        if len(word) < MIN_TYPO_LENGTH or word in self.known or not word.isalpha():
+            return word
+        for variant in (word, *_deletions(word)):
+            if variant in self.index:
+                return self.index[variant]
+        return word
+
+    def fix(self, text: str) -> str:
+        return WORD.sub(lambda match: self.fix_word(match.group()), normalise(text))
+
+
+def _deletions(word: str) -> list[str]:
+    return [word[:index] + word[index + 1:] for index in range(len(word))]
+
+
+def _vocabulary_mentions(text: str, hints: SpecialistHints) -> list[Mention]:
+    found = []
+    for phrase, points in hints.vocabulary.items():
+        position = find_phrase(text, phrase)
+        if position >= 0:
+            found.append(Mention(hints.name, position, points))
+    return found
+
+
+def _entity_mentions(original: str, hints: SpecialistHints) -> list[Mention]:
+    found = []
+    for kind, points in hints.entity_weights.items():
+        pattern = ENTITY_PATTERNS.get(kind)
+        match = pattern.search(original) if pattern else None
+        if match:
+            found.append(Mention(hints.name, match.start(), points))
+    return found
+
+
+def target_positions(text: str, hints: SpecialistHints) -> list[tuple[int, str]]:
+    """Targets (e.g. platforms) named in ``text``, as (position, target name), in text order."""
+    found = []
+    for target in hints.targets:
+        positions = [find_phrase(text, word) for word in target.words]
+        hits = [position for position in positions if position >= 0]
+        if hits:
+            found.append((min(hits), target.name))
+    return sorted(found)
+
+
+def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None) -> Analysis:
+    """Score every registered specialist for ``text`` and extract its entities."""
+    low = fixer.fix(text) if fixer else normalise(text)
+    entities = extract(text, knowledge.groups)
+    mentions: list[Mention] = []
+    targets: list[str] = []
+    for hints in knowledge.specialists:
+        mentions += _vocabulary_mentions(low, hints) + _entity_mentions(text, hints)
+        found = target_positions(low, hints)
+        targets += [name for _, name in found]
+        target_points = hints.entity_weights.get("target", 0)
+        mentions += [Mention(hints.name, position, target_points) for position, _ in found if target_points]
+        group_points = hints.entity_weights.get("group", 0)
+        mentions += [Mention(hints.name, find_phrase(low, group.lower()), group_points)
+                     for group in entities.groups if group in hints.groups and group_points]
+    scores = {hints.name: 0 for hints in knowledge.specialists}
+    for mention in mentions:
+        scores[mention.specialist] += mention.points
+    entities = replace(entities, targets=unique(targets))
+    return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)))

@@ -1,0 +1,115 @@
+"""Dynamic triage (user mode) and default triage: reject, clarify, or a step-based plan.
+
+Order of decisions: refuse (out of scope, help desk, write request) → resolve references from
+the conversation → clarify when something stays unresolved or nothing concrete is named →
+plan the chosen specialists (parallel, or producer → consumer when the asks are chained).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from opsagent.llm.local.detect import Analysis, TypoFixer, analyse
+from opsagent.llm.local.knowledge import Knowledge
+from opsagent.llm.local.policy import is_vague_ops, refusal
+from opsagent.llm.local.references import Resolution, Turn, resolve
+from opsagent.llm.local.shape import (
+    consumer_question, dependency, has_dependency_cue, question_for, target_questions,
+)
+
+KIND_NAMES = {
+    "any": "something", "pipeline": "a pipeline", "run_id": "a pipeline run", "change": "a change request",
+    "incident": "an incident",
+}
+OUT_OF_SCOPE = (
+    "That request is outside what OpsAgent can help with: I answer questions about ServiceNow incidents "
+    "and changes, Data Factory pipeline runs and platform health (Databricks, Snowflake, Azure)."
+)
+
+
+@dataclass(frozen=True)
+class Task:
+    step: int
+    agent: str
+    question: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    route: str
+    reason: str = ""
+    tasks: tuple[Task, ...] = ()
+    question: str = ""
+    unresolved: tuple[str, ...] = field(default=())
+
+
+def decide(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
+           max_tasks: int = 8) -> Decision:
+    """The user-mode decision for the latest question, given the conversation before it."""
+    first = analyse(question, knowledge, fixer)
+    refused = refusal(first, knowledge.policy)
+    if refused:
+        return Decision("reject", refused.reason, question=first.text)
+    dependent = len(first.selected) >= 2 and has_dependency_cue(first.text, knowledge)
+    resolution: Resolution = resolve(question, history, knowledge, fixer, dependent=dependent, analysis=first)
+    if resolution.unresolved:
+        names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
+        return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
+                        question=resolution.text, unresolved=resolution.unresolved)
+    analysis = analyse(resolution.text, knowledge, fixer) if resolution.text != first.text else first
+    if not analysis.selected:
+        if is_vague_ops(analysis, knowledge.policy):
+            return Decision("clarify", "The question is about operations but names no system, ticket, "
+                            "pipeline or platform.", question=analysis.text)
+        return Decision("reject", OUT_OF_SCOPE, question=analysis.text)
+    tasks = plan_tasks(analysis, knowledge)[:max_tasks]
+    return Decision("execute", plan_reason(tasks, resolution), tasks, question=analysis.text)
+
+
+def plan_tasks(analysis: Analysis, knowledge: Knowledge) -> list[Task]:
+    """Tasks for every chosen specialist: producers and independent asks in step 1, consumers in 2."""
+    chosen = analysis.selected
+    link = dependency(analysis, chosen, knowledge)
+    tasks: list[Task] = []
+    for name in chosen:
+        if link and name in link.consumers:
+            tasks.append(Task(2, name, consumer_question(analysis, name, link.producer, knowledge)))
+            continue
+        split = target_questions(analysis, name, knowledge)
+        questions = split or [question_for(analysis, name, knowledge)]
+        tasks += [Task(1, name, text) for text in questions]
+    return sorted(tasks, key=lambda task: task.step)
+
+
+def plan_reason(tasks: Sequence[Task], resolution: Resolution) -> str:
+    agents = list(dict.fromkeys(task.agent for task in tasks))
+    steps = max(task.step for task in tasks)
+    shape = "in sequence, step 2 using step 1's results" if steps > 1 else (
+        "in parallel" if len(tasks) > 1 else "as a single task")
+    prefix = "Resolved the reference from the conversation; " if resolution.from_history else ""
+    return f"{prefix}asking {', '.join(agents)} {shape}."
+
+
+def user_mode_output(decision: Decision) -> dict:
+    """``UserModeOutput`` as a JSON-ready dict."""
+    return {
+        "should_reject": decision.route == "reject",
+        "reject_reason": decision.reason if decision.route == "reject" else "",
+        "clarify": decision.route == "clarify",
+        "plan": [{"step": task.step, "agent": task.agent, "question": task.question} for task in decision.tasks],
+        "plan_reason": decision.reason if decision.route != "reject" else "",
+    }
+
+
+def triage_output(decision: Decision) -> dict:
+    """``TriageOutput``: one self-contained question per specialist, all in parallel (or a refusal)."""
+    if decision.route != "execute":
+        reason = decision.reason if decision.route == "reject" else (
+            f"{decision.reason} Please name the system, ticket, pipeline or platform you mean.")
+        return {"should_reject": True, "reject_reason": reason, "tasks": [], "reason": ""}
+    merged: dict[str, list[str]] = {}
+    for task in decision.tasks:
+        merged.setdefault(task.agent, []).append(task.question)
+    tasks = [{"agent": agent, "question": " ".join(dict.fromkeys(questions))} for agent, questions in merged.items()]
+    return {"should_reject": False, "reject_reason": "", "tasks": tasks, "reason": decision.reason}

@@ -1,0 +1,100 @@
+"""A specialist's first turn: which tools to call, with which arguments.
+
+The specialist's YAML lists ordered tool rules (``knowledge.ToolRule``): "one call per entity of
+a kind" (``per``), "when these words appear" (``when``), "unless another tool was chosen"
+(``unless_called``) and defaults. Entities come from the task, then from the previous step's
+results when the rule allows it (``from_previous``). Calls are capped so a long list of ids
+cannot flood the backends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from opsagent.llm.local.arguments import Context, arguments_for
+from opsagent.llm.local.detect import target_positions
+from opsagent.llm.local.inputs import SpecialistInput
+from opsagent.llm.local.knowledge import SpecialistHints, ToolRule
+from opsagent.llm.local.text import contains_phrase, extract, normalise, unique
+
+MAX_CALLS = 6
+"""At most this many tool calls in one turn."""
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+def build_context(task: SpecialistInput, hints: SpecialistHints) -> Context:
+    """Entities of the task and of the previous step's results (targets included)."""
+    text = normalise(task.task)
+    previous_text = "\n".join(f"{block.question}\n{block.response}" for block in task.previous)
+    own = extract(task.task, hints.groups)
+    own = replace(own, targets=unique(name for _, name in target_positions(text, hints)))
+    previous = extract(previous_text, hints.groups)
+    previous = replace(previous, targets=unique(name for _, name in target_positions(normalise(previous_text), hints)))
+    return Context(text, own, normalise(previous_text), previous, hints.services)
+
+
+def _fires(rule: ToolRule, text: str) -> bool:
+    return any(contains_phrase(text, word) for word in rule.when)
+
+
+def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
+    values = ctx.entities.of_kind(rule.per or "")
+    if not values and rule.from_previous:
+        values = ctx.previous.of_kind(rule.per or "")
+    return values
+
+
+def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any]) -> list[PlannedCall]:
+    if rule.per:
+        if rule.when and not _fires(rule, ctx.text):
+            return []
+        values = _per_values(rule, ctx)
+        bind = rule.bind or rule.per
+        return [PlannedCall(rule.name, arguments_for(rule.name, properties, ctx, {bind: value})) for value in values]
+    if _fires(rule, ctx.text):
+        return [PlannedCall(rule.name, arguments_for(rule.name, properties, ctx, {}))]
+    return []
+
+
+def plan_calls(task: SpecialistInput, hints: SpecialistHints, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    """The calls for this task; ``tools`` maps each offered tool's name to its parameter schemas."""
+    ctx = build_context(task, hints)
+    calls = _apply_rules(hints.tools, ctx, tools)
+    if not calls and ctx.previous_text:  # nothing in the task itself: let the previous results decide
+        calls = _apply_rules(hints.tools, replace(ctx, text=ctx.text + "\n" + ctx.previous_text), tools)
+    if not calls:
+        calls = _defaults(hints.tools, ctx, tools)
+    if not calls and tools:  # no hints at all: the first tool, with what the task says
+        name = next(iter(tools))
+        calls = [PlannedCall(name, arguments_for(name, tools[name], ctx, {}))]
+    return _dedupe(calls)[:MAX_CALLS]
+
+
+def _apply_rules(rules: Sequence[ToolRule], ctx: Context, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    calls: list[PlannedCall] = []
+    for rule in rules:
+        if rule.default or rule.name not in tools:
+            continue
+        if any(call.name in rule.unless_called for call in calls):
+            continue
+        calls += _calls_for_rule(rule, ctx, tools[rule.name])
+    return calls
+
+
+def _defaults(rules: Sequence[ToolRule], ctx: Context, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    return [PlannedCall(rule.name, arguments_for(rule.name, tools[rule.name], ctx, {}))
+            for rule in rules if rule.default and rule.name in tools]
+
+
+def _dedupe(calls: list[PlannedCall]) -> list[PlannedCall]:
+    seen: dict[str, PlannedCall] = {}
+    for call in calls:
+        seen.setdefault(f"{call.name}:{sorted(call.arguments.items())}", call)
+    return list(seen.values())

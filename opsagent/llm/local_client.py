@@ -1,0 +1,75 @@
+"""``LLM_PROVIDER=local``: a deterministic rules model behind MAF's ordinary chat-client interface.
+
+It plays every role through the same agents, workflows and tools as a real model: plans and
+verdicts are JSON text that validates against the role's output model, specialists emit real
+function calls that MAF's function-invocation layer executes, then answer from the results.
+No network, no weights, no randomness; it names itself ``local-rules`` in every response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_framework import (
+    BaseChatClient,
+    ChatMiddlewareLayer,
+    ChatResponse,
+    ChatResponseUpdate,
+    FunctionInvocationLayer,
+    Message,
+)
+
+from opsagent.agents.config import AgentConfig
+from opsagent.llm.local.roles import Responder, make_responder
+
+MODEL_ID = "local-rules"
+
+
+class LocalChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
+    """One client per agent role; the role's YAML (``config.role``, ``config.local``) drives its rules."""
+
+    OTEL_PROVIDER_NAME = "local"
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        config_dir: Path | None = None,
+        specialists: Sequence[AgentConfig] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """
+        Args:
+            config: the role's validated YAML.
+            config_dir: where the specialists' YAML files live (default: the project's ``config/``).
+            specialists: the specialists' configs, when the caller has them (skips reading files).
+        """
+        super().__init__(**kwargs)
+        self.config = config
+        self.model_id = MODEL_ID
+        self.responder: Responder = make_responder(config, config_dir, specialists)
+
+    def respond(self, messages: Sequence[Message], options: Mapping[str, Any]) -> ChatResponse:
+        """The whole model: deterministic, synchronous and fast (well under a millisecond or two)."""
+        reply = self.responder.reply(list(messages), options)
+        contents = reply if isinstance(reply, list) else [reply]
+        return ChatResponse(
+            messages=Message("assistant", contents), model=MODEL_ID,
+            finish_reason="tool_calls" if isinstance(reply, list) else "stop",
+        )
+
+    def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Mapping[str, Any], **kwargs: Any):
+        response = self.respond(messages, options)
+        if stream:
+            async def updates():
+                for message in response.messages:
+                    yield ChatResponseUpdate(role=message.role, contents=message.contents, model=MODEL_ID)
+
+            return self._build_response_stream(updates(), response_format=options.get("response_format"))
+
+        async def get() -> ChatResponse:
+            return response
+
+        return get()

@@ -1,0 +1,99 @@
+"""Every workflow path, end to end, on the local rules model and the demo data: no network."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from agent_framework import tool
+from pydantic import Field
+
+from opsagent.agents.specialists import SPECIALISTS, SpecialistSpec
+from opsagent.contracts.requests import MessageData, WorkflowInput
+from opsagent.tools.service_health import make_service_health_tools
+from opsagent.workflows.runner import answer_chat
+
+
+async def ask(runtime, question: str, history: list[MessageData] | None = None, workflow: str = "dynamic"):
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(question, history), workflow=workflow)
+    finally:
+        await runtime.aclose()
+    return answer
+
+
+async def test_reject(local_runtime) -> None:
+    answer = await ask(local_runtime(), "can you restart pl_ingest_sales?")
+    assert answer.metadata.route == "reject" and "read-only" in answer.text
+    assert answer.metadata.model == "local-rules" and answer.metadata.provider == "local"
+
+
+async def test_clarify_then_answer_with_history(local_runtime) -> None:
+    first = await ask(local_runtime(), "is it down?")
+    assert first.metadata.route == "clarify"
+    assert first.metadata.clarification and len(first.metadata.clarification.possible_interpretations) >= 2
+    history = [MessageData(role="user", content="is it down?"), MessageData(role="assistant", content=first.text)]
+    second = await ask(local_runtime(), "snowflake", history)
+    assert second.metadata.route == "execute"
+    assert [task.agent for task in second.metadata.tasks] == ["service_health"]
+    assert [call.name for call in second.metadata.tasks[0].tool_calls] == ["check_snowflake_health"]
+    assert "Snowflake" in second.text
+
+
+async def test_parallel_health_checks(local_runtime) -> None:
+    answer = await ask(local_runtime(), "Is Databricks or Snowflake degraded right now?")
+    tasks = answer.metadata.tasks
+    assert {task.step for task in tasks} == {1} and len(tasks) == 2
+    assert sorted(call.name for task in tasks for call in task.tool_calls) == [
+        "check_databricks_health", "check_snowflake_health"]
+    assert "degraded" in answer.text and not answer.metadata.limitations
+
+
+async def test_sequential_pipelines_then_incidents(local_runtime) -> None:
+    answer = await ask(local_runtime(), "Which Data Factory pipelines failed in the last 24 hours, and is there an "
+                                        "open incident for any of them?")
+    first, second = answer.metadata.tasks[0], answer.metadata.tasks[1]
+    assert (first.step, first.agent, second.step, second.agent) == (1, "log_analytics", 2, "servicenow")
+    failed = {call.arguments.get("text") for call in second.tool_calls}
+    assert "pl_ingest_sales" in failed and all(call.name == "list_incidents" for call in second.tool_calls)
+    assert "INC0010049" in answer.text  # the demo incident about pl_ingest_sales, found via step 1
+    assert answer.metadata.review and answer.metadata.review.verdicts[-1].is_complete
+
+
+async def test_change_window_then_health(local_runtime) -> None:
+    answer = await ask(local_runtime(), "Show me CHG0030012 and whether the services it touches are healthy.")
+    assert [(task.step, task.agent) for task in answer.metadata.tasks] == [(1, "servicenow"), (2, "service_health")]
+    assert answer.metadata.tasks[1].tool_calls[0].name == "check_databricks_health"
+
+
+def flaky_health_tools(backends, *, clock, max_rows):
+    """The real health tools, except that Snowflake's status page fails on its first call."""
+    real = {item.name: item for item in make_service_health_tools(backends, clock=clock, max_rows=max_rows)}
+    calls = {"count": 0}
+
+    async def check_snowflake_health(region: Annotated[str | None, Field(description="region")] = None) -> str:
+        """Snowflake status (fails once)."""
+        calls["count"] += 1
+        if calls["count"] == 1:
+            raise ConnectionError("status page timed out")
+        return await real["check_snowflake_health"].invoke(arguments={"region": region})
+
+    flaky = tool(check_snowflake_health, name="check_snowflake_health", description="Snowflake status.")
+    return [real["check_databricks_health"], flaky, real["check_azure_service_health"]]
+
+
+async def test_review_retry_refills_a_transient_failure(local_runtime) -> None:
+    specs = [spec if spec.name != "service_health" else SpecialistSpec(spec.name, spec.config_file, flaky_health_tools)
+             for spec in SPECIALISTS]
+    answer = await ask(local_runtime(specialists=specs), "Is Snowflake degraded?")
+    review = answer.metadata.review
+    assert review is not None and review.retry_used and review.retry_accepted
+    assert [plan.mode for plan in answer.metadata.plans] == ["user", "review"]
+    assert review.verdicts[-1].is_complete
+    assert "Snowflake: degraded" in answer.text
+
+
+async def test_triage_workflow_fans_out(local_runtime) -> None:
+    answer = await ask(local_runtime(), "Is Databricks degraded, and which pipelines failed today?", workflow="triage")
+    assert answer.metadata.route == "execute"
+    assert sorted(task.agent for task in answer.metadata.tasks) == ["log_analytics", "service_health"]
+    assert all(task.status == "ok" for task in answer.metadata.tasks)
