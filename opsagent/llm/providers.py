@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_framework import SupportsChatGetResponse
@@ -45,6 +46,8 @@ class SharedClientProvider:
 class LocalModelProvider:
     """The offline rules model: a client per role, because the role's YAML drives its rules."""
 
+    config_dir: Path | None = None
+    """Where the specialists' YAML lives (the planner roles read their vocabulary)."""
     provider: str = "local"
     model: str = "local-rules"
     _clients: dict[str, SupportsChatGetResponse] = field(default_factory=dict)
@@ -53,7 +56,7 @@ class LocalModelProvider:
         from opsagent.llm.local_client import LocalChatClient
 
         if config.name not in self._clients:
-            self._clients[config.name] = LocalChatClient(config)
+            self._clients[config.name] = LocalChatClient(config, config_dir=self.config_dir)
         return self._clients[config.name]
 
 
@@ -114,4 +117,4 @@ def make_model_provider(settings: Settings) -> ModelProvider:
         case "openai":
             return SharedClientProvider(make_openai_client(settings), "openai", settings.openai_model)
         case _:
-            return LocalModelProvider()
+            return LocalModelProvider(config_dir=settings.agent_config_dir)

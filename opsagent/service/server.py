@@ -1,9 +1,9 @@
 """``serve()``: the production WSGI server (gunicorn, threaded workers) on ``HOST:PORT``.
 
 Threads, not processes, carry concurrency: workflows run on each worker's one asyncio loop, and
-a streaming response holds a thread while it streams. The app (and its loop) is built in the
-worker, after the fork. Settings and agent YAML are checked in the parent first, so a bad
-configuration fails before anything binds.
+a request holds a thread while it waits or streams, so SERVER_THREADS bounds concurrent chats.
+The app (and its loop) is built in the worker, after the fork. Settings and agent YAML are
+checked in the parent first, so a bad configuration fails before anything binds.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from opsagent.settings import Settings, load_settings
 logger = logging.getLogger(__name__)
 
 WORKERS = 1
-THREADS = 16
 GRACEFUL_TIMEOUT_SECONDS = 30
 
 
@@ -38,7 +37,7 @@ class OpsAgentServer(BaseApplication):
             "bind": f"{self.settings.host}:{self.settings.port}",
             "workers": WORKERS,
             "worker_class": "gthread",
-            "threads": THREADS,
+            "threads": self.settings.server_threads,
             "timeout": int(self.settings.request_timeout_seconds) + 60,
             "graceful_timeout": GRACEFUL_TIMEOUT_SECONDS,
             "accesslog": None,  # our own request log line has the request id

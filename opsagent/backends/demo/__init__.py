@@ -30,4 +30,5 @@ def make_demo_backends(settings: Settings, clock: Clock) -> Backends:
         servicenow=DemoServiceNowBackend(store),
         pipelines=DemoPipelineRunsBackend(store),
         health=DemoHealthBackend(store),
+        closers=[store.aclose],
     )

@@ -40,7 +40,7 @@ class DemoPipelineRunsBackend:
         now = self._store.now()
         where = self._window(now, start, end).add("status = 'Failed'")
         rows, total = self._store.page("pipeline_runs", where, order="start_min DESC, run_id", limit=limit)
-        return Page[PipelineRun](items=[_run(row, now) for row in rows], total=total)
+        return Page(items=[_run(row, now) for row in rows], total=total)
 
     async def pipeline_status(
         self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
@@ -49,7 +49,7 @@ class DemoPipelineRunsBackend:
         where = self._window(now, start, end).contains(("pipeline_name",), pipeline_name)
         rows = self._store.rows(_SUMMARY_SQL.format(where=where.sql), where.params)
         items = [_summary(row, now) for row in rows[:limit]]
-        return Page[PipelineStatusSummary](items=items, total=len(rows))
+        return Page(items=items, total=len(rows))
 
     async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
         if run_id:

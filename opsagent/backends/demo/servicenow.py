@@ -41,7 +41,7 @@ class DemoServiceNowBackend:
         if query.opened_since is not None:
             where.add("opened_min >= ?", offset(now, query.opened_since))
         rows, total = self._store.page("incidents", where, order="opened_min DESC, number DESC", limit=query.limit)
-        return Page[Incident](items=[_incident(row, now) for row in rows], total=total)
+        return Page(items=[_incident(row, now) for row in rows], total=total)
 
     async def get_incident(self, number: str) -> Incident:
         return _incident(*self._one("incidents", number, noun="incident"))
@@ -57,7 +57,7 @@ class DemoServiceNowBackend:
         if query.window_start is not None:
             where.add("end_min > ?", offset(now, query.window_start))
         rows, total = self._store.page("change_requests", where, order="start_min DESC, number DESC", limit=query.limit)
-        return Page[ChangeRequest](items=[_change(row, now) for row in rows], total=total)
+        return Page(items=[_change(row, now) for row in rows], total=total)
 
     async def get_change_request(self, number: str) -> ChangeRequest:
         return _change(*self._one("change_requests", number, noun="change request"))

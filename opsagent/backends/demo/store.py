@@ -12,7 +12,6 @@ import json
 import sqlite3
 import threading
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,6 +34,7 @@ class DemoStore:
         self._clock = clock
         self._backend = backend
         self._path: Path | None = None
+        self._connection: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
@@ -44,9 +44,8 @@ class DemoStore:
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """Run one read query; a broken or unreadable file is a ``BackendResponseError``."""
         try:
-            with closing(sqlite3.connect(f"file:{self._database()}?mode=ro", uri=True)) as connection:
-                connection.row_factory = sqlite3.Row
-                return connection.execute(sql, tuple(params)).fetchall()
+            with self._lock:
+                return self._open().execute(sql, tuple(params)).fetchall()
         except sqlite3.Error as error:
             raise BackendResponseError(f"demo database error: {error}", backend=self._backend) from error
 
@@ -56,11 +55,23 @@ class DemoStore:
         rows = self.rows(f"SELECT * FROM {table} {where.sql} ORDER BY {order} LIMIT ?", [*where.params, limit])
         return rows, int(total)
 
-    def _database(self) -> Path:
-        with self._lock:  # build (or check) the file once per store, even with concurrent first calls
-            if self._path is None:
-                self._path = ensure_database(self._data_dir)
-            return self._path
+    def _open(self) -> sqlite3.Connection:
+        """One read-only connection per store, opened (and the file built) on first use.
+
+        Reused because opening costs more than the tiny queries; callers hold ``_lock``, so the
+        connection is never used by two threads at once.
+        """
+        if self._connection is None:
+            self._path = ensure_database(self._data_dir)
+            self._connection = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
+            self._connection.row_factory = sqlite3.Row
+        return self._connection
+
+    async def aclose(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
 
 def at(now: datetime, minutes: float | None) -> datetime | None:
