@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test run ask eval bench clean browser-deps
+.PHONY: setup test run ask eval bench bench-full clean browser-deps
 
 setup: $(STAMP)
 
@@ -31,6 +31,17 @@ run: setup
 
 ask: setup
 	$(PY) -m opsagent ask "$(Q)"
+
+# Evaluation suite on the configured provider (default: local model + demo data) -> evals/results/
+eval: setup
+	$(PY) -m evals
+
+# Benchmarks (quick, ~1 minute) -> bench/results/; `make bench-full` repeats more
+bench: setup
+	$(PY) -m bench
+
+bench-full: setup
+	$(PY) -m bench --full
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

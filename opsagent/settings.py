@@ -71,6 +71,7 @@ class Settings(BaseModel):
     # --- service --------------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
+    server_workers: int = Field(default=1, ge=1, le=64)
     server_threads: int = Field(default=64, ge=1, le=1024)
     opsagent_api_keys: list[SecretStr] = Field(default_factory=list)
     max_request_bytes: int = Field(default=1_000_000, ge=1_000)

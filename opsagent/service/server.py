@@ -1,7 +1,8 @@
 """``serve()``: the production WSGI server (gunicorn, threaded workers) on ``HOST:PORT``.
 
 Threads, not processes, carry concurrency: workflows run on each worker's one asyncio loop, and
-a request holds a thread while it waits or streams, so SERVER_THREADS bounds concurrent chats.
+a request holds a thread while it waits or streams, so SERVER_THREADS bounds concurrent chats
+per worker; SERVER_WORKERS adds processes (each with its own loop) to use more cores.
 The app (and its loop) is built in the worker, after the fork. Settings and agent YAML are
 checked in the parent first, so a bad configuration fails before anything binds.
 """
@@ -20,7 +21,6 @@ from opsagent.settings import Settings, load_settings
 
 logger = logging.getLogger(__name__)
 
-WORKERS = 1
 GRACEFUL_TIMEOUT_SECONDS = 30
 
 
@@ -35,7 +35,7 @@ class OpsAgentServer(BaseApplication):
     def load_config(self) -> None:
         options: dict[str, Any] = {
             "bind": f"{self.settings.host}:{self.settings.port}",
-            "workers": WORKERS,
+            "workers": self.settings.server_workers,
             "worker_class": "gthread",
             "threads": self.settings.server_threads,
             "timeout": int(self.settings.request_timeout_seconds) + 60,

@@ -1,0 +1,1 @@
+"""OpsAgent benchmarks: measured, not asserted. ``python -m bench [--full]`` (or ``make bench``)."""
