@@ -1,0 +1,80 @@
+"""The command line, run as users run it: a subprocess on the local model and demo data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None, data_dir: Path) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AZURE_OPENAI_", "LLM_", "SERVICENOW_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "opsagent", *args], input=stdin, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env={**clean, "DATA_DIR": str(data_dir), **(env or {})},
+    )
+
+
+def test_plan_prints_one_stable_json_decision(tmp_path):
+    result = run_cli("plan", "Which pipelines failed in the last 24 hours, and is there an open incident for any of them?",
+                     data_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    decision = json.loads(result.stdout)
+    assert set(decision) == {"route", "plan", "plan_reason", "reject_reason"}
+    assert decision["route"] == "execute"
+    assert [(t["step"], t["agent"]) for t in decision["plan"]] == [(1, "log_analytics"), (2, "servicenow")]
+
+
+def test_plan_reads_questions_and_history_from_stdin_in_order(tmp_path):
+    lines = [
+        "What's the weather in Oslo?",
+        json.dumps({"question": "is it degraded?", "history": [
+            {"role": "user", "content": "Tell me about Databricks"}, {"role": "assistant", "content": "Databricks is a platform."}]}),
+        "",
+        "check it",
+        '{"question": }',
+    ]
+    result = run_cli("plan", "-", stdin="\n".join(lines) + "\n", data_dir=tmp_path)
+    decisions = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [d.get("route") for d in decisions] == ["reject", "execute", "clarify", None]
+    assert decisions[0]["reject_reason"]
+    assert decisions[1]["plan"][0]["agent"] == "service_health"
+    assert decisions[3]["error"].startswith("bad input line")
+    assert result.returncode == 1
+
+
+def test_ask_json_has_the_answer_and_its_metadata(tmp_path):
+    result = run_cli("ask", "Show me INC0010049", "--json", data_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert "INC0010049" in payload["answer"] and "pl_ingest_sales" in payload["answer"]
+    assert payload["route"] == "execute" and payload["provider"] == "local" and payload["model"] == "local-rules"
+    assert payload["tasks"][0]["tool_calls"][0]["name"] == "get_incident"
+    assert payload["llm_calls"] >= 3
+
+
+def test_ask_prints_progress_to_stderr_and_names_the_model(tmp_path):
+    result = run_cli("ask", "Is Snowflake degraded right now?", "--workflow", "triage", data_dir=tmp_path)
+    assert result.returncode == 0
+    assert "· Plan:" in result.stderr
+    assert "— local-rules (local)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        pytest.param({"LLM_PROVIDER": "bogus"}, "opsagent: Invalid setting LLM_PROVIDER='bogus'", id="bad-setting"),
+        pytest.param({"SERVICENOW_INSTANCE_URL": "https://dev1.service-now.com"}, "opsagent: ", id="half-configured-backend"),
+    ],
+)
+def test_configuration_errors_are_one_line_and_exit_2(tmp_path, env, message):
+    result = run_cli("plan", "Is Databricks degraded?", env=env, data_dir=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(message) and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
