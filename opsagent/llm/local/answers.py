@@ -100,10 +100,9 @@ def answer(task: str, outcomes: Sequence[CallOutcome]) -> str:
     if not outcomes:
         return "I could not call any tool for this task, so I have no data to report."
     failed = [outcome for outcome in outcomes if _failed(outcome)]
-    head = f"Results for: {task.strip()}" if task.strip() else "Results"
     tally = (f"_{len(outcomes) - len(failed)} of {len(outcomes)} tool calls succeeded; "
              f"{len(failed)} failed and are reported above._" if failed else "")
-    return "\n\n".join(part for part in [head, *(section(outcome) for outcome in outcomes), tally] if part)
+    return "\n\n".join(part for part in [*(section(outcome) for outcome in outcomes), tally] if part)
 
 
 def _failed(outcome: CallOutcome) -> bool:
