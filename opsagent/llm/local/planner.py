@@ -33,6 +33,8 @@ class Task:
     step: int
     agent: str
     question: str
+    standalone: str = ""
+    """For a step-2 task: the same ask without the previous step (the single-step triage uses it)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ def plan_tasks(analysis: Analysis, knowledge: Knowledge) -> list[Task]:
     tasks: list[Task] = []
     for name in chosen:
         if link and name in link.consumers:
-            tasks.append(Task(2, name, consumer_question(analysis, name, link.producer, knowledge)))
+            tasks.append(Task(2, name, consumer_question(analysis, name, link.producer, knowledge),
+                              standalone=question_for(analysis, name, knowledge)))
             continue
         split = target_questions(analysis, name, knowledge)
         questions = split or [question_for(analysis, name, knowledge)]
@@ -109,7 +112,7 @@ def triage_output(decision: Decision) -> dict:
             f"{decision.reason} Please name the system, ticket, pipeline or platform you mean.")
         return {"should_reject": True, "reject_reason": reason, "tasks": [], "reason": ""}
     merged: dict[str, list[str]] = {}
-    for task in decision.tasks:
-        merged.setdefault(task.agent, []).append(task.question)
+    for task in decision.tasks:  # no step 2 here: a dependent ask must stand on its own
+        merged.setdefault(task.agent, []).append(task.standalone or task.question)
     tasks = [{"agent": agent, "question": " ".join(dict.fromkeys(questions))} for agent, questions in merged.items()]
     return {"should_reject": False, "reject_reason": "", "tasks": tasks, "reason": decision.reason}
