@@ -98,6 +98,19 @@ def progress_for(decision: TriageDecision) -> ProgressEvent | None:
     return None
 
 
+async def publish_decision(
+    ctx: WorkflowContext[TriageDecision, ProgressEvent], decision: TriageDecision, notes: list[str]
+) -> None:
+    """Record the decision in the ledger, show it as progress, and send it on to the router."""
+    ledger = read_ledger(ctx)
+    record_decision(ledger, decision, notes)
+    write_ledger(ctx, ledger)
+    event = progress_for(decision)
+    if event is not None:
+        await ctx.yield_output(event)
+    await ctx.send_message(decision)
+
+
 class ParseTriageOutputExecutor(Executor):
     def __init__(self, *, agents: Collection[str], max_tasks: int) -> None:
         super().__init__(id=PARSE_TRIAGE_OUTPUT)
@@ -108,10 +121,4 @@ class ParseTriageOutputExecutor(Executor):
     async def parse(self, reply: TriageReply, ctx: WorkflowContext[TriageDecision, ProgressEvent]) -> None:
         decide = decide_review_mode if reply.mode == "review" else decide_user_mode
         decision, notes = decide(reply, agents=self.agents, max_tasks=self.max_tasks)
-        ledger = read_ledger(ctx)
-        record_decision(ledger, decision, notes)
-        write_ledger(ctx, ledger)
-        event = progress_for(decision)
-        if event is not None:
-            await ctx.yield_output(event)
-        await ctx.send_message(decision)
+        await publish_decision(ctx, decision, notes)

@@ -13,9 +13,9 @@ from opsagent.agents.config import TriageMode
 from opsagent.agents.factory import ConfiguredAgent
 from opsagent.contracts.messages import ReviewModeRequest, TriageDecision, TriageReply, UserModeRequest
 from opsagent.contracts.results import PlanMode, ProgressEvent
-from opsagent.workflows.decision import decide_triage, progress_for, record_decision
+from opsagent.workflows.decision import decide_triage, publish_decision
 from opsagent.workflows.ids import DYNAMIC_TRIAGE, TRIAGE
-from opsagent.workflows.ledger import read_ledger, write_ledger
+from opsagent.workflows.ledger import read_ledger
 from opsagent.workflows.prompts import conversation_messages, review_mode_message
 from opsagent.workflows.role_call import ask_for_reply
 
@@ -60,10 +60,4 @@ class TriageExecutor(Executor):
         )
         reply = TriageReply(mode="triage", text=text, error=error)
         decision, notes = decide_triage(reply, agents=self.agents, max_tasks=self.max_tasks)
-        ledger = read_ledger(ctx)
-        record_decision(ledger, decision, notes)
-        write_ledger(ctx, ledger)
-        event = progress_for(decision)
-        if event is not None:
-            await ctx.yield_output(event)
-        await ctx.send_message(decision)
+        await publish_decision(ctx, decision, notes)
