@@ -78,3 +78,19 @@ def test_configuration_errors_are_one_line_and_exit_2(tmp_path, env, message):
     assert result.returncode == 2
     assert result.stderr.startswith(message) and len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def mermaid_edges(text: str) -> set[tuple[str, str]]:
+    import re
+
+    return {(a, b) for a, b in re.findall(r"^\s*(\w+)(?:\[.*?\])?\s*(?:-- [^>]*? )?-->\s*(\w+)", text, re.MULTILINE)}
+
+
+def test_readme_diagram_matches_the_graph_maf_builds(tmp_path):
+    """The README's hand-labelled diagram has exactly the edges of the real dynamic workflow."""
+    result = run_cli("diagram", "dynamic", data_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```mermaid", 1)[1].split("```", 1)[0]
+    assert mermaid_edges(block) == mermaid_edges(result.stdout)
+    assert len(mermaid_edges(result.stdout)) == 9
