@@ -1,0 +1,89 @@
+"""The shape of one evaluation case file (``evals/cases/*.yaml``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from opsagent.contracts.requests import MessageData
+
+Shape = Literal["none", "single", "parallel", "sequential"]
+Fault = Literal["not_authorised", "unavailable", "bad_response"]
+Domain = Literal["servicenow", "log_analytics", "service_health"]
+TAGS = {
+    "easy", "medium", "hard", "servicenow", "log_analytics", "service_health", "multi-domain", "clarify",
+    "reject", "review-retry", "datetime", "large-output", "error-handling", "follow-up",
+}
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+
+
+class ToolExpectation(BaseModel):
+    """A tool that must be called; ``args`` are key arguments that must match (case-insensitive)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Expectations(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    route: Literal["reject", "clarify", "execute", "error"]
+    agents: list[str] = Field(default_factory=list)
+    """The specialists of the first plan (as a set); empty = not checked."""
+    shape: Shape | None = None
+    tools_called: list[ToolExpectation] = Field(default_factory=list)
+    tools_not_called: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list)
+    """Substrings (case-insensitive) the answer must contain: ids, counts, states."""
+    forbidden: list[str] = Field(default_factory=list)
+    """Substrings the answer must not contain (claims that would be wrong)."""
+    retry_used: bool | None = None
+    max_llm_calls: int | None = None
+
+
+class EvalCase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    question: str = Field(min_length=1)
+    history: list[MessageData] = Field(default_factory=list)
+    now: datetime = datetime.fromisoformat("2025-01-10T09:00:00+00:00")
+    workflow: Literal["dynamic", "triage"] = "dynamic"
+    faults: dict[Domain, Fault] = Field(default_factory=dict)
+    """Every call to that backend fails this way (a permanent outage)."""
+    transient_faults: dict[Domain, Fault] = Field(default_factory=dict)
+    """Only the first call to that backend fails this way; later calls succeed (a blip a retry can fix)."""
+    tool_max_rows: int | None = None
+    expect: Expectations
+    tags: list[str] = Field(min_length=1)
+
+    def model_post_init(self, _: Any) -> None:
+        unknown = set(self.tags) - TAGS
+        if unknown:
+            raise ValueError(f"unknown tags {sorted(unknown)}; known: {sorted(TAGS)}")
+        both = set(self.faults) & set(self.transient_faults)
+        if both:
+            raise ValueError(f"{sorted(both)} cannot have both a permanent and a transient fault")
+
+
+def load_cases(directory: Path = CASES_DIR, *, tags: set[str] | None = None) -> list[EvalCase]:
+    """Every case under ``directory`` (files hold one case or a list), optionally filtered by tag."""
+    cases: list[EvalCase] = []
+    for path in sorted(directory.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for item in data if isinstance(data, list) else [data]:
+            try:
+                cases.append(EvalCase.model_validate(item))
+            except ValidationError as error:
+                raise ValueError(f"{path.name}: case {item.get('id', '?')!r}: {error.errors()[0]['msg']}") from None
+    ids = [case.id for case in cases]
+    duplicates = {case_id for case_id in ids if ids.count(case_id) > 1}
+    if duplicates:
+        raise ValueError(f"duplicate case ids: {sorted(duplicates)}")
+    return [case for case in cases if not tags or tags & set(case.tags)]

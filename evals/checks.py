@@ -1,0 +1,93 @@
+"""Deterministic checks of one run (trace + answer), and the grounding check.
+
+Grounding: every ticket number, run id and pipeline name in the answer must appear in some tool
+output of the same run. An id that appears nowhere in the tool outputs was made up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from evals.case import EvalCase, Shape
+from opsagent.contracts.results import Answer, PlanRecord
+
+ENTITY_PATTERNS = (
+    re.compile(r"\b(?:INC|CHG)\d{7}\b"),
+    re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE),
+    re.compile(r"\bpl_[a-z0-9_]+\b"),
+)
+
+
+class Check(BaseModel):
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+def plan_shape(plan: PlanRecord | None) -> Shape:
+    if plan is None or not plan.steps:
+        return "none"
+    if len(plan.steps) == 1:
+        return "single"
+    return "parallel" if len({task.step for task in plan.steps}) == 1 else "sequential"
+
+
+def entities_in(text: str) -> set[str]:
+    return {match.group() for pattern in ENTITY_PATTERNS for match in pattern.finditer(text)}
+
+
+def ungrounded_entities(answer: Answer) -> list[str]:
+    """Ids in the answer text that no tool output of the run contains."""
+    outputs = "\n".join(call.result for task in answer.metadata.tasks for call in task.tool_calls).lower()
+    return sorted(entity for entity in entities_in(answer.text) if entity.lower() not in outputs)
+
+
+def _same(expected: object, actual: object) -> bool:
+    return str(expected).strip().lower() == str(actual).strip().lower()
+
+
+def _tool_checks(case: EvalCase, answer: Answer) -> Iterable[Check]:
+    calls = [call for task in answer.metadata.tasks for call in task.tool_calls]
+    for expected in case.expect.tools_called:
+        matching = [
+            call for call in calls
+            if call.name == expected.name
+            and all(_same(value, call.arguments.get(key)) for key, value in expected.args.items())
+        ]
+        seen = [f"{call.name}({call.arguments})" for call in calls if call.name == expected.name]
+        yield Check(name=f"tool {expected.name}", passed=bool(matching),
+                    detail="" if matching else f"expected args {expected.args}; saw {seen or 'no call'}")
+    called = {call.name for call in calls}
+    for name in case.expect.tools_not_called:
+        yield Check(name=f"tool {name} not called", passed=name not in called)
+
+
+def run_checks(case: EvalCase, answer: Answer) -> list[Check]:
+    """Every deterministic check the case asks for."""
+    meta, expect = answer.metadata, case.expect
+    first_plan = meta.plans[0] if meta.plans else None
+    text = answer.text.lower()
+    checks = [Check(name="route", passed=meta.route == expect.route, detail=f"got {meta.route}")]
+    if expect.agents:
+        agents = sorted({task.agent for task in first_plan.steps}) if first_plan else []
+        checks.append(Check(name="agents", passed=agents == sorted(expect.agents), detail=f"got {agents}"))
+    if expect.shape is not None:
+        shape = plan_shape(first_plan)
+        checks.append(Check(name="shape", passed=shape == expect.shape, detail=f"got {shape}"))
+    checks.extend(_tool_checks(case, answer))
+    for fact in expect.facts:
+        checks.append(Check(name=f"fact {fact!r}", passed=fact.lower() in text))
+    for claim in expect.forbidden:
+        checks.append(Check(name=f"no {claim!r}", passed=claim.lower() not in text))
+    if expect.retry_used is not None:
+        used = bool(meta.review and meta.review.retry_used)
+        checks.append(Check(name="retry used" if expect.retry_used else "no retry", passed=used == expect.retry_used))
+    if expect.max_llm_calls is not None:
+        checks.append(Check(name="llm calls", passed=meta.llm_calls <= expect.max_llm_calls,
+                            detail=f"{meta.llm_calls} > {expect.max_llm_calls}" if meta.llm_calls > expect.max_llm_calls else ""))
+    ungrounded = ungrounded_entities(answer)
+    checks.append(Check(name="grounded", passed=not ungrounded, detail=", ".join(ungrounded)))
+    return checks

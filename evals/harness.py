@@ -1,0 +1,120 @@
+"""Run eval cases through the real runtime and workflows, with a fixed "now" and optional faults."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from evals.case import Domain, EvalCase, Fault
+from evals.checks import Check, run_checks, ungrounded_entities
+from opsagent.backends.base import Backends
+from opsagent.contracts.requests import WorkflowInput
+from opsagent.contracts.results import Answer
+from opsagent.errors import BackendAuthError, BackendError, BackendResponseError, BackendUnavailableError
+from opsagent.runtime import build_runtime
+from opsagent.settings import Settings
+from opsagent.workflows.runner import answer_chat
+
+FAULTS: dict[Fault, Callable[[str], BackendError]] = {
+    "not_authorised": lambda name: BackendAuthError(f"not authorised for {name} (check credentials)", backend=name, status_code=401),
+    "unavailable": lambda name: BackendUnavailableError(f"{name} unavailable after retries (HTTP 503)", backend=name, status_code=503),
+    "bad_response": lambda name: BackendResponseError(f"{name} returned a malformed response", backend=name),
+}
+
+
+class FaultyBackend:
+    """Stands in for a backend whose calls fail the way the case says.
+
+    ``failures=None`` fails every call (a permanent outage); ``failures=1`` fails only the first
+    call and then delegates to the real backend (a transient blip that a retry can get past).
+    """
+
+    def __init__(self, inner: Any, error: Callable[[], BackendError], *, failures: int | None = None) -> None:
+        self.kind = getattr(inner, "kind", "faulty")
+        self._inner = inner
+        self._error = error
+        self._left = failures
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        real = getattr(self._inner, name)
+        if not callable(real):
+            return real
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            if self._left is None or self._left > 0:
+                if self._left is not None:
+                    self._left -= 1
+                raise self._error()
+            return await real(*args, **kwargs)
+
+        return call
+
+
+DOMAINS: dict[Domain, tuple[str, str]] = {
+    "servicenow": ("servicenow", "ServiceNow"),
+    "log_analytics": ("pipelines", "Log Analytics"),
+    "service_health": ("health", "the status service"),
+}
+"""Case domain -> (``Backends`` attribute, name used in the error message)."""
+
+
+def with_faults(backends: Backends, faults: dict[Domain, Fault], transient: dict[Domain, Fault] | None = None) -> Backends:
+    """``backends`` with the faulty ones swapped in: ``faults`` fail always, ``transient`` once."""
+    replaced: dict[str, FaultyBackend] = {}
+    for domain, (fault, failures) in {**{d: (f, None) for d, f in faults.items()},
+                                      **{d: (f, 1) for d, f in (transient or {}).items()}}.items():
+        attribute, label = DOMAINS[domain]
+        replaced[attribute] = FaultyBackend(getattr(backends, attribute), lambda f=fault, n=label: FAULTS[f](n),
+                                            failures=failures)
+    if not replaced:
+        return backends
+    current = {name: getattr(backends, name) for name in ("servicenow", "pipelines", "health")}
+    return Backends(**{**current, **replaced}, closers=backends.closers)
+
+
+class CaseResult(BaseModel):
+    id: str
+    tags: list[str]
+    passed: bool
+    checks: list[Check]
+    route: str
+    ungrounded: list[str] = Field(default_factory=list)
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    duration_ms: float = 0.0
+    answer: str = ""
+    judge: str | None = None
+
+
+async def run_case(case: EvalCase, settings: Settings, *, make_backends: Callable[[Settings, Callable[[], datetime]], Backends]) -> CaseResult:
+    """One case, on a runtime whose clock is the case's fixed "now"."""
+    if case.tool_max_rows is not None:
+        settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
+    clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
+    backends = with_faults(make_backends(settings, clock), case.faults, case.transient_faults)
+    runtime = build_runtime(settings, backends=backends, clock=clock)
+    started = time.perf_counter()
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history), workflow=case.workflow)
+    finally:
+        await runtime.aclose()
+    return summarise(case, answer, duration_ms=(time.perf_counter() - started) * 1000)
+
+
+def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResult:
+    checks = run_checks(case, answer)
+    meta = answer.metadata
+    return CaseResult(
+        id=case.id, tags=case.tags, passed=all(check.passed for check in checks), checks=checks, route=meta.route,
+        ungrounded=ungrounded_entities(answer), llm_calls=meta.llm_calls, input_tokens=meta.input_tokens,
+        output_tokens=meta.output_tokens, duration_ms=round(duration_ms, 1), answer=answer.text,
+    )
+
+
+async def run_cases(cases: Sequence[EvalCase], settings: Settings, **kwargs: Any) -> list[CaseResult]:
+    return [await run_case(case, settings, **kwargs) for case in cases]

@@ -1,0 +1,108 @@
+"""Eval reports: JSON for machines, markdown for people, a PNG chart of pass rate per tag."""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evals.harness import CaseResult
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+class TagSummary(BaseModel):
+    tag: str
+    cases: int
+    passed: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.cases if self.cases else 0.0
+
+
+class EvalSummary(BaseModel):
+    generated_at: str
+    provider: str
+    model: str
+    machine: str
+    cases: int
+    passed: int
+    ungrounded_ids: int
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    tags: list[TagSummary]
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.cases if self.cases else 0.0
+
+
+def summarise_results(results: Sequence[CaseResult], *, provider: str, model: str) -> EvalSummary:
+    per_tag: dict[str, list[bool]] = defaultdict(list)
+    for result in results:
+        for tag in result.tags:
+            per_tag[tag].append(result.passed)
+    return EvalSummary(
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        provider=provider, model=model, machine=f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}".strip(),
+        cases=len(results), passed=sum(r.passed for r in results),
+        ungrounded_ids=sum(len(r.ungrounded) for r in results),
+        llm_calls=sum(r.llm_calls for r in results),
+        input_tokens=sum(r.input_tokens for r in results), output_tokens=sum(r.output_tokens for r in results),
+        tags=[TagSummary(tag=tag, cases=len(v), passed=sum(v)) for tag, v in sorted(per_tag.items())],
+    )
+
+
+def render_markdown(summary: EvalSummary, results: Sequence[CaseResult]) -> str:
+    lines = [
+        "# OpsAgent evaluation report", "",
+        f"Provider **{summary.provider}** (model `{summary.model}`), {summary.generated_at}, {summary.machine}.", "",
+        f"**{summary.passed}/{summary.cases} cases passed ({summary.pass_rate:.0%})**, "
+        f"{summary.ungrounded_ids} ungrounded id(s), {summary.llm_calls} model calls, "
+        f"{summary.input_tokens} input / {summary.output_tokens} output tokens (estimated for the local model).", "",
+        "| tag | cases | passed | rate |", "|---|---:|---:|---:|",
+        *(f"| {t.tag} | {t.cases} | {t.passed} | {t.rate:.0%} |" for t in summary.tags), "",
+        "| case | result | route | model calls | tokens in/out | ms | failed checks |", "|---|---|---|---:|---:|---:|---|",
+    ]
+    for r in results:
+        failed = "; ".join(f"{c.name}: {c.detail}".rstrip(": ") for c in r.checks if not c.passed)
+        lines.append(f"| {r.id} | {'pass' if r.passed else '**FAIL**'} | {r.route} | {r.llm_calls} | "
+                     f"{r.input_tokens}/{r.output_tokens} | {r.duration_ms:.0f} | {failed.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_pass_rates(summary: EvalSummary, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tags = [t.tag for t in summary.tags]
+    rates = [100 * t.rate for t in summary.tags]
+    figure, axis = plt.subplots(figsize=(9, 4.5))
+    bars = axis.barh(tags, rates, color="#2f6db5")
+    axis.bar_label(bars, labels=[f"{t.passed}/{t.cases}" for t in summary.tags], padding=3, fontsize=8)
+    axis.set_xlim(0, 110)
+    axis.set_xlabel("cases passed (%)")
+    axis.set_title(f"OpsAgent evals — {summary.passed}/{summary.cases} passed ({summary.model})")
+    axis.invert_yaxis()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_reports(results: Sequence[CaseResult], summary: EvalSummary, directory: Path = RESULTS_DIR) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path, md_path, png_path = directory / "report.json", directory / "report.md", directory / "pass_rates.png"
+    payload = {"summary": summary.model_dump(), "cases": [r.model_dump() for r in results]}
+    json_path.write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+    md_path.write_text(render_markdown(summary, results), encoding="utf-8")
+    plot_pass_rates(summary, png_path)
+    return [json_path, md_path, png_path]

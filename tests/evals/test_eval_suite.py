@@ -1,0 +1,131 @@
+"""The evaluation suite on the local model, with thresholds set from measured reality.
+
+Runs every case in ``evals/cases`` in-process through ``evals.harness`` (real runtime, demo data,
+each case's fixed clock) and enforces an overall pass rate, per-tag minimums and zero ungrounded
+ids. The local model is deterministic, so a drop below a threshold is a regression; raise the
+numbers when fixes land (current figures: docs/evaluation.md). ``pytest -s`` prints the table.
+Plus fast unit tests of ``evals.checks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from evals.case import TAGS, EvalCase, load_cases
+from evals.checks import plan_shape, run_checks, ungrounded_entities
+from evals.harness import CaseResult, run_cases
+from evals.report import EvalSummary, summarise_results
+from opsagent.backends.demo import make_demo_backends
+from opsagent.contracts.plans import PlanStep
+from opsagent.contracts.results import Answer, AnswerMetadata, PlanRecord, TaskResult, ToolCallRecord
+from opsagent.settings import load_settings
+
+MIN_CASES = 110
+MIN_PASS_RATE = 0.80
+"""Measured 124/152 (81.6 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %."""
+MIN_TAG_RATES = {
+    "easy": 0.85, "medium": 0.85, "hard": 0.45,
+    "servicenow": 0.75, "log_analytics": 0.70, "service_health": 0.85, "multi-domain": 0.70,
+    "clarify": 0.85, "reject": 1.0, "review-retry": 0.90, "datetime": 0.70,
+    "large-output": 1.0, "error-handling": 0.90, "follow-up": 0.75,
+}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[CaseResult], EvalSummary]]:
+    import asyncio
+
+    settings = load_settings({}, env_file=None, data_dir=tmp_path_factory.mktemp("evals"), llm_provider="local")
+    results = asyncio.run(run_cases(load_cases(), settings, make_backends=make_demo_backends))
+    summary = summarise_results(results, provider="local", model="local-rules")
+    print(f"\n{summary.passed}/{summary.cases} passed ({summary.pass_rate:.1%}), {summary.ungrounded_ids} ungrounded id(s)")
+    print(f"{'tag':<16}{'cases':>6}{'passed':>8}{'rate':>8}{'min':>7}")
+    for tag in summary.tags:
+        print(f"{tag.tag:<16}{tag.cases:>6}{tag.passed:>8}{tag.rate:>8.0%}{MIN_TAG_RATES.get(tag.tag, 0):>7.0%}")
+    failed = [result.id for result in results if not result.passed]
+    print("failing:", ", ".join(failed) or "none")
+    yield results, summary
+
+
+def test_suite_covers_every_tag(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    _, summary = suite
+    assert summary.cases >= MIN_CASES
+    assert {tag.tag for tag in summary.tags} == TAGS
+    assert set(MIN_TAG_RATES) == TAGS
+
+
+def test_overall_pass_rate(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    _, summary = suite
+    assert summary.pass_rate >= MIN_PASS_RATE, f"{summary.passed}/{summary.cases} passed"
+
+
+def test_pass_rate_per_tag(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    _, summary = suite
+    below = {t.tag: f"{t.passed}/{t.cases}" for t in summary.tags if t.rate < MIN_TAG_RATES[t.tag]}
+    assert not below, f"tags below their minimum: {below}"
+
+
+def test_no_ungrounded_ids(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    results, _ = suite
+    ungrounded = {result.id: result.ungrounded for result in results if result.ungrounded}
+    assert not ungrounded, f"ids in answers that no tool output contains: {ungrounded}"
+
+
+# --- unit tests of evals.checks -------------------------------------------------------------
+
+def _answer(text: str, tool_output: str, steps: list[tuple[int, str]]) -> Answer:
+    plan = PlanRecord(mode="user", steps=[PlanStep(step=s, agent=a, question="q") for s, a in steps])
+    task = TaskResult(agent=steps[0][1], question="q", status="ok",
+                      tool_calls=[ToolCallRecord(name="list_incidents", arguments={"priority": 1}, result=tool_output)])
+    return Answer(text=text, metadata=AnswerMetadata(workflow="dynamic", route="execute", plans=[plan], tasks=[task]))
+
+
+def _case(**expect: object) -> EvalCase:
+    return EvalCase.model_validate({"id": "unit", "question": "q", "tags": ["easy"], "expect": {"route": "execute", **expect}})
+
+
+def test_grounding_flags_an_invented_id() -> None:
+    output = '{"rows": [{"number": "INC0010052"}, {"pipeline_name": "pl_ingest_sales"}]}'
+    answer = _answer("INC0010052 is open; see also INC0012345, pl_ingest_sales and pl_made_up "
+                     "(run 11111111-2222-3333-4444-555555555555).", output, [(1, "servicenow")])
+    assert ungrounded_entities(answer) == ["11111111-2222-3333-4444-555555555555", "INC0012345", "pl_made_up"]
+    grounded = {c.name: c for c in run_checks(_case(), answer)}["grounded"]
+    assert not grounded.passed and "INC0012345" in grounded.detail
+
+
+def test_grounding_accepts_ids_from_tool_output() -> None:
+    answer = _answer("INC0010052 (P1) and pl_ingest_sales.", '{"number": "INC0010052", "x": "pl_ingest_sales"}', [(1, "servicenow")])
+    assert ungrounded_entities(answer) == []
+
+
+@pytest.mark.parametrize(("steps", "shape"), [
+    ([], "none"),
+    ([(1, "servicenow")], "single"),
+    ([(1, "servicenow"), (1, "service_health")], "parallel"),
+    ([(1, "log_analytics"), (2, "servicenow")], "sequential"),
+])
+def test_shape_detection(steps: list[tuple[int, str]], shape: str) -> None:
+    plan = PlanRecord(mode="user", steps=[PlanStep(step=s, agent=a, question="q") for s, a in steps])
+    assert plan_shape(plan) == shape
+    assert plan_shape(None) == "none"
+
+
+def test_checks_catch_wrong_agents_tools_facts_and_forbidden_claims() -> None:
+    answer = _answer("Databricks: operational. INC0010052.", '{"number": "INC0010052"}', [(1, "servicenow"), (2, "log_analytics")])
+    case = _case(agents=["servicenow"], shape="single", facts=["INC0010052", "degraded"], forbidden=["operational"],
+                 tools_called=[{"name": "list_incidents", "args": {"priority": 2}}], tools_not_called=["list_incidents"])
+    failed = {check.name for check in run_checks(case, answer) if not check.passed}
+    assert failed == {"agents", "shape", "fact 'degraded'", "no 'operational'", "tool list_incidents", "tool list_incidents not called"}
+
+
+def test_case_schema_rejects_unknown_tags_and_double_faults() -> None:
+    with pytest.raises(ValueError, match="unknown tags"):
+        EvalCase.model_validate({"id": "x", "question": "q", "tags": ["nope"], "expect": {"route": "reject"}})
+    with pytest.raises(ValueError, match="both"):
+        EvalCase.model_validate({"id": "x", "question": "q", "tags": ["easy"], "expect": {"route": "execute"},
+                                 "faults": {"servicenow": "unavailable"}, "transient_faults": {"servicenow": "unavailable"}})
+    assert EvalCase.model_validate({"id": "x", "question": "q", "tags": ["easy"], "expect": {"route": "reject"}}).now == \
+        datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
