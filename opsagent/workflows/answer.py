@@ -30,9 +30,30 @@ def _tool_error_text(result: TaskResult) -> list[str]:
     return lines
 
 
-def collect_limitations(ledger: RunLedger) -> list[str]:
+def made_good_by_retry(result: TaskResult, results: Sequence[TaskResult]) -> bool:
+    """A first-pass result whose failure a clean review-mode task of the same specialist made good.
+
+    Its failure no longer limits the answer, so neither its text nor its errors are shown
+    (the metadata keeps every task).
+    """
+    failed_tools = {call.name for call in result.tool_calls if call.is_error}
+    if result.mode != "user" or (result.succeeded and not failed_tools):
+        return False
+    return any(
+        later.mode == "review" and later.agent == result.agent and later.succeeded
+        and not any(call.is_error for call in later.tool_calls)
+        and failed_tools <= {call.name for call in later.tool_calls}
+        for later in results
+    )
+
+
+def answered_results(ledger: RunLedger) -> list[TaskResult]:
+    return [result for result in ledger.results if not made_good_by_retry(result, ledger.results)]
+
+
+def collect_limitations(ledger: RunLedger, results: Sequence[TaskResult]) -> list[str]:
     limitations: list[str] = []
-    for result in ledger.results:
+    for result in results:
         if result.status in ("failed", "timeout"):
             limitations.append(f"{result.agent} (step {result.step}) {result.status}: {result.error}")
         limitations.extend(_tool_error_text(result))
@@ -79,9 +100,10 @@ def build_metadata(ledger: RunLedger, **fields) -> AnswerMetadata:
 
 
 def compose_answer(ledger: RunLedger) -> Answer:
-    limitations = collect_limitations(ledger)
+    results = answered_results(ledger)
+    limitations = collect_limitations(ledger, results)
     return Answer(
-        text=compose_text(ledger.results, limitations),
+        text=compose_text(results, limitations),
         metadata=build_metadata(ledger, route="execute", limitations=limitations),
     )
 

@@ -282,3 +282,35 @@ async def test_history_reaches_the_planner_as_chat_messages(make_scripted_runtim
     assert "Available specialist agents" in options["instructions"]
     assert "- servicenow: ServiceNow ITSM" in options["instructions"]
     assert options["response_format"].__name__ == "UserModeOutput"
+
+
+async def test_a_failure_the_retry_made_good_is_not_reported_as_a_limitation(make_scripted_runtime):
+    plan = {"plan": [{"step": 1, "agent": "servicenow", "question": "INC0010001?"},
+                     {"step": 1, "agent": "service_health", "question": "Databricks?"}]}
+    retry = {"accept_review": True, "new_plan": [{"step": 1, "agent": "servicenow", "question": "INC0010001 again"}]}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(plan), reply(retry)],
+        "servicenow": [RuntimeError("connection reset"), reply("INC0010001 is open")],
+        "service_health": [reply("Databricks operational")],
+        "review": [reply(INCOMPLETE), reply(COMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("INC0010001 and Databricks"))
+    meta = answer.metadata
+    assert [(t.agent, t.mode, t.status) for t in meta.tasks] == [
+        ("servicenow", "user", "failed"), ("service_health", "user", "ok"), ("servicenow", "review", "ok")]
+    assert meta.limitations == []
+    assert "connection reset" not in answer.text and "INC0010001 is open" in answer.text
+
+
+async def test_a_failure_the_retry_did_not_fix_stays_a_limitation(make_scripted_runtime):
+    plan = {"plan": [{"step": 1, "agent": "servicenow", "question": "INC0010001?"}]}
+    retry = {"accept_review": True, "new_plan": [{"step": 1, "agent": "servicenow", "question": "again"}]}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(plan), reply(retry)],
+        "servicenow": [RuntimeError("connection reset"), RuntimeError("still down")],
+        "review": [reply(INCOMPLETE), reply(INCOMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("INC0010001"))
+    limitations = answer.metadata.limitations
+    assert any("connection reset" in item for item in limitations) and any("still down" in item for item in limitations)
+    assert answer.text.startswith("I could not get an answer from any specialist")
