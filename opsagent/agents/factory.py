@@ -53,9 +53,8 @@ def build_agent(
         options["model"] = config.model.model
     agent = Agent(
         client=models.client_for(config),
-        instructions=instructions if instructions is not None else config.instructions_for(
-            "user_mode" if config.modes else None
-        ),
+        # A moded agent gets its instructions per run (run_options); MAF would append, not replace.
+        instructions=instructions if instructions is not None else (None if config.modes else config.instructions),
         name=config.name,
         description=config.description,
         tools=list(tools) or None,

@@ -47,8 +47,8 @@ class TriageDecision(BaseModel):
     mode: PlanMode
     plan: list[PlanStep] = Field(default_factory=list)
     reason: str = ""
-    is_failure: bool = False
-    """True when the decision is a fallback because the planner failed or said nothing usable."""
+    failure: Literal["model_unavailable", "planner_failed"] | None = None
+    """Set when the decision is a fallback: the planner's model call failed, or it said nothing usable."""
 
 
 class ExecutionReport(BaseModel):

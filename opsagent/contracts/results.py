@@ -84,7 +84,7 @@ class AnswerMetadata(BaseModel):
 
     workflow: WorkflowKind
     route: Route | Literal["error"]
-    error_code: Literal["timeout", "internal", "planner_failed"] | None = None
+    error_code: Literal["timeout", "internal", "planner_failed", "model_unavailable"] | None = None
     plans: list[PlanRecord] = Field(default_factory=list)
     tasks: list[TaskResult] = Field(default_factory=list)
     review: ReviewRecord | None = None

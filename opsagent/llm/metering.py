@@ -41,12 +41,12 @@ class UsageMeter:
 
 
 @contextmanager
-def metered(*, nested: bool = False) -> Iterator[UsageMeter]:
-    """Open a meter for the code (and the tasks it starts) inside the block.
+def metered(meter: UsageMeter | None = None, *, nested: bool = False) -> Iterator[UsageMeter]:
+    """Make ``meter`` (or a new one) count the code, and the tasks it starts, inside the block.
 
     With ``nested=True`` the new meter counts into the one already open (a task inside a request).
     """
-    meter = UsageMeter(parent=_current_meter.get() if nested else None)
+    meter = meter or UsageMeter(parent=_current_meter.get() if nested else None)
     token = _current_meter.set(meter)
     try:
         yield meter

@@ -21,9 +21,10 @@ from opsagent.workflows.progress import plan_chosen, route_chosen
 DEFAULT_REJECT_REASON = "That request is outside what OpsAgent can help with."
 
 
-def _planner_failed(reason: str, mode: str) -> TriageDecision:
+def _planner_failed(reason: str, mode: str, *, model_error: bool = False) -> TriageDecision:
     return TriageDecision(
-        route="reject", mode=mode, is_failure=True, reason=f"I could not work out a plan for this question: {reason}."
+        route="reject", mode=mode, failure="model_unavailable" if model_error else "planner_failed",
+        reason=f"I could not work out a plan for this question: {reason}.",
     )
 
 
@@ -31,7 +32,7 @@ def decide_user_mode(
     reply: TriageReply, *, agents: Collection[str], max_tasks: int
 ) -> tuple[TriageDecision, list[str]]:
     if reply.error:
-        return _planner_failed(reply.error, "user"), []
+        return _planner_failed(reply.error, "user", model_error=True), []
     parsed = parse_model_output(reply.text, UserModeOutput, agents=agents, max_tasks=max_tasks)
     if parsed.value is None:
         return _planner_failed(parsed.error or "unreadable reply", "user"), parsed.notes
@@ -65,18 +66,28 @@ def decide_review_mode(
 def decide_triage(reply: TriageReply, *, agents: Collection[str], max_tasks: int) -> tuple[TriageDecision, list[str]]:
     """The default workflow's triage: one step, every chosen specialist in parallel."""
     if reply.error:
-        return _planner_failed(reply.error, "triage"), []
+        return _planner_failed(reply.error, "triage", model_error=True), []
     parsed = parse_model_output(reply.text, TriageOutput, agents=agents, max_tasks=max_tasks)
     output = parsed.value
     if output is None:
         return _planner_failed(parsed.error or "unreadable reply", "triage"), parsed.notes
     if output.should_reject:
         return TriageDecision(route="reject", mode="triage", reason=output.reject_reason or DEFAULT_REJECT_REASON), parsed.notes
-    plan = [PlanStep(step=1, agent=task.agent, question=task.question) for task in output.tasks]
-    plan = list({task.agent: task for task in plan}.values())  # one task per specialist executor
+    plan = _one_task_per_specialist(output, parsed.notes)
     if not plan:
         return _planner_failed("no specialist was chosen", "triage"), parsed.notes
     return TriageDecision(route="execute", mode="triage", plan=plan, reason=output.reason), parsed.notes
+
+
+def _one_task_per_specialist(output: TriageOutput, notes: list[str]) -> list[PlanStep]:
+    """The triage workflow has one executor per specialist: several asks for one become one task."""
+    questions: dict[str, list[str]] = {}
+    for task in output.tasks:
+        questions.setdefault(task.agent, []).append(task.question)
+    for agent, asked in questions.items():
+        if len(asked) > 1:
+            notes.append(f"merged {len(asked)} questions for {agent} into one task")
+    return [PlanStep(step=1, agent=agent, question=" ".join(asked)) for agent, asked in questions.items()]
 
 
 def record_decision(ledger: RunLedger, decision: TriageDecision, notes: list[str]) -> None:

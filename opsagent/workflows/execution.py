@@ -17,6 +17,7 @@ from agent_framework import AgentResponse, Message
 from opsagent.agents.factory import ConfiguredAgent
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.results import PlanMode, ToolCallRecord, TaskResult
+from opsagent.llm.failures import describe_model_failure
 from opsagent.llm.metering import metered
 from opsagent.tools.envelope import ToolResult
 from opsagent.workflows.prompts import task_message
@@ -108,7 +109,7 @@ async def _run_task(
         raise
     except Exception as error:  # a model or framework failure is a failed task, not a failed workflow
         logger.warning("task %s/%s failed: %s", task.agent, task.step, type(error).__name__, exc_info=True)
-        return TaskResult(**base, status="failed", error=f"{type(error).__name__}: {error}"[:300], duration_ms=elapsed_ms())
+        return TaskResult(**base, status="failed", error=describe_model_failure(error), duration_ms=elapsed_ms())
     text = (response.text or "").strip()
     tool_calls = trace_tool_calls(response.messages)
     if not text:

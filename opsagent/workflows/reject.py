@@ -24,9 +24,9 @@ class RejectQueryExecutor(Executor):
     @handler
     async def reject(self, decision: TriageDecision, ctx: WorkflowContext[Never, Answer]) -> None:
         ledger = read_ledger(ctx)
-        if decision.is_failure:
+        if decision.failure is not None:
             text = f"{decision.reason} Please try again, or rephrase the question."
-            metadata = build_metadata(ledger, route="error", error_code="planner_failed", reject_reason=decision.reason)
+            metadata = build_metadata(ledger, route="error", error_code=decision.failure, reject_reason=decision.reason)
         else:
             text = f"{decision.reason} {CAPABILITIES}"
             metadata = build_metadata(ledger, route="reject", reject_reason=decision.reason)

@@ -12,6 +12,7 @@ from agent_framework import Message
 
 from opsagent.agents.config import TriageMode
 from opsagent.agents.factory import ConfiguredAgent
+from opsagent.llm.failures import describe_model_failure
 
 logger = logging.getLogger(__name__)
 
@@ -33,5 +34,5 @@ async def ask_for_reply(
         raise
     except Exception as error:  # model/transport failure: the caller falls back
         logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
-        return "", f"{agent.name} failed: {type(error).__name__}: {error}"[:300]
+        return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
     return response.text or "", None

@@ -51,9 +51,15 @@ def _finish(answer: Answer, runtime: Runtime, meter: UsageMeter, started: float)
 
 
 async def _drive(
-    runtime: Runtime, chat: WorkflowInput, workflow: WorkflowKind, queue: asyncio.Queue[object], started: float
+    runtime: Runtime,
+    chat: WorkflowInput,
+    workflow: WorkflowKind,
+    queue: asyncio.Queue[object],
+    *,
+    meter: UsageMeter,
+    started: float,
 ) -> None:
-    with metered() as meter:
+    with metered(meter):
         answer: Answer | None = None
         try:
             stream = WORKFLOW_FACTORIES[workflow](runtime).run(chat, stream=True)
@@ -89,7 +95,8 @@ async def stream_chat(
     started = time.perf_counter()
     deadline = None if deadline_seconds is None else started + deadline_seconds
     queue: asyncio.Queue[object] = asyncio.Queue()
-    task = asyncio.create_task(_drive(runtime, chat, workflow, queue, started))
+    meter = UsageMeter()  # shared with the run's task, so a timeout answer still reports the calls made
+    task = asyncio.create_task(_drive(runtime, chat, workflow, queue, meter=meter, started=started))
     try:
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -97,9 +104,8 @@ async def stream_chat(
                 item = await asyncio.wait_for(queue.get(), timeout=remaining)
             except TimeoutError:
                 task.cancel()
-                yield _error_answer(
-                    workflow, "timeout", f"Sorry — no answer within {deadline_seconds:g} s. Please try again."
-                )
+                timeout = _error_answer(workflow, "timeout", f"Sorry — no answer within {deadline_seconds:g} s. Please try again.")
+                yield _finish(timeout, runtime, meter, started)
                 return
             if item is _DONE:
                 return

@@ -143,6 +143,11 @@ async def test_review_retry_accepted_adds_new_results_to_the_old(make_scripted_r
     review_mode_call = models.clients["dynamic_triage"].calls[1]
     assert review_mode_call[1]["response_format"].__name__ == "ReviewModeOutput"
     assert "Missing aspects:\n- failed pipelines" in review_mode_call[0][-1].text
+    user_instructions = models.clients["dynamic_triage"].calls[0][1]["instructions"]
+    review_instructions = review_mode_call[1]["instructions"]
+    assert user_instructions.count("Available specialist agents") == 1  # each mode's prompt, once
+    assert "A reviewer found the results so far incomplete" in review_instructions
+    assert "Decide one of three routes" not in review_instructions
     assert "replan" in [event.kind for event in events]
     assert meta.limitations == []
 
@@ -206,7 +211,6 @@ async def test_malformed_triage_output_is_repaired(make_scripted_runtime, triage
         pytest.param("I think you should ask ServiceNow.", id="no-json"),
         pytest.param('{"plan": [{"step": 1, "agent": "jira", "question": "q"}]}', id="only-unknown-agents"),
         pytest.param('{"should_reject": "perhaps"}', id="invalid-types"),
-        pytest.param(RuntimeError("model endpoint down"), id="model-error"),
     ],
 )
 async def test_unusable_triage_output_gives_a_clear_answer(make_scripted_runtime, triage_reply):
@@ -215,6 +219,19 @@ async def test_unusable_triage_output_gives_a_clear_answer(make_scripted_runtime
     assert answer.metadata.route == "error" and answer.metadata.error_code == "planner_failed"
     assert answer.text.startswith("I could not work out a plan for this question")
     assert answer.metadata.tasks == []
+
+
+async def test_a_failing_model_is_reported_by_kind_without_its_error_text(make_scripted_runtime):
+    import httpx
+    import openai
+
+    leak = "Incorrect API key provided: sk-proj-SECRET. Internal host 10.1.2.3"
+    response = httpx.Response(401, request=httpx.Request("POST", "http://model"))
+    runtime, _ = make_scripted_runtime({"dynamic_triage": [openai.AuthenticationError(leak, response=response, body=None)]})
+    answer, _ = await answer_chat(runtime, ask("q"))
+    assert answer.metadata.route == "error" and answer.metadata.error_code == "model_unavailable"
+    assert "rejected the credentials" in answer.text
+    assert "SECRET" not in answer.model_dump_json() and "10.1.2.3" not in answer.model_dump_json()
 
 
 async def test_one_parallel_task_failing_and_one_timing_out_do_not_stop_the_others(make_scripted_runtime):
@@ -233,7 +250,8 @@ async def test_one_parallel_task_failing_and_one_timing_out_do_not_stop_the_othe
     statuses = {t.agent: t.status for t in answer.metadata.tasks}
     assert statuses == {"servicenow": "failed", "log_analytics": "timeout", "service_health": "ok"}
     assert answer.text.startswith("Snowflake operational")
-    assert any(item.startswith("servicenow (step 1) failed: RuntimeError: boom") for item in answer.metadata.limitations)
+    assert "servicenow (step 1) failed: the model call failed (RuntimeError)" in answer.metadata.limitations
+    assert "boom" not in answer.text
     assert any("log_analytics (step 1) timeout" in item for item in answer.metadata.limitations)
 
 
@@ -269,6 +287,8 @@ async def test_request_deadline_cancels_the_work_and_answers_with_a_timeout(make
     runtime, _ = make_scripted_runtime({"dynamic_triage": slow})
     answer, _ = await answer_chat(runtime, ask("q"), deadline_seconds=0.2)
     assert answer.metadata.route == "error" and answer.metadata.error_code == "timeout"
+    assert (answer.metadata.model, answer.metadata.provider) == ("scripted-model", "scripted")
+    assert answer.metadata.duration_ms >= 200
     await asyncio.wait_for(cancelled.wait(), timeout=2)
 
 
@@ -312,5 +332,7 @@ async def test_a_failure_the_retry_did_not_fix_stays_a_limitation(make_scripted_
     })
     answer, _ = await answer_chat(runtime, ask("INC0010001"))
     limitations = answer.metadata.limitations
-    assert any("connection reset" in item for item in limitations) and any("still down" in item for item in limitations)
+    assert [item for item in limitations if "failed: the model call failed (RuntimeError)" in item] == [
+        "servicenow (step 1) failed: the model call failed (RuntimeError)"]  # both attempts: one line
+    assert answer.metadata.tasks[-1].mode == "review" and answer.metadata.tasks[-1].status == "failed"
     assert answer.text.startswith("I could not get an answer from any specialist")

@@ -44,3 +44,12 @@ async def test_triage_with_no_usable_specialist_is_a_clear_failure(make_scripted
     assert answer.metadata.route == "error"
     assert "no specialist was chosen" in answer.text
     assert any("unknown agent 'pagerduty'" in note for note in answer.metadata.notes)
+
+
+async def test_two_questions_for_one_specialist_are_merged_with_a_note(make_scripted_runtime):
+    tasks = {"tasks": [{"agent": "servicenow", "question": "Show INC0010049."},
+                       {"agent": "servicenow", "question": "List changes on vm-shir-01."}]}
+    runtime, models = make_scripted_runtime({"triage": [reply(tasks)], "servicenow": [reply("both answered")]})
+    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("INC0010049 and vm-shir-01 changes"), workflow="triage")
+    assert models.user_texts("servicenow") == ["Show INC0010049. List changes on vm-shir-01."]
+    assert "merged 2 questions for servicenow into one task" in answer.metadata.notes
