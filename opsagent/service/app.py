@@ -34,7 +34,9 @@ def _warn_about_dev_modes(settings: Settings) -> None:
         logger.warning("OPSAGENT_API_KEYS is not set: /api/chat* and /v1/* accept requests without a key "
                        "(local dev mode). Set it before exposing the service.")
     if settings.teams_anonymous_dev and settings.bot_app_id is None:
-        logger.warning("TEAMS_ANONYMOUS_DEV=true: /api/messages accepts unsigned calls (local dev only).")
+        logger.warning("TEAMS_ANONYMOUS_DEV=true: /api/messages accepts unsigned calls AND the outbound serviceUrl "
+                       "host check is off, so the server POSTs replies to whatever serviceUrl a caller names. "
+                       "Local dev only: never expose this endpoint with it.")
 
 
 def _build_state(settings: Settings, runtime: Runtime | None) -> ServiceState:

@@ -9,6 +9,7 @@ in explicit local-dev mode (``TEAMS_ANONYMOUS_DEV=true``).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 
 from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, JwtTokenValidator
@@ -24,14 +25,22 @@ def _bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-def check_api_key(header: str | None, keys: list[SecretStr]) -> None:
+def key_scope(key: str) -> str:
+    """A short, stable, non-reversible name for an API key (it scopes that key's conversations)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def check_api_key(header: str | None, keys: list[SecretStr]) -> str | None:
     """Accept the request when no keys are configured or the bearer token matches one of them.
+
+    Returns:
+        The caller's scope (``key_scope`` of the matching key), or ``None`` in local dev mode.
 
     Raises:
         RequestError: 401 ``invalid_api_key`` otherwise (the message never echoes the token).
     """
     if not keys:
-        return
+        return None
     token = _bearer_token(header)
     if token is None:
         raise RequestError(401, "invalid_api_key", "Missing API key: send 'Authorization: Bearer <key>'.")
@@ -39,6 +48,7 @@ def check_api_key(header: str | None, keys: list[SecretStr]) -> None:
     matches = [hmac.compare_digest(supplied, key.get_secret_value().encode()) for key in keys]
     if not any(matches):
         raise RequestError(401, "invalid_api_key", "Invalid API key.")
+    return key_scope(token)
 
 
 async def authorize_bot_request(header: str | None, config: AgentAuthConfiguration) -> ClaimsIdentity:

@@ -32,7 +32,8 @@ class ChatMessage(BaseModel):
 
 class ChatRequest(BaseModel):
     """``POST /api/chat`` and ``/api/chat_dynamic``. With a ``conversation_id`` the server keeps
-    the earlier turns, so send only the new message(s)."""
+    the earlier turns, so send only the new message(s). The id names a conversation of this API
+    (and, with ``OPSAGENT_API_KEYS``, of the caller's key) only: see ``history.conversation_key``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -54,7 +55,7 @@ def _text_of(content: Any) -> Any:
     for part in content:
         kind = part.get("type") if isinstance(part, dict) else type(part).__name__
         if kind != "text" or not isinstance(part.get("text"), str):
-            raise PydanticCustomError("unsupported_content", "only text content parts are supported (got {kind!r})",
+            raise PydanticCustomError("unsupported_content", "only text content parts are supported (got '{kind}')",
                                       {"kind": kind})
         texts.append(part["text"])
     return "\n".join(texts)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, g, jsonify, request
 
 from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.service.auth import check_api_key
 from opsagent.service.bodies import ChatRequest, ChatStreamRequest
-from opsagent.service.chats import default_workflow, raise_for_error, remember, run_answer, run_stream, with_history
-from opsagent.service.errors import error_body, failure_code, failure_status
+from opsagent.service.chats import (ApiConversation, default_workflow, raise_for_error, remember, run_answer,
+                                    run_stream, with_history)
+from opsagent.service.errors import answer_error_body
 from opsagent.service.sse import sse_event, sse_response
 from opsagent.service.state import ServiceState, get_state
 from opsagent.service.validation import check_messages, parse_body
@@ -27,21 +28,21 @@ chat_api = Blueprint("chat_api", __name__)
 @chat_api.before_request
 def _require_api_key() -> None:
     if request.path.startswith("/api/chat"):
-        check_api_key(request.headers.get("Authorization"), get_state().settings.opsagent_api_keys)
+        g.api_owner = check_api_key(request.headers.get("Authorization"), get_state().settings.opsagent_api_keys)
 
 
-def _answer_body(answer: Answer, conversation_id: str) -> dict:
-    return {"answer": answer.text, "conversation_id": conversation_id,
+def _answer_body(answer: Answer, conversation: ApiConversation) -> dict:
+    return {"answer": answer.text, "conversation_id": conversation.id,
             "metadata": answer.metadata.model_dump(mode="json")}
 
 
 def _chat(state: ServiceState, body: ChatRequest, workflow: WorkflowKind) -> Response:
     messages = [message.to_message() for message in body.messages]
     check_messages(messages, state.settings)
-    chat, conversation_id = with_history(state, messages, body.conversation_id)
+    chat, conversation = with_history(state, messages, body.conversation_id, g.api_owner)
     answer = raise_for_error(run_answer(state, chat, workflow))
-    remember(state, conversation_id, messages, answer)
-    return jsonify(_answer_body(answer, conversation_id))
+    remember(state, conversation, messages, answer)
+    return jsonify(_answer_body(answer, conversation))
 
 
 @chat_api.post("/api/chat")
@@ -62,17 +63,17 @@ def chat_stream() -> Response:
     body = parse_body(ChatStreamRequest)
     messages = [message.to_message() for message in body.messages]
     check_messages(messages, state.settings)
-    chat, conversation_id = with_history(state, messages, body.conversation_id)
+    chat, conversation = with_history(state, messages, body.conversation_id, g.api_owner)
 
     def frames() -> Iterator[str]:
         for item in run_stream(state, chat, body.workflow or default_workflow(state)):
             if not isinstance(item, Answer):
                 yield sse_event(item.model_dump(mode="json"), "progress")
-            elif status := failure_status(item):
-                yield sse_event(error_body(status, failure_code(status), item.text), "error")
+            elif (failed := answer_error_body(item)) is not None:
+                yield sse_event(failed, "error")
             else:
-                remember(state, conversation_id, messages, item)
-                yield sse_event(_answer_body(item, conversation_id), "answer")
+                remember(state, conversation, messages, item)
+                yield sse_event(_answer_body(item, conversation), "answer")
 
     return sse_response(frames())
 

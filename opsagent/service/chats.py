@@ -9,10 +9,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, WorkflowKind
-from opsagent.service.errors import AnswerFailedError, failure_status
+from opsagent.service.errors import AnswerFailedError, answer_failure
+from opsagent.service.history import conversation_key
 from opsagent.service.requestlog import REQUEST_ID, add_log_fields
 from opsagent.service.state import ServiceState
 from opsagent.workflows.runner import StreamItem, answer_chat, stream_chat
@@ -60,21 +62,35 @@ def note_answer(answer: Answer) -> None:
 
 
 def raise_for_error(answer: Answer) -> Answer:
-    """Deadline and internal failures become 504/500 on non-streaming HTTP responses."""
-    if failure_status(answer) is not None:
+    """Failed answers (deadline, model provider, internal) become 5xx on non-streaming HTTP responses."""
+    if answer_failure(answer) is not None:
         raise AnswerFailedError(answer)
     return answer
 
 
-def with_history(state: ServiceState, messages: list[MessageData], conversation_id: str | None) -> tuple[WorkflowInput, str]:
-    """The workflow input (stored turns + new messages) and the conversation id to answer with."""
-    if conversation_id is None:
-        return WorkflowInput(messages=messages, conversation_id=(cid := uuid.uuid4().hex)), cid
-    history = state.store.recent(conversation_id, limit=state.settings.history_max_messages)
-    return WorkflowInput(messages=[*history, *messages], conversation_id=conversation_id), conversation_id
+@dataclass(frozen=True)
+class ApiConversation:
+    """An HTTP API conversation: the id the client sees and the server-side key its turns live under."""
+
+    id: str
+    key: str
 
 
-def remember(state: ServiceState, conversation_id: str, messages: list[MessageData], answer: Answer) -> None:
+def with_history(state: ServiceState, messages: list[MessageData], conversation_id: str | None,
+                 owner: str | None) -> tuple[WorkflowInput, ApiConversation]:
+    """The workflow input (stored turns + new messages) and the conversation to answer with.
+
+    ``owner`` is the caller's API-key scope (``None`` in dev mode); the stored key is namespaced
+    by surface and owner (``history.conversation_key``), so a client's id only reaches its own turns.
+    """
+    cid = conversation_id or uuid.uuid4().hex
+    conversation = ApiConversation(id=cid, key=conversation_key("api", cid, owner=owner))
+    history = [] if conversation_id is None else state.store.recent(conversation.key,
+                                                                      limit=state.settings.history_max_messages)
+    return WorkflowInput(messages=[*history, *messages], conversation_id=cid), conversation
+
+
+def remember(state: ServiceState, conversation: ApiConversation, messages: list[MessageData], answer: Answer) -> None:
     """Store the new turns with the answer; failed answers are not stored, so a retry starts clean."""
     if answer.metadata.route != "error":
-        state.store.append(conversation_id, [*messages, MessageData(role="assistant", content=answer.text)])
+        state.store.append(conversation.key, [*messages, MessageData(role="assistant", content=answer.text)])

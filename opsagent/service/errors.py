@@ -31,25 +31,27 @@ _HTTP_CODES = {
 }
 
 
-def failure_status(answer: Answer) -> int | None:
-    """504 for a missed deadline, 500 for an internal failure, None for an answer to deliver."""
-    return {"timeout": 504, "internal": 500}.get(answer.metadata.error_code or "")
+# The answer error codes HTTP reports as failures: (status, error code on the wire). Other error
+# answers (e.g. ``planner_failed``) are delivered as answers.
+_ANSWER_FAILURES: dict[str, tuple[int, str]] = {
+    "timeout": (504, "timeout"),  # the request deadline passed; the work was cancelled
+    "model_unavailable": (502, "model_unavailable"),  # the model provider failed (auth, rate limit, outage)
+    "internal": (500, "internal_error"),  # a bug; logged with its traceback
+}
 
 
-def failure_code(status: int) -> str:
-    return "timeout" if status == 504 else "internal_error"
+def answer_failure(answer: Answer) -> tuple[int, str] | None:
+    """(HTTP status, error code) for a failed answer, ``None`` for an answer to deliver."""
+    return _ANSWER_FAILURES.get(answer.metadata.error_code or "")
 
 
 class AnswerFailedError(OpsAgentError):
-    """The workflow answered with an error (deadline or internal failure) where HTTP needs a status."""
+    """The workflow answered with a failure (see ``answer_failure``) where HTTP needs a status."""
 
     def __init__(self, answer: Answer) -> None:
         super().__init__(answer.text)
         self.answer = answer
-
-    @property
-    def status(self) -> int:
-        return failure_status(self.answer) or 500
+        self.status, self.code = answer_failure(answer) or (500, "internal_error")
 
 
 def error_body(status: int, code: str, message: str, param: str | None = None) -> dict:
@@ -58,6 +60,12 @@ def error_body(status: int, code: str, message: str, param: str | None = None) -
         kind = "invalid_request_error" if status < 500 else "server_error"
         return {"error": {"message": message, "type": kind, "param": param, "code": code}}
     return {"error": {"code": code, "message": message, "param": param}, "request_id": current_request_id()}
+
+
+def answer_error_body(answer: Answer) -> dict | None:
+    """The error body for a failed answer (an SSE ``error`` event or frame), ``None`` for an answer to deliver."""
+    failure = answer_failure(answer)
+    return None if failure is None else error_body(*failure, answer.text)
 
 
 def _respond(status: int, code: str, message: str, param: str | None = None) -> tuple[Response, int]:
@@ -69,7 +77,7 @@ def _request_error(error: RequestError) -> tuple[Response, int]:
 
 
 def _answer_failed(error: AnswerFailedError) -> tuple[Response, int]:
-    return _respond(error.status, failure_code(error.status), error.answer.text)
+    return _respond(error.status, error.code, error.answer.text)
 
 
 def _loop_timeout(_error: LoopTimeout) -> tuple[Response, int]:

@@ -4,6 +4,12 @@ Teams sends one message per request and expects the bot to remember the conversa
 clarifying question and the user's answer to it must meet again on the next turn, even after a
 restart. ``/api/chat`` uses the same store when a caller passes a ``conversation_id``.
 One short-lived connection per operation keeps it safe across Flask threads and the loop thread.
+
+Stored conversations are namespaced by the server (``conversation_key``), never by the caller:
+``teams:<conversation.id>`` for Teams and ``api:<id>`` for the HTTP API, so no id an HTTP client
+sends can address a Teams conversation. With ``OPSAGENT_API_KEYS`` set, an HTTP conversation is
+also scoped to the caller's key (``api#<key scope>:<id>``): one key's client cannot read or extend
+another key's conversation, even with the same id.
 """
 
 from __future__ import annotations
@@ -13,8 +19,11 @@ import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Literal
 
 from opsagent.contracts.requests import MessageData
+
+Surface = Literal["api", "teams"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -26,6 +35,12 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, id);
 """
+
+
+def conversation_key(surface: Surface, conversation_id: str, *, owner: str | None = None) -> str:
+    """Where a surface's conversation is stored. ``owner`` (an API key's scope) cannot collide with
+    an unscoped key: ``#`` never occurs in an HTTP conversation id and Teams keys start ``teams:``."""
+    return f"{surface}:{conversation_id}" if owner is None else f"{surface}#{owner}:{conversation_id}"
 
 
 class ConversationStore:

@@ -3,8 +3,8 @@
 Models: ``opsagent`` (the default workflow: triage, or dynamic with ``DYNAMIC_PLAN=true``),
 ``opsagent-dynamic`` and ``opsagent-triage``. A client sends the whole conversation each time
 (as with OpenAI), so nothing is stored server-side here. Streaming sends progress as it happens,
-then the answer, then ``finish_reason: stop`` with usage; a deadline or internal failure during a
-stream arrives as an OpenAI error frame, which the OpenAI SDKs raise as ``APIError``.
+then the answer, then ``finish_reason: stop`` with usage; a failure during a stream (deadline,
+model provider unavailable, internal) arrives as an OpenAI error frame, which the OpenAI SDKs raise as ``APIError``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from opsagent.errors import RequestError
 from opsagent.service.auth import check_api_key
 from opsagent.service.bodies import OPENAI_MODELS, ChatCompletionRequest
 from opsagent.service.chats import default_workflow, raise_for_error, run_answer, run_stream
-from opsagent.service.errors import error_body, failure_code, failure_status
+from opsagent.service.errors import answer_error_body
 from opsagent.service.openai_format import ChunkWriter, completion, model_list
 from opsagent.service.sse import sse_event, sse_response
 from opsagent.service.state import ServiceState, get_state
@@ -64,8 +64,8 @@ def _stream_frames(state: ServiceState, chat: WorkflowInput, workflow: WorkflowK
     for item in run_stream(state, chat, workflow):
         if not isinstance(item, Answer):
             yield sse_event(writer.progress(item))
-        elif status := failure_status(item):
-            yield sse_event(error_body(status, failure_code(status), item.text))
+        elif (failed := answer_error_body(item)) is not None:
+            yield sse_event(failed)
         else:
             yield sse_event(writer.answer(item))
             yield from (sse_event(chunk) for chunk in writer.finish(item))

@@ -4,7 +4,9 @@ Teams waits about 15 s for a bot's HTTP answer. So a turn waits at most the repl
 (``TEAMS_REPLY_WINDOW_SECONDS``) for the answer; a slower answer is announced ("still working")
 and sent later as a proactive follow-up message in the same conversation. ``expectReplies``
 callers (tests, some channels) want every reply in the HTTP response, so they wait for the end.
-History is stored per conversation so a clarifying question and its answer meet on the next turn.
+History is stored per conversation so a clarifying question and its answer meet on the next turn;
+a turn is stored only after its answer was delivered, and a turn that fails or times out cancels
+its unfinished work.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from microsoft_agents.hosting.core import ChannelServiceAdapter, ClaimsIdentity,
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.runtime import Runtime
-from opsagent.service.history import ConversationStore
+from opsagent.service.history import ConversationStore, conversation_key
 from opsagent.workflows.runner import answer_chat
 
 logger = logging.getLogger(__name__)
@@ -71,52 +73,78 @@ class OpsTeamsAgent:
         if not question:
             await context.send_activity(EMPTY_MESSAGE)
             return
-        key = f"teams:{activity.conversation.id}"
+        key = conversation_key("teams", activity.conversation.id)
         expect_replies = activity.delivery_mode == DeliveryModes.expect_replies
         work = asyncio.create_task(self._answer(key, question))
-        async with typing_indicator(context, enabled=not expect_replies):
-            done, _ = await asyncio.wait({work}, timeout=None if expect_replies else self.reply_window_seconds)
-        if done:
-            await context.send_activity(work.result().text)
-            return
-        await context.send_activity(STILL_WORKING)
-        self._schedule_follow_up(context, work)
+        handed_off = False
+        try:
+            async with typing_indicator(context, enabled=not expect_replies):
+                done, _ = await asyncio.wait({work}, timeout=None if expect_replies else self.reply_window_seconds)
+            if done:
+                answer = work.result()
+                await context.send_activity(answer.text)
+                await self._remember(key, question, answer)
+                return
+            await context.send_activity(STILL_WORKING)
+            self._schedule_follow_up(context, work, key, question)
+            handed_off = True
+        finally:  # the turn failed, timed out or was cancelled: nobody will deliver (or store) this answer
+            if not handed_off and not work.done():
+                work.cancel()
 
     async def _answer(self, key: str, question: str) -> Answer:
         history = await asyncio.to_thread(self.store.recent, key, limit=self.history_limit)
         chat = WorkflowInput.from_question(question, history)
         answer, _ = await answer_chat(self.runtime, chat, workflow=self.workflow,
                                       deadline_seconds=self.runtime.settings.request_timeout_seconds)
-        if answer.metadata.route != "error":
-            turns = [MessageData(role="user", content=question), MessageData(role="assistant", content=answer.text)]
-            await asyncio.to_thread(self.store.append, key, turns)
         logger.info("teams answer", extra={"route": answer.metadata.route, "llm_calls": answer.metadata.llm_calls})
         return answer
 
-    def _schedule_follow_up(self, context: TurnContext, work: asyncio.Task[Answer]) -> None:
+    async def _remember(self, key: str, question: str, answer: Answer) -> None:
+        """Store a turn once its answer was delivered, so a redelivered (retried) activity is not stored twice
+        and a lost answer is not remembered. Error answers are not stored: a retry starts clean."""
+        if answer.metadata.route == "error":
+            return
+        turns = [MessageData(role="user", content=question), MessageData(role="assistant", content=answer.text)]
+        try:
+            await asyncio.to_thread(self.store.append, key, turns)
+        except Exception:  # the user has the answer; only the history is lost, which must not look like a failed turn
+            logger.exception("could not store a delivered Teams turn")
+
+    def _schedule_follow_up(self, context: TurnContext, work: asyncio.Task[Answer], key: str, question: str) -> None:
         adapter = context.adapter
         assert isinstance(adapter, ChannelServiceAdapter)
         identity = context.identity or ClaimsIdentity({})
         continuation = context.activity.get_conversation_reference().get_continuation_activity()
-        task = asyncio.create_task(self._follow_up(adapter, identity, continuation, work))
+        task = asyncio.create_task(self._follow_up(adapter, identity, continuation, work, key, question))
         self.follow_ups.add(task)
         task.add_done_callback(self.follow_ups.discard)
 
-    async def _follow_up(self, adapter: ChannelServiceAdapter, identity: ClaimsIdentity,
-                         continuation: Activity, work: asyncio.Task[Answer]) -> None:
-        """Send the late answer as a new message in the conversation (a proactive turn)."""
+    async def _follow_up(self, adapter: ChannelServiceAdapter, identity: ClaimsIdentity, continuation: Activity,
+                         work: asyncio.Task[Answer], key: str, question: str) -> None:
+        """Send the late answer as a new message in the conversation (a proactive turn), then store the turn."""
         answer = await work
+        delivered = False
 
         async def send(proactive: TurnContext) -> None:
+            nonlocal delivered
             await proactive.send_activity(answer.text)
+            delivered = True  # a failed send goes to on_turn_error, which does not raise
 
         try:
             await adapter.continue_conversation_with_claims(identity, continuation, send)
         except Exception:  # nobody is waiting on this task: log, never lose it silently
             logger.exception("could not deliver the follow-up answer to Teams")
+        if delivered:
+            await self._remember(key, question, answer)
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:
-    """Replaces the SDK default, which would send the exception text to the user."""
+    """Replaces the SDK default, which would send the exception text to the user. Never raises: when
+    the reply cannot be delivered either (e.g. an unreachable serviceUrl), that is logged too."""
     logger.error("Teams turn failed: %s", type(error).__name__, exc_info=error)
-    await context.send_activity(TURN_FAILED)
+    try:
+        await context.send_activity(TURN_FAILED)
+    except Exception as send_error:
+        logger.error("could not tell the Teams user that the turn failed: %s", type(send_error).__name__,
+                     exc_info=send_error)

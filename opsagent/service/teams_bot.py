@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from microsoft_agents.activity import Activity
+from microsoft_agents.activity import Activity, ActivityTypes
 from microsoft_agents.authentication.msal import MsalConnectionManager
 from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, HttpAdapterBase
 from microsoft_agents.hosting.core.http import HttpResponse
@@ -27,9 +27,13 @@ from opsagent.service.auth import authorize_bot_request
 from opsagent.service.history import ConversationStore
 from opsagent.service.state import get_state
 from opsagent.service.teams_agent import OpsTeamsAgent, on_turn_error
+from opsagent.service.validation import check_text, json_object_body
 from opsagent.settings import Settings
 
 teams_bot = Blueprint("teams_bot", __name__)
+
+# A turn may take the request deadline plus this (replies and typing included) before it is cancelled.
+TURN_MARGIN_SECONDS = 10.0
 
 
 class FlaskCloudAdapter(HttpAdapterBase):
@@ -74,6 +78,7 @@ def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStor
         return None
     connections = MsalConnectionManager(CONNECTIONS={"SERVICE_CONNECTION": {"SETTINGS": _connection_settings(settings)}})
     # With real tokens, replies may only go to Microsoft's channel hosts (the SDK's default list).
+    # Anonymous dev mode turns that check off: replies go to any serviceUrl (see the start-up warning).
     validator = OutboundHostValidator(enabled=settings.bot_app_id is not None)
     adapter = FlaskCloudAdapter(connection_manager=connections, host_validator=validator)
     adapter.on_turn_error = on_turn_error
@@ -82,15 +87,34 @@ def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStor
     return TeamsBot(adapter=adapter, agent=agent, auth_config=connections.get_default_connection_configuration())
 
 
+def _message_fields(activity: Activity) -> dict[str, str | None]:
+    """What a message turn needs to answer and reply (and to store the turn), by wire name."""
+    def id_of(account: Any) -> str | None:
+        return getattr(account, "id", None)
+
+    return {"serviceUrl": activity.service_url, "from.id": id_of(activity.from_property),
+            "recipient.id": id_of(activity.recipient), "conversation.id": id_of(activity.conversation),
+            "text": activity.text}
+
+
+def _check_message(activity: Activity) -> None:
+    """Refuse a message activity that could not be answered or stored, before any work is done."""
+    for where, value in _message_fields(activity).items():
+        if where != "text" and not (value or "").strip():
+            raise RequestError(400, "invalid_activity", f"A message Activity needs '{where}'.", param=where)
+        if value is not None:
+            check_text(value, where)
+
+
 def _activity_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise RequestError(400, "invalid_json", "The request body must be a Bot Framework Activity (a JSON object).")
+    body = json_object_body("The request body must be a Bot Framework Activity (a JSON object).")
     try:
-        Activity.model_validate(body)
+        activity = Activity.model_validate(body)
     except ValidationError as error:
         where = ".".join(str(part) for part in error.errors()[0]["loc"])
         raise RequestError(400, "invalid_activity", f"The Activity is invalid at '{where}'.") from None
+    if activity.type == ActivityTypes.message:
+        _check_message(activity)
     return body
 
 
@@ -109,7 +133,7 @@ def messages() -> Response:
     if bot is None:
         raise RequestError(503, "bot_not_configured", "The Teams endpoint is not configured: set BOT_APP_ID, "
                            "BOT_APP_PASSWORD and BOT_TENANT_ID (or TEAMS_ANONYMOUS_DEV=true for local testing).")
-    timeout = state.settings.request_timeout_seconds + 10
+    timeout = state.settings.request_timeout_seconds + TURN_MARGIN_SECONDS
     claims = state.loop.submit(authorize_bot_request(request.headers.get("Authorization"), bot.auth_config), timeout=30)
     activity_request = _ActivityRequest(request.method, dict(request.headers), _activity_body(), claims)
     return _to_flask(state.loop.submit(bot.adapter.process_request(activity_request, bot.agent), timeout=timeout))

@@ -41,19 +41,47 @@ def _error_from_validation(error: ValidationError) -> RequestError:
                         f"Invalid '{param}': {first['msg']}.", param=param)
 
 
+def json_object_body(not_an_object: str = "The request body must be a JSON object.") -> dict[str, Any]:
+    """The request's body parsed as a JSON object.
+
+    Raises:
+        RequestError: 400 ``invalid_json`` for a body that is not JSON (including nesting too deep
+            to parse) or not an object.
+    """
+    raw = request.get_data(cache=True)  # over MAX_CONTENT_LENGTH this raises a 413 first
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError: e.g. "[" * 50000
+        raise RequestError(400, "invalid_json", "The request body is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise RequestError(400, "invalid_json", not_an_object)
+    return data
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` is not plain UTF-8 text (a NUL or a lone surrogate), or ``None`` when it is."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8 text (it holds a lone surrogate)"
+    return None
+
+
+def check_text(text: str, param: str) -> None:
+    """Raises: RequestError 400 ``invalid_value`` naming ``param`` when ``text_problem`` finds one."""
+    if (problem := text_problem(text)) is not None:
+        raise RequestError(400, "invalid_value", f"'{param}' {problem}.", param=param)
+
+
 def parse_body(model: type[BodyT]) -> BodyT:
     """The request's JSON body validated as ``model``.
 
     Raises:
         RequestError: 400 for a non-JSON body, a non-object, or a body that fails validation.
     """
-    raw = request.get_data(cache=True)  # over MAX_CONTENT_LENGTH this raises a 413 first
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        raise RequestError(400, "invalid_json", "The request body is not valid JSON.") from None
-    if not isinstance(data, dict):
-        raise RequestError(400, "invalid_json", "The request body must be a JSON object.")
+    data = json_object_body()
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -61,7 +89,8 @@ def parse_body(model: type[BodyT]) -> BodyT:
 
 
 def check_messages(messages: list[MessageData], settings: Settings) -> None:
-    """Refuse empty, oversized or too many messages, and a conversation not ending with the user.
+    """Refuse empty, oversized, non-text (NUL, lone surrogate) or too many messages, and a conversation
+    not ending with the user.
 
     Raises:
         RequestError: 400 naming the message and the limit.
@@ -78,6 +107,7 @@ def check_messages(messages: list[MessageData], settings: Settings) -> None:
         if len(message.content) > settings.max_message_chars:
             raise RequestError(400, "message_too_long", f"'{param}' has {len(message.content)} characters; the "
                                f"limit is {settings.max_message_chars}.", param=param)
+        check_text(message.content, param)
     if messages[-1].role != "user":
         raise RequestError(400, "last_message_not_user", "The last message must come from the user (role 'user'), "
                            f"not '{messages[-1].role}'.", param=f"messages[{len(messages) - 1}].role")

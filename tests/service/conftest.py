@@ -35,6 +35,25 @@ def triage_one_task(messages: list[Any], options: dict[str, Any]) -> dict[str, A
     return {"tasks": [{"agent": "servicenow", "question": last_user_text(messages)}], "reason": "test"}
 
 
+def recording_planner(seen: list[list[str]]) -> Script:
+    """A dynamic planner that records the conversation (user/assistant texts) of each call, then plans one task."""
+    def planner(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+        seen.append([m.text for m in messages if m.role in ("user", "assistant")])
+        return plan_one_task(messages, options)
+
+    return planner
+
+
+def model_down(messages: list[Any], options: dict[str, Any]) -> Exception:
+    """A planner script whose model call fails (ScriptedChatClient raises a returned exception)."""
+    return RuntimeError("provider outage at internal-host-10.1.2.3")
+
+
+def model_calls(app: Flask) -> int:
+    """How many model calls the app's scripted runtime has received, over all roles."""
+    return sum(len(client.calls) for client in app.extensions["opsagent"].runtime.models.clients.values())
+
+
 def echo_answer(messages: list[Any], options: dict[str, Any]) -> str:
     return f"Answer: {last_user_text(messages)}"
 

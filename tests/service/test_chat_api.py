@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from tests.service.conftest import AppFactory, echo_scripts, last_user_text, serving
+from tests.service.conftest import AppFactory, echo_scripts, last_user_text, model_down, recording_planner, serving
 
 
 def ask(url: str, text: str, path: str = "/api/chat", **body: Any) -> httpx.Response:
@@ -43,15 +43,27 @@ def test_chat_workflow_follows_dynamic_plan(make_app: AppFactory, dynamic_plan: 
 
 def test_chat_conversation_id_carries_history_to_the_planner(make_app: AppFactory) -> None:
     seen: list[list[str]] = []
-
-    def planner(messages, options) -> dict:
-        seen.append([m.text for m in messages if m.role in ("user", "assistant")])
-        return {"plan": [{"step": 1, "agent": "servicenow", "question": last_user_text(messages)}]}
-
-    with serving(make_app(echo_scripts(dynamic_triage=planner))) as url:
+    with serving(make_app(echo_scripts(dynamic_triage=recording_planner(seen)))) as url:
         first = ask(url, "first question", "/api/chat_dynamic").json()
         ask(url, "second question", "/api/chat_dynamic", conversation_id=first["conversation_id"])
     assert seen[1] == ["first question", "Answer: first question", "second question"]
+
+
+def test_chat_conversations_are_scoped_to_the_callers_api_key(make_app: AppFactory) -> None:
+    """Two keys using the same conversation id get two conversations; each key keeps its own history."""
+    seen: list[list[str]] = []
+    app = make_app(echo_scripts(dynamic_triage=recording_planner(seen)), dynamic_plan=True,
+                   opsagent_api_keys=[SecretStr("key-a"), SecretStr("key-b")])
+
+    def ask_as(key: str, text: str) -> dict:
+        body = {"messages": [{"role": "user", "content": text}], "conversation_id": "shared"}
+        return httpx.post(url + "/api/chat", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=20).json()
+
+    with serving(app) as url:
+        ask_as("key-a", "a first")
+        assert ask_as("key-b", "b first")["conversation_id"] == "shared"
+        ask_as("key-a", "a second")
+    assert seen == [["a first"], ["b first"], ["a first", "Answer: a first", "a second"]]
 
 
 def test_chat_concurrent_requests_do_not_cross_talk(make_app: AppFactory) -> None:
@@ -79,6 +91,20 @@ def test_chat_deadline_is_a_clean_504(make_app: AppFactory) -> None:
     assert response.status_code == 504
     assert response.json()["error"]["code"] == "timeout"
     assert "0.3 s" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("dynamic_plan", [False, True], ids=["triage", "dynamic"])
+def test_chat_model_unavailable_is_a_502_and_a_stream_error_event(make_app: AppFactory, dynamic_plan: bool) -> None:
+    app = make_app(echo_scripts(triage=model_down, dynamic_triage=model_down), dynamic_plan=dynamic_plan)
+    with serving(app) as url:
+        response = ask(url, "anything", conversation_id="c-502")
+        streamed = httpx.post(url + "/api/chat/stream", json={"messages": [{"role": "user", "content": "s"}]})
+    assert response.status_code == 502, response.text
+    assert response.json()["error"]["code"] == "model_unavailable" and "10.1.2.3" not in response.text
+    last = [f for f in streamed.text.split("\n\n") if f][-1].split("\n")
+    assert last[0] == "event: error"
+    assert json.loads(last[1].removeprefix("data: "))["error"]["code"] == "model_unavailable"
+    assert app.extensions["opsagent"].store.recent("api:c-502", limit=5) == []  # a failed turn is not stored
 
 
 def test_chat_stream_sends_progress_events_then_the_answer(make_app: AppFactory) -> None:

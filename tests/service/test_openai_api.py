@@ -9,7 +9,7 @@ import pytest
 from openai import OpenAI
 from pydantic import SecretStr
 
-from tests.service.conftest import AppFactory, echo_scripts, serving
+from tests.service.conftest import AppFactory, echo_scripts, model_down, serving
 
 
 def client(url: str, key: str = "unused") -> OpenAI:
@@ -96,6 +96,19 @@ def test_openai_deadline_gives_clean_504_and_stream_error(make_app: AppFactory) 
         with pytest.raises(openai.APIError, match="no answer within 0.3 s"):
             list(client(url).chat.completions.create(
                 model="opsagent", messages=[{"role": "user", "content": "slow"}], stream=True))
+
+
+def test_openai_model_unavailable_gives_502_and_stream_error(make_app: AppFactory) -> None:
+    app = make_app(echo_scripts(triage=model_down, dynamic_triage=model_down))
+    with serving(app) as url:
+        with pytest.raises(openai.APIStatusError) as caught:
+            client(url).chat.completions.create(model="opsagent", messages=[{"role": "user", "content": "q"}])
+        assert caught.value.status_code == 502 and caught.value.body["code"] == "model_unavailable"
+        assert caught.value.body["type"] == "server_error"
+        with pytest.raises(openai.APIError) as streamed:
+            list(client(url).chat.completions.create(
+                model="opsagent-dynamic", messages=[{"role": "user", "content": "q"}], stream=True))
+        assert streamed.value.body["code"] == "model_unavailable"
 
 
 def test_openai_auth_required_when_keys_configured(make_app: AppFactory) -> None:

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
+
+import json
 
 import httpx
 import pytest
@@ -20,7 +24,9 @@ from flask_app import close_app, create_app
 from opsagent.settings import Settings
 from tests.backends.fake_servers import FakeServer, Recorded, json_reply
 from tests.conftest import scripted_runtime
-from tests.service.conftest import AppFactory, break_history, echo_scripts, last_user_text, poll, serving
+from opsagent.service import teams_bot
+from tests.service.conftest import (AppFactory, break_history, echo_scripts, last_user_text, model_calls, poll,
+                                    recording_planner, serving)
 
 CONVERSATION = "a:1Abc-personal-conv-id"
 _ids = itertools.count(1)
@@ -135,6 +141,74 @@ def test_teams_turn_error_does_not_leak_exception_text(make_app: AppFactory, mon
     assert "secret internals" not in response.text
 
 
+def stored_turns(app, conversation: str = CONVERSATION) -> list[str]:
+    return [turn.content for turn in app.extensions["opsagent"].store.recent(f"teams:{conversation}", limit=50)]
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/"
+
+
+def test_teams_unreachable_service_url_is_no_500_and_stores_nothing(make_app: AppFactory,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """The reply and the error handler's apology both fail to send: logged, 202, and no half-stored turn."""
+    app = make_app(teams_anonymous_dev=True)
+    body = activity("Anyone there?", service_url=closed_port_url(), expect_replies=False)
+    with caplog.at_level(logging.ERROR), serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=body, timeout=20)
+    assert response.status_code == 202, response.text
+    assert "could not tell the Teams user that the turn failed" in caplog.text
+    assert stored_turns(app) == []  # a Bot Framework retry of this activity would not duplicate a turn
+
+
+def test_teams_turn_is_stored_after_it_was_delivered(make_app: AppFactory) -> None:
+    app = make_app(teams_anonymous_dev=True)
+    with serving(app) as url:
+        replies(httpx.post(url + "/api/messages", json=activity("Any P1?"), timeout=20))
+    assert stored_turns(app) == ["Any P1?", "Answer: Any P1?"]
+
+
+def test_teams_timed_out_turn_cancels_its_work(make_app: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    finished: list[str] = []
+
+    async def slow(messages, options) -> str:
+        await asyncio.sleep(0.8)
+        finished.append(last_user_text(messages))
+        return "late"
+
+    monkeypatch.setattr(teams_bot, "TURN_MARGIN_SECONDS", -1.7)  # the turn is cut at 0.3 s, the runner's deadline is 2 s
+    app = make_app(echo_scripts(servicenow=slow), teams_anonymous_dev=True, request_timeout_seconds=2.0)
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("slow one"), timeout=20)
+        time.sleep(1.2)  # longer than the specialist would take
+    assert response.status_code == 504
+    assert finished == [] and stored_turns(app) == []
+
+
+def test_teams_anonymous_dev_warns_that_replies_go_to_any_service_url(make_app: AppFactory,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        make_app(teams_anonymous_dev=True)
+    warning = next(r.getMessage() for r in caplog.records if "TEAMS_ANONYMOUS_DEV" in r.getMessage())
+    assert "serviceUrl" in warning and "host check is off" in warning and "dev only" in warning
+
+
+def test_teams_conversation_is_out_of_reach_of_the_http_api(make_app: AppFactory) -> None:
+    """An /api/chat conversation_id naming a Teams conversation gets a fresh API conversation instead."""
+    seen: list[list[str]] = []
+    app = make_app(echo_scripts(dynamic_triage=recording_planner(seen)), teams_anonymous_dev=True, dynamic_plan=True)
+    teams_id = "19:secret@thread.v2"
+    with serving(app) as url:
+        replies(httpx.post(url + "/api/messages", json=activity("secret plan", conversation=teams_id), timeout=20))
+        api = httpx.post(url + "/api/chat", json={"messages": [{"role": "user", "content": "what was said?"}],
+                                                  "conversation_id": f"teams:{teams_id}"}, timeout=20)
+        replies(httpx.post(url + "/api/messages", json=activity("next", conversation=teams_id), timeout=20))
+    assert api.status_code == 200 and api.json()["conversation_id"] == f"teams:{teams_id}"
+    assert seen == [["secret plan"], ["what was said?"], ["secret plan", "Answer: secret plan", "next"]]
+
+
 def test_teams_not_configured_is_503(live_url: str) -> None:
     response = httpx.post(live_url + "/api/messages", json=activity("hello"))
     assert response.status_code == 503 and response.json()["error"]["code"] == "bot_not_configured"
@@ -159,6 +233,38 @@ def test_teams_bad_activity_is_400(make_app: AppFactory, body: Any) -> None:
     with serving(make_app(teams_anonymous_dev=True)) as url:
         response = httpx.post(url + "/api/messages", json=body)
     assert response.status_code == 400
+
+
+def without(field: str) -> dict[str, Any]:
+    body = activity("hello")
+    if "." in field:
+        outer, inner = field.split(".")
+        body[outer].pop(inner)
+    else:
+        body.pop(field)
+    return body
+
+
+@pytest.mark.parametrize(("body", "code", "param"), [
+    (without("serviceUrl"), "invalid_activity", "serviceUrl"),
+    (without("recipient"), "invalid_activity", "recipient.id"),
+    (without("from"), "invalid_activity", "from.id"),
+    ({**activity("hello"), "conversation": {"id": " "}}, "invalid_activity", "conversation.id"),
+    (b'{"type": "message", "channelData": ' + b"[" * 50000 + b"}", "invalid_json", None),
+    (b"[" * 50000, "invalid_json", None),
+    ({**activity(""), "text": "hi \udfff"}, "invalid_value", "text"),
+    ({**activity(""), "text": "\u0000\ud800 hi"}, "invalid_value", "text"),
+], ids=["no-serviceUrl", "no-recipient", "no-from", "blank-conversation-id", "deeply-nested-field",
+        "deeply-nested-json", "lone-surrogate", "nul-and-surrogate"])
+def test_teams_unanswerable_message_is_400_before_any_work(make_app: AppFactory, body: Any, code: str,
+                                                           param: str | None) -> None:
+    app = make_app(teams_anonymous_dev=True)
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()  # lone surrogates go out as \u escapes
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == code and response.json()["error"]["param"] == param
+    assert model_calls(app) == 0
 
 
 BOT_ID = "00000000-0000-0000-0000-0000000000b0"

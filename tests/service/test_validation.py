@@ -57,7 +57,21 @@ CASES = [
     Case("api-bad-conversation-id", "/api/chat", chat(conversation_id="../etc"), 400, "invalid_value",
          "conversation_id"),
     Case("api-body-too-large", "/api/chat", chat(padding="x" * 3000), 413, "request_too_large"),
+    Case("api-deeply-nested-json", "/api/chat", b"[" * 1500, 400, "invalid_json"),
+    Case("api-lone-surrogate", "/api/chat", b'{"messages": [{"role": "user", "content": "hi \\udfff"}]}', 400,
+         "invalid_value", "messages[0].content"),
+    Case("api-nul-and-surrogate", "/api/chat", b'{"messages": [{"role": "user", "content": "\\u0000\\ud800 hi"}]}',
+         400, "invalid_value", "messages[0].content"),
+    Case("api-raw-utf8-surrogate", "/api/chat", b'{"messages": [{"role": "user", "content": "hi \xed\xa0\x80"}]}',
+         400, "invalid_value", "messages[0].content"),
     Case("v1-invalid-json", "/v1/chat/completions", b"nope", 400, "invalid_json"),
+    Case("v1-deeply-nested-json", "/v1/chat/completions", b'{"model": ' + b"[" * 1500, 400, "invalid_json"),
+    Case("v1-lone-surrogate", "/v1/chat/completions",
+         b'{"model": "opsagent", "messages": [{"role": "user", "content": "\\udfff"}]}', 400, "invalid_value",
+         "messages[0].content"),
+    Case("v1-nul-in-text-part", "/v1/chat/completions",
+         b'{"model": "opsagent", "messages": [{"role": "user", "content": [{"type": "text", "text": "a\\u0000"}]}]}',
+         400, "invalid_value", "messages[0].content"),
     Case("v1-missing-model", "/v1/chat/completions", {"messages": [USER]}, 400, "missing_parameter", "model"),
     Case("v1-unknown-model", "/v1/chat/completions", completion(model="gpt-4o"), 404, "model_not_found", "model"),
     Case("v1-stream-not-bool", "/v1/chat/completions", completion(stream="yes"), 400, "invalid_type", "stream"),
@@ -121,6 +135,12 @@ def test_validation_refuses_with_clear_error(small_limits_url: str, case: Case) 
         assert error["type"] == "invalid_request_error"
     else:
         assert response.json()["request_id"] == response.headers["X-Request-ID"]
+
+
+def test_validation_unsupported_content_part_names_its_type(small_limits_url: str) -> None:
+    body = completion(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}])
+    message = httpx.post(small_limits_url + "/v1/chat/completions", json=body).json()["error"]["message"]
+    assert message == "Invalid 'messages[0].content': only text content parts are supported (got 'image_url')."
 
 
 @pytest.mark.parametrize("body", [
