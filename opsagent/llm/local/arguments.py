@@ -14,19 +14,23 @@ from typing import Any
 
 from opsagent.llm.local.text import Entities, contains_phrase, find_phrase
 
-ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b")
+ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
 TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to)\s+(?:the\s+|an?\s+)?([a-z0-9_\-]+(?:\s+[a-z0-9_\-]+)?)")
 TOPIC_STOP = frozenset("the a an any them those these it this that any of all open my our me p1 p2 p3 p4 last next "
                        "today yesterday priority team group incidents incident changes change tickets".split())
 
+FINISHED = ("closed", "resolved", "canceled", "cancelled")
+""""…, including closed ones": every state, not only the finished ones."""
 INCIDENT_STATES: tuple[tuple[str, str], ...] = (
     ("in progress", "in_progress"), ("on hold", "on_hold"), ("resolved", "resolved"), ("closed", "closed"),
     ("cancelled", "canceled"), ("canceled", "canceled"), ("all incidents", "all"), ("any state", "all"),
-    ("new", "new"), ("open", "open"),
+    ("new", "new"), ("open", "open"), ("what happened", "all"), *((f"including {word}", "all") for word in FINISHED),
 )
 CHANGE_STATES: tuple[tuple[str, str], ...] = (
     ("scheduled", "scheduled"), ("implement", "implement"), ("in review", "review"), ("closed", "closed"),
     ("cancelled", "canceled"), ("canceled", "canceled"), ("open", "open"), ("upcoming", "open"),
+    ("being implemented", "implement"), ("implementing", "implement"), ("in implementation", "implement"),
+    *((f"including {word}", "all") for word in FINISHED),
 )
 APPROVALS: tuple[tuple[str, str], ...] = (
     ("waiting for approval", "requested"), ("pending approval", "requested"), ("awaiting approval", "requested"),
@@ -66,7 +70,7 @@ def _window(ctx: Context) -> str | None:
         return ctx.entities.time_window
     times = ISO_TIME.findall(ctx.previous_text)
     if len(times) >= 2 and contains_phrase(ctx.text, "window"):
-        return f"{times[0]} to {times[1]}"
+        return f"{times[0].upper()} to {times[1].upper()}"
     return None
 
 

@@ -12,8 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from opsagent.llm.local.knowledge import STRONG, Knowledge, SpecialistHints
+from opsagent.llm.local.scope import background_end, clauses
 from opsagent.llm.local.text import (
-    CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, unique,
+    CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, time_window,
+    unique,
 )
 
 SELECT_AT = STRONG
@@ -28,6 +30,7 @@ class Mention:
     specialist: str
     position: int
     points: int
+    word: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class Analysis:
     entities: Entities
     scores: dict[str, int]
     mentions: tuple[Mention, ...]
+    asks_from: int = 0
+    """Where the asks begin (after background statements, see ``scope.background_end``)."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -46,7 +51,9 @@ class Analysis:
         if chosen:
             return tuple(chosen)
         partial = sorted((-score, self.first_position(name), name) for name, score in self.scores.items() if score > 0)
-        return (partial[0][2],) if partial and self.entities.ids() else ()
+        entities = self.entities
+        concrete = entities.ids() or entities.config_items or entities.time_window
+        return (partial[0][2],) if partial and concrete else ()
 
     def first_position(self, name: str) -> int:
         return min((m.position for m in self.mentions if m.specialist == name), default=len(self.text))
@@ -100,15 +107,15 @@ def _vocabulary_mentions(text: str, hints: SpecialistHints) -> list[Mention]:
     for phrase, points in hints.vocabulary.items():
         position = find_phrase(text, phrase)
         if position >= 0:
-            found.append(Mention(hints.name, position, points))
+            found.append(Mention(hints.name, position, points, phrase))
     return found
 
 
-def _entity_mentions(original: str, hints: SpecialistHints) -> list[Mention]:
+def _entity_mentions(low: str, hints: SpecialistHints) -> list[Mention]:
     found = []
     for kind, points in hints.entity_weights.items():
         pattern = ENTITY_PATTERNS.get(kind)
-        match = pattern.search(original) if pattern else None
+        match = pattern.search(low) if pattern else None
         if match:
             found.append(Mention(hints.name, match.start(), points))
     return found
@@ -132,7 +139,7 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None) -> 
     mentions: list[Mention] = []
     targets: list[str] = []
     for hints in knowledge.specialists:
-        mentions += _vocabulary_mentions(low, hints) + _entity_mentions(text, hints)
+        mentions += _vocabulary_mentions(low, hints) + _entity_mentions(low, hints)
         found = target_positions(low, hints)
         targets += [name for _, name in found]
         target_points = hints.entity_weights.get("target", 0)
@@ -140,8 +147,51 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None) -> 
         group_points = hints.entity_weights.get("group", 0)
         mentions += [Mention(hints.name, find_phrase(low, group.lower()), group_points)
                      for group in entities.groups if group in hints.groups and group_points]
+    asks_from = background_end(low)
+    mentions = _relevant(mentions, low, knowledge, entities.groups, asks_from)
+    if asks_from:
+        entities = replace(entities, time_window=time_window(low[asks_from:]))
     scores = {hints.name: 0 for hints in knowledge.specialists}
     for mention in mentions:
         scores[mention.specialist] += mention.points
     entities = replace(entities, targets=unique(targets))
-    return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)))
+    return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from)
+
+
+def _spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
+    found = []
+    for phrase in phrases:
+        position = find_phrase(text, phrase)
+        if position >= 0:
+            found.append((position, position + len(phrase)))
+    return found
+
+
+def _relevant(mentions: list[Mention], low: str, knowledge: Knowledge, groups: Iterable[str],
+              asks_from: int) -> list[Mention]:
+    """Drop mentions that do not ask anything of their specialist (see ``scope`` and the YAML's
+    ``vocabulary.ignore`` / ``vocabulary.contextual``). A group name's own words ("Data *Platform*
+    Ops") belong to the group; a word inside a longer vocabulary phrase ("*status* page") to the phrase."""
+    group_spans = _spans(low, (group.lower() for group in groups))
+    masks = {hints.name: _spans(low, hints.ignore) + group_spans for hints in knowledge.specialists}
+    words = [(m.position, m.position + len(m.word)) for m in mentions if m.word]
+    kept = [m for m in mentions if not (m.word and (
+        any(a <= m.position < b for a, b in masks[m.specialist])  # masked
+        or any(a <= m.position and m.position + len(m.word) <= b and b - a > len(m.word) for a, b in words)))]
+    asked = {m.specialist for m in kept if m.position >= asks_from}
+    kept = [m for m in kept if m.specialist in asked]
+    parts = clauses(low)
+    contextual = {hints.name: hints.contextual for hints in knowledge.specialists}
+    by_name = {hints.name: hints for hints in knowledge.specialists}
+
+    def counts(mention: Mention) -> bool:
+        if mention.word not in contextual[mention.specialist]:
+            return True
+        if not any(m.specialist != mention.specialist for m in kept):
+            return True
+        clause = next((part for part in parts if part.start <= mention.position < part.end), None)
+        return clause is not None and (bool(target_positions(clause.text, by_name[mention.specialist])) or any(
+            m.specialist == mention.specialist and m.word not in contextual[m.specialist]
+            and clause.start <= m.position < clause.end for m in kept))
+
+    return [m for m in kept if counts(m)]

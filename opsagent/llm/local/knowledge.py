@@ -30,12 +30,14 @@ _AGENT_LINE = re.compile(r"^- ([a-z][a-z0-9_]*): (.*)$", re.MULTILINE)
 
 @dataclass(frozen=True)
 class ToolRule:
-    """When to call one tool: per entity of a kind, when words appear, or as the default."""
+    """When to call one tool: per entity of a kind, when words appear (and ``unless`` others do),
+    or as the default (a default with ``per`` only when the task names such an entity)."""
 
     name: str
     per: str | None = None
     bind: str | None = None
     when: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
     unless_called: tuple[str, ...] = ()
     default: bool = False
     from_previous: bool = False
@@ -45,6 +47,7 @@ class ToolRule:
         return cls(
             name=str(data["name"]), per=data.get("per"), bind=data.get("bind"),
             when=tuple(str(word).lower() for word in data.get("when", ())),
+            unless=tuple(str(word).lower() for word in data.get("unless", ())),
             unless_called=tuple(data.get("unless_called", ())), default=bool(data.get("default", False)),
             from_previous=bool(data.get("from_previous", False)),
         )
@@ -73,6 +76,11 @@ class SpecialistHints:
     tools: tuple[ToolRule, ...] = ()
     services: Mapping[str, str] = field(default_factory=dict)
     examples: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    """Phrases whose words say nothing about this specialist ("when does it *run*": a verb, not a run)."""
+    contextual: tuple[str, ...] = ()
+    """Words that only count next to the specialist's own nouns, or when no other specialist is
+    named ("how *healthy* were our pipelines" is about pipelines, not platform health)."""
 
     @classmethod
     def from_config(cls, config: AgentConfig) -> SpecialistHints:
@@ -93,6 +101,8 @@ class SpecialistHints:
             groups=tuple(local.get("groups", ())), tools=tuple(ToolRule.from_yaml(rule) for rule in local.get("tools", ())),
             services={str(key).lower(): str(value) for key, value in local.get("services", {}).items()},
             examples=tuple(str(example) for example in local.get("examples", ())),
+            ignore=tuple(str(phrase).lower() for phrase in vocabulary.get("ignore", ())),
+            contextual=tuple(str(word).lower() for word in vocabulary.get("contextual", ())),
         )
 
 
@@ -111,6 +121,8 @@ class Policy:
     write_objects: tuple[str, ...] = ()
     references: Mapping[str, str] = field(default_factory=dict)
     vague: tuple[str, ...] = ()
+    found_by_plan: tuple[str, ...] = ()
+    """References the plan finds from the ids the question names ("INC… and *the change* it waits for")."""
     forward_cues: tuple[str, ...] = ()
     backward_cues: tuple[str, ...] = ()
 
@@ -126,7 +138,7 @@ class Policy:
             write_verbs=words(reject, "write_verbs"), write_leads=words(reject, "write_leads"),
             write_objects=words(reject, "write_objects"),
             references={str(k).lower(): str(v) for k, v in clarify.get("references", {}).items()},
-            vague=words(clarify, "vague"),
+            vague=words(clarify, "vague"), found_by_plan=words(clarify, "found_by_plan"),
             forward_cues=words(dependency, "forward"), backward_cues=words(dependency, "backward"),
         )
 

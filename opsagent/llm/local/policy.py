@@ -32,8 +32,8 @@ def _follows_lead(tokens: list[str], index: int, leads: tuple[str, ...]) -> bool
 
 
 def _has_object(tokens: list[str], index: int, size: int, objects: tuple[str, ...]) -> bool:
-    if index + size >= len(tokens):
-        return True  # "restart it" / a bare "approve" at the end still asks for an action
+    if index + size >= len(tokens):  # a bare "approve" at the end still asks for an action,
+        return index == 0 or tokens[index - 1] != "to"  # but "clusters take ages to start" does not
     following = tokens[index + size]
     return any(following == word or _is_id_of(following, word) for word in objects)
 
@@ -105,12 +105,20 @@ def topic_phrase(topic: str) -> str:
     return f"a request about {topic}" if " " not in topic else f"a question about {topic}"
 
 
-def unresolved_kinds(analysis: Analysis, policy: Policy) -> tuple[str, ...]:
-    """Entity kinds the text points at ("it", "that pipeline") without naming them itself."""
+def unresolved_kinds(analysis: Analysis, policy: Policy, *, demonstrative_only: bool = False) -> tuple[str, ...]:
+    """Entity kinds the text points at ("it", "that pipeline") without naming them itself.
+
+    ``demonstrative_only``: only "that …" / "this …", which point back at the conversation even in
+    a chained question (where "it" and "the …" are answered by an earlier step of the plan)."""
     entities = analysis.entities
+    names_something = bool(entities.ids() or entities.config_items)
     kinds = []
     for phrase, kind in policy.references.items():
         if not contains_phrase(analysis.text, phrase):
+            continue
+        if demonstrative_only and not phrase.startswith(("that ", "this ")):
+            continue
+        if names_something and phrase in policy.found_by_plan:  # "INC… and *the change* it waits for"
             continue
         named = entities.of_kind(kind) if kind != "any" else (entities.ids() + entities.targets + entities.config_items)
         if not named:

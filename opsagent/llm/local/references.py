@@ -21,6 +21,9 @@ HISTORY_MESSAGES = 6
 """How far back references are looked up (latest messages first)."""
 FOLLOW_UP_LEADS = ("same for", "what about", "how about", "and for", "and what about", "and", "also", "now for")
 STOPWORDS = frozenset("the a an one and or for of to in on is are was it its that this what about same how".split())
+SUGGESTION = re.compile(r"(?:^[ \t]*|(?<=[:?.!])[ \t]+)[-*•][ \t]+(.+?)(?=(?<=[?.!])[ \t]+[-*•][ \t]|\n|$)",
+                        re.MULTILINE)
+"""Suggested questions: list items one a line, or run together ("For example: - Why …? - Why …?")."""
 ANY_KIND_ORDER = ("incident", "change", "run_id", "pipeline", "target", "configuration_item")
 
 
@@ -81,10 +84,9 @@ def _pick_suggestion(question: Analysis, history: Sequence[Turn]) -> str | None:
     if last is None:
         return None
     keys = [word for word in words(question.text) if word not in STOPWORDS and len(word) > 2]
-    for line in last.text.splitlines():
-        line = line.strip()
-        if line.startswith(("-", "*", "•")) and any(contains_phrase(line.lower(), key) for key in keys):
-            return line.lstrip("-*• ").strip()
+    for item in SUGGESTION.findall(last.text):  # list items, one a line or run together on one line
+        if any(contains_phrase(item.lower(), key) for key in keys):
+            return item.strip()
     return None
 
 
@@ -123,7 +125,7 @@ def resolve(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer:
     """
     analysis = analysis or analyse(question, knowledge, fixer)
     text = analysis.text
-    kinds = () if dependent else unresolved_kinds(analysis, knowledge.policy)
+    kinds = unresolved_kinds(analysis, knowledge.policy, demonstrative_only=dependent)
     if kinds:
         found = {kind: lookup(kind, history, knowledge, fixer) for kind in kinds}
         missing = tuple(kind for kind, value in found.items() if value is None)

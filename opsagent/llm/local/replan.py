@@ -12,7 +12,7 @@ import re
 from opsagent.llm.local.detect import TypoFixer, analyse
 from opsagent.llm.local.inputs import ReviewInput
 from opsagent.llm.local.knowledge import Knowledge
-from opsagent.llm.local.shape import polish, question_for
+from opsagent.llm.local.shape import consumer_question, dependency, polish, question_for
 
 _ASK = re.compile(r"Ask ([a-z][a-z0-9_]*): (.+?)(?=\s+Ask [a-z][a-z0-9_]*: |$)", re.DOTALL)
 
@@ -42,6 +42,19 @@ def review_mode_output(review: ReviewInput, knowledge: Knowledge, fixer: TypoFix
         else:
             plan.append({"step": 1, "agent": agent, "question": polish(question)})
     if plan:
-        return {"accept_review": True, "new_plan": plan, "rejection_reason": ""}
+        return {"accept_review": True, "new_plan": plan + _rerun_consumers(review, plan, knowledge, fixer),
+                "rejection_reason": ""}
     reason = "; ".join(declined) or "the review names no gap a specialist can fill"
     return {"accept_review": False, "new_plan": [], "rejection_reason": f"Declined the retry: {reason}."}
+
+
+def _rerun_consumers(review: ReviewInput, plan: list[dict], knowledge: Knowledge, fixer: TypoFixer) -> list[dict]:
+    """A producer that is asked again takes its consumers with it: they got nothing to build on the
+    first time ("failed pipelines, and incidents for them" after the pipeline step failed)."""
+    analysis = analyse(review.question, knowledge, fixer)
+    link = dependency(analysis, analysis.selected, knowledge)
+    planned = {step["agent"] for step in plan}
+    if link is None or link.producer not in planned:
+        return []
+    return [{"step": 2, "agent": name, "question": consumer_question(analysis, name, link.producer, knowledge)}
+            for name in link.consumers if name not in planned and knowledge.by_name(name)]

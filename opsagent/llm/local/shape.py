@@ -9,44 +9,22 @@ Independent asks share step 1 (they run in parallel). A dependency cue makes one
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from opsagent.llm.local.detect import Analysis, target_positions
 from opsagent.llm.local.knowledge import Knowledge
-from opsagent.llm.local.text import CHANGE, INCIDENT, find_phrase
+from opsagent.llm.local.scope import Clause, clauses, segments
+from opsagent.llm.local.text import CHANGE, INCIDENT, find_phrase, time_window
 
+REFERENCE_ORDER = ("incident", "change", "run_id", "pipeline", "configuration_item")
 FORWARD_REACH = 30
 """A forward cue's producer must be mentioned within this many characters after the cue."""
-CLAUSE_BREAK = re.compile(
-    r"[?;!]\s*|\.\s+|\s\+\s|,?\s+(?:and\s+)?then\s+|,\s+(?:and\s+)?(?=(?:is|are|was|were|did|does|do|has|have|what|"
-    r"which|who|why|how|show|list|check|find|give|get|tell|any|whether|also)\b)|\s+and\s+(?=(?:is|are|was|were|did|"
-    r"does|do|has|have|what|which|who|why|how|show|list|check|find|give|get|tell|whether|the latest|also)\b)"
-)
-
-
-@dataclass(frozen=True)
-class Clause:
-    start: int
-    end: int
-    text: str
 
 
 @dataclass(frozen=True)
 class Dependency:
     producer: str
     consumers: tuple[str, ...]
-
-
-def clauses(text: str) -> list[Clause]:
-    found, start = [], 0
-    for match in CLAUSE_BREAK.finditer(text):
-        if match.start() > start:
-            found.append(Clause(start, match.start(), text[start:match.start()].strip(" ,")))
-        start = match.end()
-    if start < len(text):
-        found.append(Clause(start, len(text), text[start:].strip(" ,.?")))
-    return [clause for clause in found if clause.text] or [Clause(0, len(text), text)]
 
 
 def _clause_index(parts: list[Clause], position: int) -> int:
@@ -114,12 +92,44 @@ def _is_question(text: str) -> bool:
                      "why", "how", "any", "whether", "can", "could", "when", "where"}
 
 
+def _asked_clauses(analysis: Analysis) -> list[Clause]:
+    parts = clauses(analysis.text)
+    return [part for part in parts if part.start >= analysis.asks_from] or parts
+
+
+def _own_text(analysis: Analysis, name: str) -> str:
+    """The clauses about ``name``; within one shared clause, its own segments ("… and …")."""
+    parts = _asked_clauses(analysis)
+    own = [part.text for part in parts if _in_clause(analysis, name, part)]
+    if own and len(own) < len(parts):
+        return " and ".join(own)
+    pieces = [piece for part in parts for piece in segments(part)]
+    others = [piece for piece in pieces if any(_in_clause(analysis, other, piece) for other in analysis.selected
+                                               if other != name)]
+    mine = [piece for piece in pieces if _in_clause(analysis, name, piece)]
+    if mine and others and not set(mine) & set(others):
+        return " and ".join(piece.text.strip(" ,.?") for piece in pieces if piece not in others)
+    return analysis.text if not analysis.asks_from else " ".join(part.text for part in parts)
+
+
+def _owns_time(analysis: Analysis, name: str) -> bool:
+    """Whether the question's time phrase is this specialist's (or everybody's): a phrase inside
+    another specialist's part of the question ("failed pipelines *today* and open P2s") is not."""
+    for part in _asked_clauses(analysis):
+        pieces = segments(part)
+        for index, piece in enumerate(pieces):
+            if time_window(piece.text):
+                trailing = index == len(pieces) - 1 and time_window(" ".join(piece.text.split()[-4:]))
+                scope = part if trailing else piece  # "pipelines and incidents *in the last 24h*": both
+                owners = [other for other in analysis.selected if _in_clause(analysis, other, scope)]
+                return not owners or name in owners
+    return True
+
+
 def question_for(analysis: Analysis, name: str, knowledge: Knowledge, *, carry_time: bool = True) -> str:
     """The part of the text that concerns ``name``, with the time window and ids it needs carried."""
-    parts = clauses(analysis.text)
-    own = [part.text for part in parts if _in_clause(analysis, name, part)]
-    text = " and ".join(own) if own and len(own) < len(parts) else analysis.text
-    return polish(_carry(text, analysis, name, knowledge, carry_time))
+    text = _own_text(analysis, name)
+    return polish(_carry(text, analysis, name, knowledge, carry_time and _owns_time(analysis, name)))
 
 
 def _carry(text: str, analysis: Analysis, name: str, knowledge: Knowledge, carry_time: bool) -> str:
@@ -128,7 +138,11 @@ def _carry(text: str, analysis: Analysis, name: str, knowledge: Knowledge, carry
     if carry_time and entities.time_window and entities.time_window not in text:
         extras.append(entities.time_window)
     hints = knowledge.by_name(name)
-    kinds = tuple(hints.entity_weights) if hints else ()
+    kinds = list(hints.entity_weights) if hints else []
+    for phrase, kind in knowledge.policy.references.items():  # "an incident for *it*": say what "it" is
+        if find_phrase(text, phrase) >= 0:
+            kinds += [each for each in (REFERENCE_ORDER if kind == "any" else (kind,))
+                      if each not in kinds and entities.of_kind(each)][:1]
     for kind in kinds:
         extras += [value for value in entities.of_kind(kind) if value.lower() not in text.lower()]
     for region in entities.regions:

@@ -25,12 +25,17 @@ REGIONS: dict[str, str] = {
     "eu-west-1": "eu-west-1", "frankfurt": "Frankfurt", "netherlands": "West Europe", "ireland": "North Europe",
 }
 """Region words users type → the region name tools understand (longest phrase wins)."""
+NAMED_REGION = re.compile(r"\b(?:in|for|from) (?:the )?([a-z][a-z\- ]{2,30}?) region\b")
+""""in the Antarctica region": a region the table does not know is passed on as typed, so the
+tool can say it has no data for it (and list the regions it knows) instead of it being dropped."""
+NOT_A_REGION = frozenset("same other that this which each any every one my our your their a an".split())
 
 TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(since|from) (yesterday|today|last night|this morning|monday|last week)\b"), "since {2}"),
     (re.compile(r"\b(?:in the |over the |during the |for the )?(last|past|previous|next) (\d+) ?(minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)\b"), "{1} {2} {3}"),
     (re.compile(r"\b(?:in the |over the )?(last|past|previous|next) (hour|day|week|24h)\b"), "{1} {2}"),
     (re.compile(r"\b(\d+) ?(h|hrs|hours|d|days)\b"), "last {1} {2}"),
+    (re.compile(r"\b(?:overnight|(?:yesterday|last) evening)\b"), "last night"),
     (re.compile(r"\b(today|yesterday|tomorrow|last night|this week|tonight)\b"), "{1}"),
     (re.compile(r"\bthis morning\b"), "today"),
     (re.compile(r"\b(recently|recent|lately)\b"), "last 7 days"),
@@ -42,7 +47,7 @@ UNIT_WORDS = {"h": "hours", "hr": "hours", "hrs": "hours", "hour": "hours", "d":
 
 PRIORITY_WORDS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\bp1\s*/\s*p2\b|\bp1 (?:and|or) p2\b|\bp1-p2\b"), 2),
-    (re.compile(r"\bp([1-5])\b"), 0),
+    (re.compile(r"\bp([1-5])s?\b"), 0),
     (re.compile(r"\bpriority ([1-5])\b"), 0),
     (re.compile(r"\b(critical|sev ?1)\b"), 1),
     (re.compile(r"\b(high[- ]priority|high prio|urgent|major)\b"), 2),
@@ -142,7 +147,11 @@ def priority(text: str) -> int | None:
 def regions(text: str) -> tuple[str, ...]:
     low = normalise(text)
     found = [(find_phrase(low, phrase), name) for phrase, name in REGIONS.items()]
-    return unique(name for position, name in sorted(found) if position >= 0)
+    known = unique(name for position, name in sorted(found) if position >= 0)
+    if known:
+        return known
+    named = NAMED_REGION.search(low)
+    return (named.group(1).title(),) if named and not set(named.group(1).split()) & NOT_A_REGION else ()
 
 
 def extract(text: str, groups: Iterable[str] = ()) -> Entities:

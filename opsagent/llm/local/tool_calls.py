@@ -17,10 +17,13 @@ from opsagent.llm.local.arguments import Context, arguments_for
 from opsagent.llm.local.detect import target_positions
 from opsagent.llm.local.inputs import SpecialistInput
 from opsagent.llm.local.knowledge import SpecialistHints, ToolRule
+from opsagent.llm.local.scope import clauses
 from opsagent.llm.local.text import contains_phrase, extract, normalise, unique
 
 MAX_CALLS = 6
 """At most this many tool calls in one turn."""
+SELECTING = frozenset(("which", "what", "who"))
+"""Clause openings that select items ("which …, and which …")."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,11 @@ def build_context(task: SpecialistInput, hints: SpecialistHints) -> Context:
 
 
 def _fires(rule: ToolRule, text: str) -> bool:
-    return any(contains_phrase(text, word) for word in rule.when)
+    return any(contains_phrase(text, word) for word in rule.when) and not _vetoed(rule, text)
+
+
+def _vetoed(rule: ToolRule, text: str) -> bool:
+    return any(contains_phrase(text, word) for word in rule.unless)
 
 
 def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
@@ -53,7 +60,7 @@ def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
 
 def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any]) -> list[PlannedCall]:
     if rule.per:
-        if rule.when and not _fires(rule, ctx.text):
+        if (rule.when and not _fires(rule, ctx.text)) or _vetoed(rule, ctx.text):
             return []
         values = _per_values(rule, ctx)
         bind = rule.bind or rule.per
@@ -66,7 +73,7 @@ def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any])
 def plan_calls(task: SpecialistInput, hints: SpecialistHints, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
     """The calls for this task; ``tools`` maps each offered tool's name to its parameter schemas."""
     ctx = build_context(task, hints)
-    calls = _apply_rules(hints.tools, ctx, tools)
+    calls = _by_clause(_apply_rules(hints.tools, ctx, tools), ctx, hints, tools)
     if not calls and ctx.previous_text:  # nothing in the task itself: let the previous results decide
         calls = _apply_rules(hints.tools, replace(ctx, text=ctx.text + "\n" + ctx.previous_text), tools)
     if not calls:
@@ -89,8 +96,40 @@ def _apply_rules(rules: Sequence[ToolRule], ctx: Context, tools: Mapping[str, Ma
 
 
 def _defaults(rules: Sequence[ToolRule], ctx: Context, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
-    return [PlannedCall(rule.name, arguments_for(rule.name, tools[rule.name], ctx, {}))
-            for rule in rules if rule.default and rule.name in tools]
+    calls: list[PlannedCall] = []
+    for rule in rules:
+        if not rule.default or rule.name not in tools or any(call.name in rule.unless_called for call in calls):
+            continue
+        if rule.per:
+            values = _per_values(rule, ctx)
+            bind = rule.bind or rule.per
+            calls += [PlannedCall(rule.name, arguments_for(rule.name, tools[rule.name], ctx, {bind: value}))
+                      for value in values]
+        else:
+            calls.append(PlannedCall(rule.name, arguments_for(rule.name, tools[rule.name], ctx, {})))
+    return calls
+
+
+def _by_clause(calls: list[PlannedCall], ctx: Context, hints: SpecialistHints,
+               tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    """"Which changes are scheduled …, and which still need approval?": two selections of the same
+    items, one call each; a single call would combine both filters into one that matches neither."""
+    parts = [part for part in clauses(ctx.text) if part.text.split(" ", 1)[0] in SELECTING]
+    if len(parts) < 2 or len(parts) < len(clauses(ctx.text)):
+        return calls
+    own = [_apply_rules(hints.tools, _clause_context(ctx, part.text, hints), tools) for part in parts]
+    for name in dict.fromkeys(call.name for call in calls):
+        variants = [call for found in own for call in found if call.name == name]
+        if sum(1 for found in own if any(call.name == name for call in found)) >= 2 and len(
+                {str(sorted(call.arguments.items())) for call in variants}) >= 2:
+            calls = [call for call in calls if call.name != name] + variants
+    return calls
+
+
+def _clause_context(ctx: Context, text: str, hints: SpecialistHints) -> Context:
+    entities = extract(text, hints.groups)
+    return replace(ctx, text=text, entities=replace(entities, targets=unique(
+        name for _, name in target_positions(text, hints))))
 
 
 def _dedupe(calls: list[PlannedCall]) -> list[PlannedCall]:

@@ -1,0 +1,148 @@
+"""The local rules model's general rules, one question kind at a time (planner and specialists)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agent_framework import Agent, Message, tool
+
+from opsagent.contracts.plans import ReviewModeOutput, ReviewOutput, UserModeOutput
+from opsagent.contracts.results import TaskResult
+from opsagent.llm.local.text import extract
+from opsagent.workflows.prompts import review_mode_message
+
+AGENTS = {"servicenow", "log_analytics", "service_health"}
+
+
+async def plan(client, question: str, history: list[Message] = ()) -> UserModeOutput:
+    response = await client.get_response([*history, Message("user", [question])],
+                                         options={"response_format": UserModeOutput})
+    return UserModeOutput.model_validate_json(response.text, context={"agents": AGENTS})
+
+
+def steps(output: UserModeOutput) -> list[tuple[int, str]]:
+    return sorted((task.step, task.agent) for task in output.plan)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a verb, a group name, a state of something else: not a specialist's subject
+    ("what is CHG0030012 about and when does it run?", [(1, "servicenow")]),
+    ("What is Data Platform Ops working on?", [(1, "servicenow")]),
+    ("How healthy were our pipelines over the last 7 days?", [(1, "log_analytics")]),
+    # a background statement before the question does not choose specialists
+    ("pl_transform_customer360 keeps failing. Is there an incident open for it, and what does the databricks "
+     "status page say?", [(1, "service_health"), (1, "servicenow")]),
+    # a named platform suspected as the cause is checked
+    ("pl_load_finance_dwh failed this morning; is Snowflake the cause?", [(1, "log_analytics"), (1, "service_health")]),
+    # a CI, a time window: concrete enough to answer; "to start" is not a command
+    ("What happened on vm-shir-01 yesterday evening?", [(1, "servicenow")]),
+    ("failures since yesterday?", [(1, "log_analytics")]),
+    ("Our job clusters take ages to start. Is that a Databricks problem?", [(1, "service_health")]),
+    # "the change" next to a named incident is found by the plan, not asked back
+    ("Show INC0010048 and the change it is waiting for.", [(1, "servicenow")]),
+])
+async def test_planner_picks_only_the_specialists_asked(local_client, question, expected) -> None:
+    output = await plan(local_client("dynamic_triage_agent.yaml"), question)
+    assert not output.should_reject and not output.clarify
+    assert steps(output) == expected
+
+
+async def test_time_phrases_and_references_stay_with_their_clause(local_client) -> None:
+    client = local_client("dynamic_triage_agent.yaml")
+    output = await plan(client, "failed pipelines today and open P2 incidents")
+    questions = {task.agent: task.question.lower() for task in output.plan}
+    assert "today" in questions["log_analytics"] and "today" not in questions["servicenow"]
+    output = await plan(client, "pl_transform_customer360 keeps failing. Is there an incident open for it?")
+    assert "pl_transform_customer360" in output.plan[0].question
+
+
+async def test_that_change_window_is_resolved_and_comes_first(local_client) -> None:
+    history = [Message("user", ["show CHG0030017"]),
+               Message("assistant", ["CHG0030017: planned 2025-01-09T17:00Z to 2025-01-09T19:00Z."])]
+    output = await plan(local_client("dynamic_triage_agent.yaml"),
+                        "did any pipelines fail during that change window?", history)
+    assert steps(output) == [(1, "servicenow"), (2, "log_analytics")]
+    assert "CHG0030017" in output.plan[0].question
+
+
+async def test_a_short_reply_picks_a_suggestion_written_on_one_line(local_client) -> None:
+    history = [Message("user", ["why did the pipeline fail?"]),
+               Message("assistant", ["Which pipeline? For example: - Why did pl_ingest_sales fail? "
+                                     "- Why did pl_load_finance_dwh fail?"])]
+    output = await plan(local_client("dynamic_triage_agent.yaml"), "the sales one", history)
+    assert "pl_ingest_sales" in output.plan[0].question
+
+
+def test_entities_overnight_p1s_and_unknown_regions() -> None:
+    assert extract("anything fail in ADF overnight?").time_window == "last night"
+    assert extract("any open P1s").priority == 1
+    assert extract("is snowflake ok in the Antarctica region?").regions == ("Antarctica",)
+    assert extract("is it ok in the same region?").regions == ()
+
+
+def recording(log: list) -> list:
+    def envelope(name: str, **given) -> str:
+        log.append((name, {key: value for key, value in given.items() if value is not None}))
+        return json.dumps({"tool": name, "status": "no_data", "message": "nothing"})
+
+    @tool
+    def list_change_requests(state: str = "all", approval: str | None = None, window: str | None = None,
+                             configuration_item: str | None = None) -> str:
+        """List changes."""
+        return envelope("list_change_requests", state=None if state == "all" else state,
+                        approval=approval, window=window, configuration_item=configuration_item)
+
+    @tool
+    def list_incidents(state: str = "open", configuration_item: str | None = None,
+                       opened_since: str | None = None) -> str:
+        """List incidents."""
+        return envelope("list_incidents", state=state, configuration_item=configuration_item, opened_since=opened_since)
+
+    @tool
+    def get_pipeline_run_details(pipeline_name: str | None = None) -> str:
+        """Run details."""
+        return envelope("get_pipeline_run_details", pipeline_name=pipeline_name)
+
+    @tool
+    def query_pipeline_status(pipeline_name: str | None = None) -> str:
+        """Status."""
+        return envelope("query_pipeline_status", pipeline_name=pipeline_name)
+
+    return [list_change_requests, list_incidents, get_pipeline_run_details, query_pipeline_status]
+
+
+@pytest.mark.parametrize(("config", "task", "expected"), [
+    ("servicenow_agent.yaml", "Which changes are scheduled for the next 7 days, and which still need approval?",
+     [("list_change_requests", {"state": "scheduled", "window": "next 7 days"}),
+      ("list_change_requests", {"approval": "requested"})]),
+    ("servicenow_agent.yaml", "which change is being implemented right now?",
+     [("list_change_requests", {"state": "implement"})]),
+    ("servicenow_agent.yaml", "all incidents and change requests on vm-shir-01, including closed ones",
+     [("list_change_requests", {"configuration_item": "vm-shir-01"}),
+      ("list_incidents", {"state": "all", "configuration_item": "vm-shir-01"})]),
+    ("servicenow_agent.yaml", "What happened on vm-shir-01 yesterday evening?",
+     [("list_incidents", {"state": "all", "configuration_item": "vm-shir-01", "opened_since": "last night"}),
+      ("list_change_requests", {"configuration_item": "vm-shir-01", "window": "last night"})]),
+    ("log_analytics_agent.yaml", "latest run of pl_load_finance_dwh?",
+     [("get_pipeline_run_details", {"pipeline_name": "pl_load_finance_dwh"})]),
+])
+async def test_specialist_rules(local_client, config, task, expected) -> None:
+    log: list = []
+    agent = Agent(client=local_client(config), tools=recording(log), name="specialist")
+    await agent.run(task)
+    assert log == expected
+
+
+async def test_review_mode_reruns_the_consumer_of_a_retried_producer(local_client) -> None:
+    question = "Which pipelines failed in the last 24 hours, and is there an open incident for any of them?"
+    results = [TaskResult(step=1, agent="log_analytics", question="q", status="failed", response="", error="boom",
+                          mode="user"),
+               TaskResult(step=2, agent="servicenow", question="q", status="ok", response="none", mode="user")]
+    gap = ReviewOutput(is_complete=False, missing_aspects=["pipeline runs"],
+                       suggested_approach="Ask log_analytics: Which pipelines failed in the last 24 hours?")
+    response = await local_client("dynamic_triage_agent.yaml").get_response(
+        [Message("user", [review_mode_message(question, results, gap)])],
+        options={"response_format": ReviewModeOutput})
+    output = ReviewModeOutput.model_validate_json(response.text, context={"agents": AGENTS})
+    assert [(task.step, task.agent) for task in output.new_plan] == [(1, "log_analytics"), (2, "servicenow")]
