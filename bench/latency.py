@@ -46,6 +46,9 @@ class SlowModelProvider:
     provider: str = "local+latency"
     model: str = "local-rules"
 
+    def response_format(self, model: type) -> type:
+        return self.inner.response_format(model)
+
     def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
         client = self.inner.client_for(config)
         if not any(isinstance(m, LatencyMiddleware) for m in client.chat_middleware):  # type: ignore[attr-defined]

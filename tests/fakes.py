@@ -89,6 +89,9 @@ class ScriptedModels:
             self.clients[config.name] = ScriptedChatClient(self.scripts.get(config.name, []))
         return self.clients[config.name]
 
+    def response_format(self, model: type) -> type:
+        return model
+
     def user_texts(self, name: str) -> list[str]:
         """The last user message of each call the named role received."""
         return [next((m.text for m in reversed(msgs) if m.role == "user"), "") for msgs, _ in self.clients[name].calls]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,8 @@ class ConfiguredAgent:
 
     agent: Agent
     config: AgentConfig
+    wire_format: Callable[[type[BaseModel]], Any]
+    """How the provider wants a structured-output model sent (see ``ModelProvider.response_format``)."""
 
     @property
     def name(self) -> str:
@@ -32,7 +34,7 @@ class ConfiguredAgent:
             options["instructions"] = self.config.instructions_for(mode)
         output_model: type[BaseModel] | None = self.config.output_model_for(mode)
         if output_model is not None:
-            options["response_format"] = output_model
+            options["response_format"] = self.wire_format(output_model)
         return options
 
 
@@ -61,4 +63,4 @@ def build_agent(
         default_options=options,  # type: ignore[arg-type]
         middleware=[MeteringMiddleware(config.name)],
     )
-    return ConfiguredAgent(agent=agent, config=config)
+    return ConfiguredAgent(agent=agent, config=config, wire_format=models.response_format)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent_framework import SupportsChatGetResponse
+from pydantic import BaseModel
 
 from opsagent.agents.config import AgentConfig
 from opsagent.errors import ConfigError
@@ -29,6 +30,45 @@ class ModelProvider(Protocol):
 
     def client_for(self, config: AgentConfig) -> SupportsChatGetResponse: ...
 
+    def response_format(self, model: type[BaseModel]) -> type[BaseModel] | dict[str, Any]:
+        """What to pass as ``response_format`` for a structured-output role."""
+        ...
+
+
+# Keywords OpenAI's strict Structured Outputs rejects (Azure OpenAI refuses 'default' outright).
+_UNSUPPORTED_STRICT_KEYWORDS = frozenset({"default", "minLength", "maxLength"})
+
+
+def _strip_keywords(schema: Any) -> Any:
+    """Drop unsupported keywords from every schema node (property *names* are left alone)."""
+    if isinstance(schema, list):
+        return [_strip_keywords(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    cleaned: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            cleaned[key] = {name: _strip_keywords(sub) for name, sub in value.items()}
+        elif key not in _UNSUPPORTED_STRICT_KEYWORDS:
+            cleaned[key] = _strip_keywords(value)
+    return cleaned
+
+
+def strict_response_format(model: type[BaseModel]) -> dict[str, Any]:
+    """The model as an OpenAI strict ``json_schema`` response format that Azure OpenAI accepts.
+
+    The openai library makes every property required and closes objects; it keeps pydantic's
+    ``default`` values, which strict mode rejects, so those (and length limits) are removed here.
+    Our own parser (``contracts/repair.py``) still validates the reply against the full model.
+    """
+    from openai.lib._parsing._completions import type_to_response_format_param
+
+    param = dict(type_to_response_format_param(model))
+    json_schema = dict(param["json_schema"])
+    json_schema["schema"] = _strip_keywords(json_schema["schema"])
+    param["json_schema"] = json_schema
+    return param
+
 
 @dataclass
 class SharedClientProvider:
@@ -40,6 +80,9 @@ class SharedClientProvider:
 
     def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
         return self.client
+
+    def response_format(self, model: type[BaseModel]) -> dict[str, Any]:
+        return strict_response_format(model)
 
 
 @dataclass
@@ -58,6 +101,10 @@ class LocalModelProvider:
         if config.name not in self._clients:
             self._clients[config.name] = LocalChatClient(config, config_dir=self.config_dir)
         return self._clients[config.name]
+
+    def response_format(self, model: type[BaseModel]) -> type[BaseModel]:
+        """The local model reads the role's mode from the pydantic class itself."""
+        return model
 
 
 def _with_timeout(client: Any, settings: Settings) -> Any:

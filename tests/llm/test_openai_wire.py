@@ -1,0 +1,141 @@
+"""The real OpenAI / Azure OpenAI paths, over HTTP, against a loopback server speaking Chat Completions.
+
+Nothing here is mocked on our side: the runtime builds MAF's ``OpenAIChatCompletionClient`` from
+settings, the workflow runs, MAF sends real requests (structured output, tool definitions, tool
+results) and executes the tool calls the "model" returns against the demo backends.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from opsagent.contracts.requests import WorkflowInput
+from opsagent.runtime import build_runtime
+from opsagent.settings import load_settings
+from opsagent.workflows.runner import answer_chat
+
+PLAN = {"should_reject": False, "reject_reason": "", "clarify": False, "plan_reason": "one domain",
+        "plan": [{"step": 1, "agent": "servicenow", "question": "Show me INC0010049"}]}
+REVIEW = {"is_complete": True, "summary": "covered", "missing_aspects": [], "suggested_approach": "", "confidence": 0.9}
+
+
+def completion(message: dict[str, Any], finish_reason: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "fake-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+
+
+def reply_to(body: dict[str, Any]) -> dict[str, Any]:
+    """Play each role from what the request carries: a response schema, tools, or tool results."""
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+    if schema in ("UserModeOutput", "ReviewOutput"):
+        content = json.dumps(PLAN if schema == "UserModeOutput" else REVIEW)
+        return completion({"role": "assistant", "content": content}, "stop")
+    tool_results = [m for m in body["messages"] if m["role"] == "tool"]
+    if body.get("tools") and not tool_results:
+        call = {"id": "call_1", "type": "function",
+                "function": {"name": "get_incident", "arguments": json.dumps({"number": "INC0010049"})}}
+        return completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+    summary = json.loads(tool_results[-1]["content"])["items"][0]["short_description"]
+    return completion({"role": "assistant", "content": f"INC0010049: {summary}"}, "stop")
+
+
+class FakeChatCompletions(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        status, payload = self.server.respond(body)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[ThreadingHTTPServer]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChatCompletions)
+    server.requests = []
+    server.respond = lambda body: (200, reply_to(body))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def runtime_for(tmp_path, **env: str):
+    return build_runtime(load_settings(env, env_file=None, data_dir=tmp_path / "var"))
+
+
+def base_url(server: ThreadingHTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+async def test_openai_compatible_server_answers_through_real_tool_calls(fake_openai, tmp_path):
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1",
+                          OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model")
+    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    await runtime.aclose()
+
+    meta = answer.metadata
+    assert meta.route == "execute" and (meta.provider, meta.model) == ("openai", "fake-model")
+    assert "INC0010049: ADF pl_ingest_sales failing" in answer.text  # from the demo data, via the tool
+    task = meta.tasks[0]
+    assert task.tool_calls[0].name == "get_incident" and '"number":"INC0010049"' in task.tool_calls[0].result
+    bodies = [request["body"] for request in fake_openai.requests]
+    assert len(bodies) == meta.llm_calls == 4  # triage, specialist x2 (tool loop), review
+    assert meta.input_tokens == 400 and meta.output_tokens == 80  # the provider's own usage counts
+    assert all(request["path"] == "/v1/chat/completions" for request in fake_openai.requests)
+    assert fake_openai.requests[0]["headers"]["authorization"] == "Bearer sk-test"
+
+
+async def test_structured_output_schemas_are_strict_and_without_defaults(fake_openai, tmp_path):
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1",
+                          OPENAI_API_KEY="sk-test")
+    await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    await runtime.aclose()
+    formats = [r["body"]["response_format"] for r in fake_openai.requests if "response_format" in r["body"]]
+    assert [f["json_schema"]["name"] for f in formats] == ["UserModeOutput", "ReviewOutput"]
+    for response_format in formats:
+        assert response_format["type"] == "json_schema" and response_format["json_schema"]["strict"] is True
+        text = json.dumps(response_format)
+        assert '"default"' not in text and "minLength" not in text  # Azure OpenAI rejects these in strict mode
+    specialist = next(r["body"] for r in fake_openai.requests if r["body"].get("tools"))
+    assert {tool["function"]["name"] for tool in specialist["tools"]} == {
+        "list_incidents", "get_incident", "list_change_requests", "get_change_request"}
+
+
+async def test_azure_openai_deployment_path_and_key_header(fake_openai, tmp_path):
+    runtime = runtime_for(tmp_path, AZURE_OPENAI_ENDPOINT=base_url(fake_openai), AZURE_OPENAI_DEPLOYMENT="ops-gpt4o",
+                          AZURE_OPENAI_API_KEY="azure-key-1")
+    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    await runtime.aclose()
+    assert answer.metadata.provider == "azure_openai" and answer.metadata.route == "execute"
+    first = fake_openai.requests[0]
+    assert first["path"] == "/openai/deployments/ops-gpt4o/chat/completions?api-version=2024-10-21"
+    assert first["headers"]["api-key"] == "azure-key-1"
+
+
+async def test_provider_errors_reach_the_user_by_kind_only(fake_openai, tmp_path):
+    secret = "Incorrect API key provided: sk-live-TOPSECRET. Internal host 10.9.8.7"
+    fake_openai.respond = lambda body: (401, {"error": {"message": secret, "type": "invalid_request_error",
+                                                        "code": "invalid_api_key"}})
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1",
+                          OPENAI_API_KEY="sk-live-TOPSECRET")
+    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    await runtime.aclose()
+    assert answer.metadata.route == "error" and answer.metadata.error_code == "model_unavailable"
+    assert "rejected the credentials" in answer.text
+    dumped = answer.model_dump_json()
+    assert "TOPSECRET" not in dumped and "10.9.8.7" not in dumped
