@@ -129,3 +129,21 @@ def test_case_schema_rejects_unknown_tags_and_double_faults() -> None:
                                  "faults": {"servicenow": "unavailable"}, "transient_faults": {"servicenow": "unavailable"}})
     assert EvalCase.model_validate({"id": "x", "question": "q", "tags": ["easy"], "expect": {"route": "reject"}}).now == \
         datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
+
+
+async def test_llm_judge_runs_only_for_real_providers_and_is_strict() -> None:
+    """The judge is skipped on the local model; with any other provider its verdict is parsed."""
+    from evals.case import EvalCase
+    from evals.judge import judge_answer, judge_available
+    from opsagent.llm.providers import LocalModelProvider
+    from tests.fakes import ScriptedModels, reply
+
+    assert not judge_available(LocalModelProvider())
+    models = ScriptedModels({"judge": [reply('Verdict: {"passed": false, "missing": ["INC0010049"], "reason": "no id"}')]})
+    assert judge_available(models)
+    case = EvalCase.model_validate({"id": "j", "question": "Show INC0010049", "tags": ["easy"],
+                                    "expect": {"route": "execute", "facts": ["INC0010049"]}})
+    verdict = await judge_answer(models, case, "It is open.")
+    assert verdict.passed is False and verdict.missing == ["INC0010049"]
+    prompt = models.clients["judge"].calls[0][0][-1].text
+    assert "Expected elements:\n- INC0010049" in prompt and "It is open." in prompt
