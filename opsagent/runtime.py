@@ -27,6 +27,7 @@ from opsagent.agents.specialists import (
 from opsagent.backends.base import Backends, Clock
 from opsagent.llm.providers import ModelProvider, make_model_provider
 from opsagent.settings import Settings
+from opsagent.telemetry import configure_tracing
 
 
 def utc_now() -> datetime:
@@ -108,10 +109,7 @@ def build_runtime(
     specialists: Sequence[SpecialistSpec] = SPECIALISTS,
 ) -> Runtime:
     """Assemble a runtime; tests pass scripted models, fake backends or a fixed clock."""
-    if settings.enable_otel:
-        from agent_framework.observability import configure_otel_providers
-
-        configure_otel_providers(service_name="opsagent")
+    configure_tracing(settings)
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)
