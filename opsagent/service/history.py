@@ -56,6 +56,7 @@ class ConversationStore:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         with closing(sqlite3.connect(self.path, timeout=10)) as db:
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the file consistent; no fsync per turn
             with db:  # commits, or rolls back on error
                 yield db
 
