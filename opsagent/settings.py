@@ -121,25 +121,33 @@ def env_name(field: str) -> str:
     return field.upper()
 
 
+ENV_FILE_VARIABLE = "OPSAGENT_ENV_FILE"
+"""Names the dotenv file to read instead of ``<project>/.env``; empty means none (tests use that)."""
+_DEFAULT = object()
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
-    env_file: Path | str | None = PROJECT_ROOT / ".env",
+    env_file: Path | str | None | object = _DEFAULT,
     **overrides: Any,
 ) -> Settings:
     """Read settings from ``.env`` and the environment, validate them, and fail in one clear line.
 
     Args:
         env: the environment to read (defaults to ``os.environ``).
-        env_file: a dotenv file; a missing file is fine.
+        env_file: a dotenv file (default: ``$OPSAGENT_ENV_FILE``, else ``<project>/.env``); a missing
+            file is fine.
         overrides: explicit values that win over everything.
 
     Raises:
         ConfigError: naming the variable, the bad value and what is accepted.
     """
     merged: dict[str, str | None] = {}
-    if env_file and Path(env_file).is_file():
-        merged.update(dotenv_values(env_file))
+    if env_file is _DEFAULT:
+        env_file = os.environ.get(ENV_FILE_VARIABLE, str(PROJECT_ROOT / ".env"))
+    if env_file and Path(str(env_file)).is_file():
+        merged.update(dotenv_values(str(env_file)))
     merged.update(os.environ if env is None else env)
     values: dict[str, Any] = {}
     for field in Settings.model_fields:

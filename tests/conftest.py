@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,10 +12,15 @@ import pytest
 from opsagent.agents.specialists import SPECIALISTS, SpecialistSpec
 from opsagent.backends.base import Backends
 from opsagent.runtime import Runtime, build_runtime
-from opsagent.settings import Settings, load_settings
+from opsagent.settings import ENV_FILE_VARIABLE, Settings, load_settings
 from tests.fakes import TEST_SPECIALISTS_TOOLS, ScriptedModels, Script, recording_tools
 
 FIXED_NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A developer's .env must not reach the tests (or the servers and CLIs they start)."""
+    os.environ[ENV_FILE_VARIABLE] = ""
 
 
 @pytest.fixture

@@ -52,3 +52,12 @@ def test_env_example_documents_every_setting():
     text = (PROJECT_ROOT / ".env.example").read_text()
     missing = [name.upper() for name in Settings.model_fields if f"{name.upper()}=" not in text]
     assert missing == []
+
+
+def test_the_env_file_can_be_chosen_or_switched_off(tmp_path, monkeypatch):
+    chosen = tmp_path / "ops.env"
+    chosen.write_text("TOOL_MAX_ROWS=9\n")
+    monkeypatch.setenv("OPSAGENT_ENV_FILE", str(chosen))
+    assert load_settings({}).tool_max_rows == 9
+    monkeypatch.setenv("OPSAGENT_ENV_FILE", "")
+    assert load_settings({}).tool_max_rows == 20
