@@ -1,11 +1,12 @@
 """Deterministic checks of one run (trace + answer), and the grounding check.
 
-Grounding: every ticket number, run id and pipeline name in the answer must appear in some tool
-output of the same run. An id that appears nowhere in the tool outputs was made up.
+Grounding: every ticket number, run id and pipeline name in the answer must be vouched for by a
+tool of the same run (see ``grounding_evidence``), matched as a whole token, in any case.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -13,11 +14,12 @@ from pydantic import BaseModel
 
 from evals.case import EvalCase, Shape
 from opsagent.contracts.results import Answer, PlanRecord
+from opsagent.tools.envelope import ToolResult
 
 ENTITY_PATTERNS = (
-    re.compile(r"\b(?:INC|CHG)\d{7}\b"),
+    re.compile(r"\b(?:INC|CHG)\d{7,}\b", re.IGNORECASE),
     re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE),
-    re.compile(r"\bpl_[a-z0-9_]+\b"),
+    re.compile(r"\bpl_[a-z0-9_]+(?:-[a-z0-9_]+)*", re.IGNORECASE),
 )
 
 
@@ -36,13 +38,30 @@ def plan_shape(plan: PlanRecord | None) -> Shape:
 
 
 def entities_in(text: str) -> set[str]:
+    """Ticket numbers, run ids and pipeline names, as whole tokens, in the case written."""
     return {match.group() for pattern in ENTITY_PATTERNS for match in pattern.finditer(text)}
 
 
+def grounding_evidence(answer: Answer) -> set[str]:
+    """Ids the run's tools vouched for (lower case): ids in the data rows they returned, and ids
+    they were asked about and reported as not there. A tool's echo of a search term in an ``ok``
+    result is not evidence, so an answer cannot ground a made-up name by having searched for it."""
+    evidence: set[str] = set()
+    for call in (call for task in answer.metadata.tasks for call in task.tool_calls):
+        envelope = ToolResult.from_text(call.result)
+        if envelope is None:  # not our envelope (e.g. a framework error): all of its text
+            evidence |= entities_in(call.result)
+            continue
+        evidence |= entities_in(json.dumps(envelope.items))
+        if envelope.status != "ok":
+            evidence |= entities_in(json.dumps(envelope.query))
+    return {entity.lower() for entity in evidence}
+
+
 def ungrounded_entities(answer: Answer) -> list[str]:
-    """Ids in the answer text that no tool output of the run contains."""
-    outputs = "\n".join(call.result for task in answer.metadata.tasks for call in task.tool_calls).lower()
-    return sorted(entity for entity in entities_in(answer.text) if entity.lower() not in outputs)
+    """Ids in the answer text that no tool output of the run vouches for (exact, case-insensitive)."""
+    evidence = grounding_evidence(answer)
+    return sorted(entity for entity in entities_in(answer.text) if entity.lower() not in evidence)
 
 
 def _same(expected: object, actual: object) -> bool:
