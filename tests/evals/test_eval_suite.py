@@ -74,6 +74,25 @@ def test_no_ungrounded_ids(suite: tuple[list[CaseResult], EvalSummary]) -> None:
     assert not ungrounded, f"ids in answers that no tool output contains: {ungrounded}"
 
 
+# --- the cases themselves -------------------------------------------------------------------
+
+def test_every_execute_case_has_a_fact_the_question_does_not_give_away() -> None:
+    """A case whose facts all appear in its question or history passes when the answer just echoes them.
+
+    Facts are matched as case-insensitive substrings, so the same rule is used here: each
+    execute-route case needs at least one fact that its question + history text does not contain
+    (an id, count, state or status line only the data can supply).
+    """
+    echo_only: dict[str, list[str]] = {}
+    for case in load_cases():
+        if case.expect.route != "execute":
+            continue
+        given = " ".join([case.question, *(message.content for message in case.history)]).lower()
+        if not [fact for fact in case.expect.facts if fact.lower() not in given]:
+            echo_only[case.id] = case.expect.facts
+    assert not echo_only, f"cases whose facts are all in the question/history (or that have none): {echo_only}"
+
+
 # --- unit tests of evals.checks -------------------------------------------------------------
 
 def _answer(text: str, tool_output: str, steps: list[tuple[int, str]]) -> Answer:
