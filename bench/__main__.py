@@ -91,7 +91,7 @@ async def run(full: bool) -> dict[str, float]:
         figures.update(await parallel_vs_sequential(settings, model_delay, backend_delay))
         figures.update(await offline_cost(settings, [s.question for s in SCENARIOS], repeats=20 if full else 5))
     figures.update(await http_figures((1, 10, 50, 200), model_delay=model_delay, backend_delay=backend_delay,
-                                      rounds=6 if full else 2, workers=os.cpu_count() or 1))
+                                      min_samples=100 if full else 20, workers=os.cpu_count() or 1))
     meta = {"generated_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
             "mode": "full" if full else "quick", "model_delay_s": model_delay, "backend_delay_s": backend_delay}
     write_reports(figures, meta)

@@ -1,12 +1,14 @@
 """Concurrent chats through the real HTTP server on loopback: p50/p95 latency and throughput.
 
 The server is the production one (gunicorn, threaded) in a child process, on the latency-simulating
-model and backends; the load comes from this process over keep-alive connections on 127.0.0.1 only.
+model and backends; the load comes from this process over keep-alive connections on 127.0.0.1 only,
+so the client's own CPU shares the machine with the server's workers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import socket
 import statistics
@@ -61,7 +63,9 @@ async def one_chat(client: httpx.AsyncClient, base: str) -> float:
     return time.perf_counter() - started
 
 
-async def load(base: str, concurrency: int, rounds: int) -> dict[str, float]:
+async def load(base: str, concurrency: int, min_samples: int) -> dict[str, float]:
+    """Batches of ``concurrency`` simultaneous chats until at least ``min_samples`` latencies."""
+    rounds = max(1, math.ceil(min_samples / concurrency))
     limits = httpx.Limits(max_connections=concurrency + 8, max_keepalive_connections=concurrency + 8)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         await one_chat(client, base)  # warm-up: demo database, first connection
@@ -79,12 +83,12 @@ async def load(base: str, concurrency: int, rounds: int) -> dict[str, float]:
 
 
 async def http_figures(
-    levels: tuple[int, ...], *, model_delay: float, backend_delay: float, rounds: int, workers: int
+    levels: tuple[int, ...], *, model_delay: float, backend_delay: float, min_samples: int, workers: int
 ) -> dict[str, float]:
     figures: dict[str, float] = {"http.server_workers": workers}
     with slow_server(model_delay, backend_delay, threads=max(levels) + 16, workers=workers) as base:
         for level in levels:
-            figures.update(await load(base, level, rounds if level < 50 else max(1, rounds // 2)))
+            figures.update(await load(base, level, min_samples))
     top = max(levels)
     figures[f"http.p95_c{top}_over_p50_c1"] = round(figures[f"http.c{top}.p95_s"] / figures["http.c1.p50_s"], 3)
     return figures

@@ -23,6 +23,9 @@ from opsagent.runtime import Runtime, build_runtime
 from opsagent.settings import Settings, load_settings
 from opsagent.tools.rendering import MAX_OUTPUT_CHARS
 from opsagent.workflows.execution import run_task
+from opsagent.workflows.plan_preview import preview_plan
+from opsagent.workflows.prompts import review_message
+from opsagent.workflows.role_call import ask_for_reply
 from opsagent.workflows.runner import answer_chat, stream_chat
 
 
@@ -122,32 +125,52 @@ async def critical_path_ratios(settings: Settings, model_delay: float, backend_d
     return figures
 
 
-async def naive_sequential(runtime: Runtime, answer: Answer) -> float:
-    """Re-run the same plan one task at a time (simple plan-and-execute agents), without the workflow."""
-    started = time.perf_counter()
+async def run_plan_one_task_at_a_time(runtime: Runtime, answer: Answer) -> list[TaskResult]:
+    """The plan of ``answer``, one task after another (what simple plan-and-execute agents do)."""
+    results: list[TaskResult] = []
     previous: list[TaskResult] = []
     for _, step_tasks in groupby(answer.metadata.plans[0].steps, key=lambda t: t.step):
-        current = []
-        for task in step_tasks:
-            agent = runtime.agents.specialists[task.agent]
-            current.append(await run_task(agent, task, previous=previous, timeout_seconds=60, mode="user"))
+        current = [
+            await run_task(runtime.agents.specialists[task.agent], task, previous=previous, timeout_seconds=60, mode="user")
+            for task in step_tasks
+        ]
+        results += current
         previous = current
+    return results
+
+
+async def naive_answer(runtime: Runtime, question: str, answer: Answer) -> float:
+    """A whole naive answer: the same planner call, the same plan one task at a time, the same review."""
+    started = time.perf_counter()
+    chat = WorkflowInput.from_question(question)
+    await preview_plan(runtime, chat)
+    results = await run_plan_one_task_at_a_time(runtime, answer)
+    await ask_for_reply(runtime.agents.review, review_message(question, results), mode=None, timeout_seconds=60)
     return time.perf_counter() - started
 
 
 async def parallel_vs_sequential(settings: Settings, model_delay: float, backend_delay: float) -> dict[str, float]:
-    """The same one-step plan, run as the orchestrator does (concurrently) and one task at a time."""
+    """Our answer vs a naive plan-and-execute answer to the same question with the same plan.
+
+    Also the step alone: the plan's tasks concurrently vs one at a time, outside the workflow.
+    """
     runtime = make_runtime(settings, model_delay=model_delay, backend_delay=backend_delay)
-    answer, _ = await ask(runtime, SCENARIOS[0].question)
+    question = SCENARIOS[0].question
+    await ask(runtime, question)  # warm-up
+    answer, ours = await ask(runtime, question)
+    naive = await naive_answer(runtime, question, answer)
     tasks = answer.metadata.plans[0].steps
     started = time.perf_counter()
     await asyncio.gather(*(run_task(runtime.agents.specialists[t.agent], t, timeout_seconds=60, mode="user") for t in tasks))
-    parallel = time.perf_counter() - started
-    sequential = await naive_sequential(runtime, answer)
+    step_parallel = time.perf_counter() - started
+    started = time.perf_counter()
+    await run_plan_one_task_at_a_time(runtime, answer)
+    step_sequential = time.perf_counter() - started
     await runtime.aclose()
-    return {"parallel_step.tasks": len(tasks), "parallel_step.seconds": round(parallel, 3),
-            "naive_sequential.seconds": round(sequential, 3),
-            "naive_sequential_over_parallel": round(sequential / parallel, 2)}
+    return {"parallel_step.tasks": len(tasks),
+            "answer.workflow_s": round(ours, 3), "answer.naive_sequential_s": round(naive, 3),
+            "naive_sequential_answer_over_workflow": round(naive / ours, 2),
+            "step_only.naive_sequential_over_parallel": round(step_sequential / step_parallel, 2)}
 
 
 async def offline_cost(settings: Settings, questions: Sequence[str], repeats: int) -> dict[str, float]:
