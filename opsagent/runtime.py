@@ -58,6 +58,10 @@ class Runtime:
     def specialist_names(self) -> frozenset[str]:
         return frozenset(self.agents.specialists)
 
+    @property
+    def specialist_titles(self) -> dict[str, str]:
+        return {name: agent.config.title or name for name, agent in self.agents.specialists.items()}
+
     async def aclose(self) -> None:
         await self.backends.aclose()
 

@@ -54,6 +54,8 @@ class AgentConfig(BaseModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     role: AgentRole
     description: str = Field(min_length=1)
+    title: str | None = None
+    """How answers head this specialist's part (default: its name)."""
     instructions: str | None = None
     modes: dict[TriageMode, ModeConfig] | None = None
     tools: list[str] = Field(default_factory=list)

@@ -5,7 +5,7 @@ Failures, tool errors and what the reviewer still missed become the answer's lim
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from agent_framework import Executor, WorkflowContext, handler
 from typing_extensions import Never
@@ -66,12 +66,13 @@ def collect_limitations(ledger: RunLedger, results: Sequence[TaskResult]) -> lis
     return list(dict.fromkeys(limitations))
 
 
-def compose_text(results: Sequence[TaskResult], limitations: Sequence[str]) -> str:
+def compose_text(results: Sequence[TaskResult], limitations: Sequence[str], titles: Mapping[str, str]) -> str:
     answered = [result for result in results if result.succeeded]
     if len(answered) == 1:
         parts = [answered[0].response]
     elif answered:
-        parts = [f"**{result.agent}** — {result.question}\n\n{result.response}" for result in answered]
+        parts = [f"**{titles.get(result.agent, result.agent)}** — {result.question}\n\n{result.response}"
+                 for result in answered]
     else:
         parts = [NOTHING_ANSWERED]
     if limitations:
@@ -99,11 +100,11 @@ def build_metadata(ledger: RunLedger, **fields) -> AnswerMetadata:
     )
 
 
-def compose_answer(ledger: RunLedger) -> Answer:
+def compose_answer(ledger: RunLedger, titles: Mapping[str, str]) -> Answer:
     results = answered_results(ledger)
     limitations = collect_limitations(ledger, results)
     return Answer(
-        text=compose_text(results, limitations),
+        text=compose_text(results, limitations, titles),
         metadata=build_metadata(ledger, route="execute", limitations=limitations),
     )
 
@@ -111,16 +112,17 @@ def compose_answer(ledger: RunLedger) -> Answer:
 class AggregateExecutor(Executor):
     """Three entries: a finished review, a declined re-plan, or the default workflow's fan-in."""
 
-    def __init__(self) -> None:
+    def __init__(self, titles: Mapping[str, str]) -> None:
         super().__init__(id=AGGREGATE)
+        self.titles = titles
 
     @handler
     async def after_review(self, request: ReviewModeRequest, ctx: WorkflowContext[Never, Answer]) -> None:
-        await ctx.yield_output(compose_answer(read_ledger(ctx)))
+        await ctx.yield_output(compose_answer(read_ledger(ctx), self.titles))
 
     @handler
     async def after_declined_replan(self, decision: TriageDecision, ctx: WorkflowContext[Never, Answer]) -> None:
-        await ctx.yield_output(compose_answer(read_ledger(ctx)))
+        await ctx.yield_output(compose_answer(read_ledger(ctx), self.titles))
 
     @handler
     async def after_fan_in(self, results: list[TaskResult], ctx: WorkflowContext[Never, Answer]) -> None:
@@ -128,4 +130,4 @@ class AggregateExecutor(Executor):
         ledger.results = [result for result in results if result.status != "skipped"]
         order = {task.agent: index for index, task in enumerate(ledger.plans[-1].steps)} if ledger.plans else {}
         ledger.results.sort(key=lambda result: order.get(result.agent, len(order)))
-        await ctx.yield_output(compose_answer(ledger))
+        await ctx.yield_output(compose_answer(ledger, self.titles))

@@ -34,7 +34,7 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
     clarify = ClarifyExecutor(agents.clarify, agents=names, timeout_seconds=settings.task_timeout_seconds)
     orchestrator = OrchestratorExecutor(agents.specialists, task_timeout_seconds=settings.task_timeout_seconds)
     review = ReviewExecutor(agents.review, agents=names, timeout_seconds=settings.task_timeout_seconds)
-    aggregate = AggregateExecutor()
+    aggregate = AggregateExecutor(runtime.specialist_titles)
     return (
         WorkflowBuilder(
             max_iterations=MAX_SUPERSTEPS,

@@ -28,7 +28,7 @@ def create_triage_workflow(runtime: Runtime) -> Workflow:
         SpecialistTaskExecutor(agent, task_timeout_seconds=settings.task_timeout_seconds)
         for agent in agents.specialists.values()
     ]
-    aggregate = AggregateExecutor()
+    aggregate = AggregateExecutor(runtime.specialist_titles)
     return (
         WorkflowBuilder(
             max_iterations=MAX_SUPERSTEPS,

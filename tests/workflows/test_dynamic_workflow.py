@@ -119,7 +119,7 @@ async def test_review_complete_goes_straight_to_the_answer(make_scripted_runtime
     assert answer.metadata.llm_calls == 5  # triage, servicenow x2 (tool loop), service_health, review
     assert answer.metadata.tasks[0].tool_calls[0].name == "list_incidents"
     assert [task.llm_calls for task in answer.metadata.tasks] == [2, 1]
-    assert "**servicenow** — Open P1 incidents?" in answer.text
+    assert "**ServiceNow** — Open P1 incidents?" in answer.text  # the title from servicenow_agent.yaml
 
 
 async def test_review_retry_accepted_adds_new_results_to_the_old(make_scripted_runtime):
