@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,12 +55,14 @@ def _strip_keywords(schema: Any) -> Any:
     return cleaned
 
 
+@functools.cache
 def strict_response_format(model: type[BaseModel]) -> dict[str, Any]:
     """The model as an OpenAI strict ``json_schema`` response format that Azure OpenAI accepts.
 
     The openai library makes every property required and closes objects; it keeps pydantic's
     ``default`` values, which strict mode rejects, so those (and length limits) are removed here.
     Our own parser (``contracts/repair.py``) still validates the reply against the full model.
+    Cached per model: building it costs milliseconds, and MAF passes the dict on unchanged.
     """
     from openai.lib._parsing._completions import type_to_response_format_param
 
