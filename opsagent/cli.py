@@ -103,8 +103,7 @@ async def _run(args: argparse.Namespace) -> int:
             print(WorkflowViz(WORKFLOW_FACTORIES[args.workflow](runtime)).to_mermaid())
             return 0
         if args.command == "ask":
-            workflow = args.workflow or "dynamic"
-            return await _ask(runtime, args.question, workflow=workflow, as_json=args.json, out=sys.stdout)
+            return await _ask(runtime, args.question, workflow=args.workflow, as_json=args.json, out=sys.stdout)
         lines = sys.stdin if args.question == "-" else [args.question]
         return await _plan(runtime, lines, sys.stdout)
     finally:

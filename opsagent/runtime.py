@@ -19,7 +19,6 @@ from opsagent.agents.roles import (
 )
 from opsagent.agents.specialists import (
     SPECIALISTS,
-    SpecialistProfile,
     SpecialistSpec,
     create_specialist_agent,
     describe_specialists,
@@ -43,7 +42,6 @@ class AgentSet:
     review: ConfiguredAgent
     clarify: ConfiguredAgent
     specialists: Mapping[str, ConfiguredAgent]
-    profiles: tuple[SpecialistProfile, ...]
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,6 @@ def build_agents(
         review=create_review_agent(models, config_dir=config_dir, specialists=agent_list),
         clarify=create_clarify_agent(models, config_dir=config_dir, specialists=agent_list),
         specialists={agent.name: agent for agent, _ in built},
-        profiles=profiles,
     )
 
 

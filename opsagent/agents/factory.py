@@ -61,6 +61,6 @@ def build_agent(
         description=config.description,
         tools=list(tools) or None,
         default_options=options,  # type: ignore[arg-type]
-        middleware=[MeteringMiddleware(config.name)],
+        middleware=[MeteringMiddleware()],
     )
     return ConfiguredAgent(agent=agent, config=config, wire_format=models.response_format)

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from opsagent.contracts.plans import PlanStep, ReviewOutput
 from opsagent.contracts.requests import MessageData
-from opsagent.contracts.results import PlanMode, TaskResult
+from opsagent.contracts.results import PlanMode
 
 DecisionRoute = Literal["reject", "clarify", "execute", "finalize"]
 """``finalize``: the review-mode planner declined the review; aggregate what we have."""
@@ -52,7 +52,4 @@ class TriageDecision(BaseModel):
 
 
 class ExecutionReport(BaseModel):
-    """The results one plan produced (earlier results stay in the run ledger)."""
-
-    mode: PlanMode
-    results: list[TaskResult] = Field(default_factory=list)
+    """A plan has run; its results (with every earlier one) are in the run ledger."""

@@ -106,7 +106,7 @@ def parse_model_output(
     text: str,
     model: type[ModelT],
     *,
-    agents: Collection[str],
+    agents: Collection[str] = (),
     max_tasks: int | None = None,
 ) -> RepairedOutput[ModelT]:
     """Parse and validate ``text`` as ``model``, repairing plans on the way.
@@ -114,7 +114,7 @@ def parse_model_output(
     Args:
         text: the model's reply.
         model: the expected output model (``UserModeOutput``, ``ReviewOutput``…).
-        agents: the registered specialist names plans may use.
+        agents: the registered specialist names plans may use (only models with plans need them).
         max_tasks: cap on the number of tasks in a plan.
     """
     notes: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from agent_framework import ChatContext, ChatMiddleware, Message
 
@@ -22,22 +22,20 @@ CHARS_PER_TOKEN = 4
 
 @dataclass
 class UsageMeter:
-    """Model calls and tokens of one request, per agent and in total."""
+    """Model calls and tokens of one request (or of one task within it)."""
 
     llm_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    calls_by_agent: dict[str, int] = field(default_factory=dict)
     parent: UsageMeter | None = None
     """A task's meter also counts into its request's meter."""
 
-    def record(self, agent: str, *, input_tokens: int, output_tokens: int) -> None:
+    def record(self, *, input_tokens: int, output_tokens: int) -> None:
         self.llm_calls += 1
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
-        self.calls_by_agent[agent] = self.calls_by_agent.get(agent, 0) + 1
         if self.parent is not None:
-            self.parent.record(agent, input_tokens=input_tokens, output_tokens=output_tokens)
+            self.parent.record(input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 @contextmanager
@@ -60,10 +58,7 @@ def estimate_tokens(messages: Sequence[Message], instructions: str = "") -> int:
 
 
 class MeteringMiddleware(ChatMiddleware):
-    """Chat middleware that adds each model call of one agent to the current request's meter."""
-
-    def __init__(self, agent_name: str) -> None:
-        self.agent_name = agent_name
+    """Chat middleware that adds each model call of an agent to the current request's meter."""
 
     async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
         await call_next()
@@ -77,4 +72,4 @@ class MeteringMiddleware(ChatMiddleware):
         output_tokens = usage.get("output_token_count") or 0
         if not output_tokens and not context.stream and context.result is not None:
             output_tokens = estimate_tokens(context.result.messages)
-        meter.record(self.agent_name, input_tokens=input_tokens, output_tokens=output_tokens)
+        meter.record(input_tokens=input_tokens, output_tokens=output_tokens)

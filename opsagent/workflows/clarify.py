@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from agent_framework import Executor, WorkflowContext, handler
 from typing_extensions import Never
 
@@ -37,10 +35,9 @@ def clarification_text(output: ClarifyOutput) -> str:
 
 
 class ClarifyExecutor(Executor):
-    def __init__(self, agent: ConfiguredAgent, *, agents: Collection[str], timeout_seconds: float) -> None:
+    def __init__(self, agent: ConfiguredAgent, *, timeout_seconds: float) -> None:
         super().__init__(id=CLARIFY)
         self.agent = agent
-        self.agents = frozenset(agents)
         self.timeout_seconds = timeout_seconds
 
     @handler
@@ -50,7 +47,7 @@ class ClarifyExecutor(Executor):
             self.agent, conversation_messages(ledger.query, ledger.history), mode=None,
             timeout_seconds=self.timeout_seconds,
         )
-        parsed = parse_model_output(text, ClarifyOutput, agents=self.agents) if error is None else None
+        parsed = parse_model_output(text, ClarifyOutput) if error is None else None
         output = parsed.value if parsed is not None and parsed.value is not None else FALLBACK
         if output is FALLBACK:
             ledger.notes.append(f"clarify fell back to a generic question: {error or parsed.error}")

@@ -31,9 +31,9 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
     dynamic_triage = DynamicTriageExecutor(agents.dynamic_triage, timeout_seconds=settings.task_timeout_seconds)
     parse_triage_output = ParseTriageOutputExecutor(agents=names, max_tasks=settings.max_plan_tasks)
     reject_query = RejectQueryExecutor()
-    clarify = ClarifyExecutor(agents.clarify, agents=names, timeout_seconds=settings.task_timeout_seconds)
+    clarify = ClarifyExecutor(agents.clarify, timeout_seconds=settings.task_timeout_seconds)
     orchestrator = OrchestratorExecutor(agents.specialists, task_timeout_seconds=settings.task_timeout_seconds)
-    review = ReviewExecutor(agents.review, agents=names, timeout_seconds=settings.task_timeout_seconds)
+    review = ReviewExecutor(agents.review, timeout_seconds=settings.task_timeout_seconds)
     aggregate = AggregateExecutor(runtime.specialist_titles)
     return (
         WorkflowBuilder(

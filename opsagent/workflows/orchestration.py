@@ -58,4 +58,4 @@ class OrchestratorExecutor(Executor):
         ledger = read_ledger(ctx)
         ledger.results.extend(results)
         write_ledger(ctx, ledger)
-        await ctx.send_message(ExecutionReport(mode=decision.mode, results=results))
+        await ctx.send_message(ExecutionReport())

@@ -9,13 +9,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from opsagent.contracts.messages import TriageReply
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.runtime import Runtime
 from opsagent.workflows.decision import decide_user_mode
 from opsagent.workflows.prompts import conversation_messages
-from opsagent.workflows.role_call import ask_for_reply
+from opsagent.workflows.role_call import ask_planner
 
 
 class PlanPreview(BaseModel):
@@ -28,16 +27,12 @@ class PlanPreview(BaseModel):
 
 
 async def preview_plan(runtime: Runtime, chat: WorkflowInput) -> PlanPreview:
-    agent = runtime.agents.dynamic_triage
-    text, error = await ask_for_reply(
-        agent, conversation_messages(chat.query, chat.history), mode="user_mode",
-        timeout_seconds=runtime.settings.task_timeout_seconds,
+    reply = await ask_planner(
+        runtime.agents.dynamic_triage, conversation_messages(chat.query, chat.history), mode="user_mode",
+        plan_mode="user", timeout_seconds=runtime.settings.task_timeout_seconds,
     )
-    decision, _ = decide_user_mode(
-        TriageReply(mode="user", text=text, error=error),
-        agents=runtime.specialist_names, max_tasks=runtime.settings.max_plan_tasks,
-    )
-    route = "execute" if decision.route == "execute" else "clarify" if decision.route == "clarify" else "reject"
+    decision, _ = decide_user_mode(reply, agents=runtime.specialist_names, max_tasks=runtime.settings.max_plan_tasks)
+    route = decision.route  # user mode decides reject, clarify or execute only
     return PlanPreview(
         route=route,
         plan=decision.plan,

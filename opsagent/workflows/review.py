@@ -6,7 +6,7 @@ whatever the reviewer says, and what is still missing becomes a limitation of th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from agent_framework import Executor, WorkflowContext, handler
 
@@ -23,10 +23,9 @@ from opsagent.workflows.role_call import ask_for_reply
 
 
 class ReviewExecutor(Executor):
-    def __init__(self, agent: ConfiguredAgent, *, agents: Collection[str], timeout_seconds: float) -> None:
+    def __init__(self, agent: ConfiguredAgent, *, timeout_seconds: float) -> None:
         super().__init__(id=REVIEW)
         self.agent = agent
-        self.agents = frozenset(agents)
         self.timeout_seconds = timeout_seconds
 
     async def _review(self, query: str, results: Sequence[TaskResult]) -> tuple[ReviewOutput, str | None]:
@@ -34,7 +33,7 @@ class ReviewExecutor(Executor):
             self.agent, review_message(query, results), mode=None, timeout_seconds=self.timeout_seconds
         )
         if error is None:
-            parsed = parse_model_output(text, ReviewOutput, agents=self.agents)
+            parsed = parse_model_output(text, ReviewOutput)
             if parsed.value is not None:
                 return parsed.value, None
             error = parsed.error

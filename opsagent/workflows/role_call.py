@@ -12,6 +12,8 @@ from agent_framework import Message
 
 from opsagent.agents.config import TriageMode
 from opsagent.agents.factory import ConfiguredAgent
+from opsagent.contracts.messages import TriageReply
+from opsagent.contracts.results import PlanMode
 from opsagent.llm.failures import describe_model_failure
 
 logger = logging.getLogger(__name__)
@@ -36,3 +38,16 @@ async def ask_for_reply(
         logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
         return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
     return response.text or "", None
+
+
+async def ask_planner(
+    agent: ConfiguredAgent,
+    messages: list[Message] | str,
+    *,
+    mode: TriageMode | None,
+    plan_mode: PlanMode,
+    timeout_seconds: float,
+) -> TriageReply:
+    """A triage call (either kind), as the unparsed reply ``parse_triage_output`` expects."""
+    text, error = await ask_for_reply(agent, messages, mode=mode, timeout_seconds=timeout_seconds)
+    return TriageReply(mode=plan_mode, text=text, error=error)

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agent_framework import Executor, Message, WorkflowContext, handler
+from agent_framework import Executor, WorkflowContext, handler
 
-from opsagent.agents.config import TriageMode
 from opsagent.agents.factory import ConfiguredAgent
 from opsagent.contracts.messages import ReviewModeRequest, TriageDecision, TriageReply, UserModeRequest
-from opsagent.contracts.results import PlanMode, ProgressEvent
+from opsagent.contracts.results import ProgressEvent
 from opsagent.workflows.decision import decide_triage, publish_decision
 from opsagent.workflows.ids import DYNAMIC_TRIAGE, TRIAGE
 from opsagent.workflows.ledger import read_ledger
 from opsagent.workflows.prompts import conversation_messages, review_mode_message
-from opsagent.workflows.role_call import ask_for_reply
+from opsagent.workflows.role_call import ask_planner
 
 
 class DynamicTriageExecutor(Executor):
@@ -26,20 +25,18 @@ class DynamicTriageExecutor(Executor):
         self.agent = agent
         self.timeout_seconds = timeout_seconds
 
-    async def _reply(self, messages: list[Message] | str, mode: TriageMode, plan_mode: PlanMode) -> TriageReply:
-        text, error = await ask_for_reply(self.agent, messages, mode=mode, timeout_seconds=self.timeout_seconds)
-        return TriageReply(mode=plan_mode, text=text, error=error)
-
     @handler
     async def plan_user_request(self, request: UserModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
         messages = conversation_messages(request.query, request.history)
-        await ctx.send_message(await self._reply(messages, "user_mode", "user"))
+        reply = await ask_planner(self.agent, messages, mode="user_mode", plan_mode="user", timeout_seconds=self.timeout_seconds)
+        await ctx.send_message(reply)
 
     @handler
     async def plan_review_request(self, request: ReviewModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
         ledger = read_ledger(ctx)
         message = review_mode_message(ledger.query, ledger.results, request.review)
-        await ctx.send_message(await self._reply(message, "review_mode", "review"))
+        reply = await ask_planner(self.agent, message, mode="review_mode", plan_mode="review", timeout_seconds=self.timeout_seconds)
+        await ctx.send_message(reply)
 
 
 class TriageExecutor(Executor):
@@ -54,10 +51,9 @@ class TriageExecutor(Executor):
 
     @handler
     async def triage(self, request: UserModeRequest, ctx: WorkflowContext[TriageDecision, ProgressEvent]) -> None:
-        text, error = await ask_for_reply(
-            self.agent, conversation_messages(request.query, request.history), mode=None,
+        reply = await ask_planner(
+            self.agent, conversation_messages(request.query, request.history), mode=None, plan_mode="triage",
             timeout_seconds=self.timeout_seconds,
         )
-        reply = TriageReply(mode="triage", text=text, error=error)
         decision, notes = decide_triage(reply, agents=self.agents, max_tasks=self.max_tasks)
         await publish_decision(ctx, decision, notes)
