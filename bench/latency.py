@@ -7,9 +7,8 @@ with only the waiting added.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_framework import ChatContext, ChatMiddleware, SupportsChatGetResponse
@@ -57,13 +56,12 @@ class SlowModelProvider:
 
 
 class SlowBackend:
-    """Adds a fixed delay to every call of a backend, and counts the calls."""
+    """Adds a fixed delay to every call of a backend."""
 
     def __init__(self, inner: Any, seconds: float) -> None:
         self.kind = getattr(inner, "kind", "slow")
         self._inner = inner
         self._seconds = seconds
-        self.calls = 0
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._inner, name)
@@ -71,7 +69,6 @@ class SlowBackend:
             return target
 
         async def slowed(*args: Any, **kwargs: Any) -> Any:
-            self.calls += 1
             await asyncio.sleep(self._seconds)
             return await target(*args, **kwargs)
 
@@ -104,13 +101,9 @@ class FlakyMethod:
 
 
 def slow_backends(backends: Backends, seconds: float) -> Backends:
-    return Backends(
-        servicenow=SlowBackend(backends.servicenow, seconds),  # type: ignore[arg-type]
-        pipelines=SlowBackend(backends.pipelines, seconds),  # type: ignore[arg-type]
-        health=SlowBackend(backends.health, seconds),  # type: ignore[arg-type]
-        closers=backends.closers,
+    return replace(
+        backends,
+        servicenow=SlowBackend(backends.servicenow, seconds),
+        pipelines=SlowBackend(backends.pipelines, seconds),
+        health=SlowBackend(backends.health, seconds),
     )
-
-
-def cpu_and_wall() -> tuple[float, float]:
-    return time.process_time(), time.perf_counter()

@@ -10,16 +10,15 @@ import asyncio
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
 
 from bench.latency import FlakyMethod, SlowModelProvider, slow_backends
-from opsagent.backends.base import Backends
 from opsagent.backends.demo import make_demo_backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer, TaskResult
-from opsagent.runtime import Runtime, build_runtime
+from opsagent.runtime import Runtime, build_runtime, utc_now
 from opsagent.settings import Settings, load_settings
 from opsagent.tools.rendering import MAX_OUTPUT_CHARS
 from opsagent.workflows.execution import run_task
@@ -54,20 +53,13 @@ def bench_settings(data_dir: Path) -> Settings:
 def make_runtime(
     settings: Settings, *, model_delay: float = 0.0, backend_delay: float = 0.0, flaky_health_method: str | None = None
 ) -> Runtime:
-    backends = make_demo_backends(settings, _clock())
+    backends = make_demo_backends(settings, utc_now)
     if flaky_health_method:
-        backends = Backends(servicenow=backends.servicenow, pipelines=backends.pipelines,
-                            health=FlakyMethod(backends.health, flaky_health_method), closers=backends.closers)
+        backends = replace(backends, health=FlakyMethod(backends.health, flaky_health_method))
     if backend_delay:
         backends = slow_backends(backends, backend_delay)
     models = SlowModelProvider(model_delay) if model_delay else None
     return build_runtime(settings, models=models, backends=backends)
-
-
-def _clock():
-    from opsagent.runtime import utc_now
-
-    return utc_now
 
 
 def task_seconds(task: TaskResult, model_delay: float, backend_delay: float) -> float:

@@ -26,7 +26,7 @@ async def main(argv: list[str] | None = None) -> int:
              if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
     results = []
     for case in cases:
-        result = await run_case(case, settings, make_backends=make_demo_backends)
+        result = await run_case(case, settings, make_backends=make_demo_backends, models=models)
         if judge_available(models) and case.expect.facts:
             verdict = await judge_answer(models, case, result.answer)
             result = result.model_copy(update={"judge": "pass" if verdict.passed else f"fail: {verdict.reason}",

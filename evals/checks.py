@@ -84,8 +84,8 @@ def _tool_checks(case: EvalCase, answer: Answer) -> Iterable[Check]:
         yield Check(name=f"tool {name} not called", passed=name not in called)
 
 
-def run_checks(case: EvalCase, answer: Answer) -> list[Check]:
-    """Every deterministic check the case asks for."""
+def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None = None) -> list[Check]:
+    """Every deterministic check the case asks for (``ungrounded``: when the caller computed it already)."""
     meta, expect = answer.metadata, case.expect
     first_plan = meta.plans[0] if meta.plans else None
     text = answer.text.lower()
@@ -107,6 +107,6 @@ def run_checks(case: EvalCase, answer: Answer) -> list[Check]:
     if expect.max_llm_calls is not None:
         checks.append(Check(name="llm calls", passed=meta.llm_calls <= expect.max_llm_calls,
                             detail=f"{meta.llm_calls} > {expect.max_llm_calls}" if meta.llm_calls > expect.max_llm_calls else ""))
-    ungrounded = ungrounded_entities(answer)
+    ungrounded = ungrounded_entities(answer) if ungrounded is None else ungrounded
     checks.append(Check(name="grounded", passed=not ungrounded, detail=", ".join(ungrounded)))
     return checks

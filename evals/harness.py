@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -15,6 +17,7 @@ from opsagent.backends.base import Backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
 from opsagent.errors import BackendAuthError, BackendError, BackendResponseError, BackendUnavailableError
+from opsagent.llm.providers import ModelProvider
 from opsagent.runtime import build_runtime
 from opsagent.settings import Settings
 from opsagent.workflows.runner import answer_chat
@@ -70,10 +73,7 @@ def with_faults(backends: Backends, faults: dict[Domain, Fault], transient: dict
         attribute, label = DOMAINS[domain]
         replaced[attribute] = FaultyBackend(getattr(backends, attribute), lambda f=fault, n=label: FAULTS[f](n),
                                             failures=failures)
-    if not replaced:
-        return backends
-    current = {name: getattr(backends, name) for name in ("servicenow", "pipelines", "health")}
-    return Backends(**{**current, **replaced}, closers=backends.closers)
+    return dataclasses.replace(backends, **replaced)
 
 
 class CaseResult(BaseModel):
@@ -91,13 +91,19 @@ class CaseResult(BaseModel):
     judge: str | None = None
 
 
-async def run_case(case: EvalCase, settings: Settings, *, make_backends: Callable[[Settings, Callable[[], datetime]], Backends]) -> CaseResult:
-    """One case, on a runtime whose clock is the case's fixed "now"."""
+async def run_case(
+    case: EvalCase,
+    settings: Settings,
+    *,
+    make_backends: Callable[[Settings, Callable[[], datetime]], Backends],
+    models: ModelProvider | None = None,
+) -> CaseResult:
+    """One case, on a runtime whose clock is the case's fixed "now" (and the suite's model provider)."""
     if case.tool_max_rows is not None:
         settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
     clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
     backends = with_faults(make_backends(settings, clock), case.faults, case.transient_faults)
-    runtime = build_runtime(settings, backends=backends, clock=clock)
+    runtime = build_runtime(settings, models=models, backends=backends, clock=clock)
     started = time.perf_counter()
     try:
         answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history), workflow=case.workflow)
@@ -107,11 +113,12 @@ async def run_case(case: EvalCase, settings: Settings, *, make_backends: Callabl
 
 
 def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResult:
-    checks = run_checks(case, answer)
+    ungrounded = ungrounded_entities(answer)
+    checks = run_checks(case, answer, ungrounded=ungrounded)
     meta = answer.metadata
     return CaseResult(
         id=case.id, tags=case.tags, passed=all(check.passed for check in checks), checks=checks, route=meta.route,
-        ungrounded=ungrounded_entities(answer), llm_calls=meta.llm_calls, input_tokens=meta.input_tokens,
+        ungrounded=ungrounded, llm_calls=meta.llm_calls, input_tokens=meta.input_tokens,
         output_tokens=meta.output_tokens, duration_ms=round(duration_ms, 1), answer=answer.text,
     )
 
