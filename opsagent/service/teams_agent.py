@@ -33,6 +33,39 @@ EMPTY_MESSAGE = "Send me a question about incidents, changes, pipeline runs or p
 TURN_FAILED = "Sorry, something went wrong while answering. It has been logged."
 
 
+TEAMS_MESSAGE_LIMIT = 20_000
+"""Characters per message we send: Teams refuses activities over about 28 KB, and answers with
+several tool tables can be longer."""
+
+
+def split_message(text: str, limit: int, separators: tuple[str, ...] = ("\n\n", "\n")) -> list[str]:
+    """Chunks of at most ``limit`` characters, cut between paragraphs, else between lines, else anywhere."""
+    if len(text) <= limit:
+        return [text]
+    if not separators:
+        return [text[start:start + limit] for start in range(0, len(text), limit)]
+    separator, finer = separators[0], separators[1:]
+    chunks: list[str] = []
+    current = ""
+    for piece in text.split(separator):
+        candidate = f"{current}{separator}{piece}" if current else piece
+        if len(candidate) <= limit:
+            current = candidate
+            continue
+        if current:
+            chunks.append(current)
+        pieces = split_message(piece, limit, finer)
+        chunks.extend(pieces[:-1])
+        current = pieces[-1]
+    chunks.append(current)
+    return chunks
+
+
+async def send_answer(context: TurnContext, text: str) -> None:
+    for part in split_message(text, TEAMS_MESSAGE_LIMIT):
+        await context.send_activity(part)
+
+
 async def _keep_typing(context: TurnContext) -> None:
     while True:
         await context.send_activity(Activity(type=ActivityTypes.typing))
@@ -82,7 +115,7 @@ class OpsTeamsAgent:
                 done, _ = await asyncio.wait({work}, timeout=None if expect_replies else self.reply_window_seconds)
             if done:
                 answer = work.result()
-                await context.send_activity(answer.text)
+                await send_answer(context, answer.text)
                 await self._remember(key, question, answer)
                 return
             await context.send_activity(STILL_WORKING)
@@ -128,7 +161,7 @@ class OpsTeamsAgent:
 
         async def send(proactive: TurnContext) -> None:
             nonlocal delivered
-            await proactive.send_activity(answer.text)
+            await send_answer(proactive, answer.text)
             delivered = True  # a failed send goes to on_turn_error, which does not raise
 
         try:

@@ -312,3 +312,24 @@ def test_teams_signed_token_is_checked_for_audience(make_app: AppFactory, signin
     assert response.status_code == status
     if status == 200:
         assert replies(response) == ["Answer: signed hello"]
+
+
+def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory, monkeypatch) -> None:
+    from opsagent.service import teams_agent
+
+    monkeypatch.setattr(teams_agent, "TEAMS_MESSAGE_LIMIT", 60)
+    question = "Which incidents?\n\n" + "\n".join(f"line {i} of a long answer" for i in range(12))
+    with serving(make_app(teams_anonymous_dev=True)) as url:
+        response = httpx.post(url + "/api/messages", json=activity(question), timeout=20)
+    parts = replies(response)
+    assert len(parts) > 3 and all(len(part) <= 60 for part in parts)
+    assert "\n".join(parts).replace("\n\n", "\n") == f"Answer: {question}".replace("\n\n", "\n")
+
+
+@pytest.mark.parametrize("text", ["short", "a\n\nb\n\nc", "x" * 250, "p1 " * 30 + "\n\n" + "line\n" * 40])
+def test_split_message_keeps_every_character_and_the_limit(text: str) -> None:
+    from opsagent.service.teams_agent import split_message
+
+    parts = split_message(text, 50)
+    assert all(len(part) <= 50 for part in parts)
+    assert "".join(parts).replace("\n", "") == text.replace("\n", "")
