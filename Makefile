@@ -1,5 +1,5 @@
 # OpsAgent — every target sets up the virtualenv first, so a fresh clone needs only `make <target>`.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || echo python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
@@ -9,7 +9,8 @@ STAMP  := $(VENV)/.installed
 setup: $(STAMP)
 
 $(STAMP): requirements.txt constraints.txt
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (OpsAgent needs Python 3.11)"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || { \
+	  echo "error: OpsAgent needs Python 3.11 ($(PYTHON) is not it); run: make PYTHON=/path/to/python3.11 $(MAKECMDGOALS)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
