@@ -42,7 +42,9 @@ def _workflow_for(model: str, state: ServiceState) -> WorkflowKind:
 
 @openai_api.get("/models")
 def models() -> Response:
-    return jsonify(model_list(OPENAI_MODELS, created=int(get_state().runtime.clock().timestamp())))
+    runtime = get_state().runtime
+    return jsonify(model_list(OPENAI_MODELS, created=int(runtime.clock().timestamp()),
+                              backing_model=runtime.models.model, provider=runtime.models.provider))
 
 
 @openai_api.post("/chat/completions")

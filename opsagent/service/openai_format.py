@@ -34,9 +34,12 @@ def completion(answer: Answer, model: str) -> dict[str, Any]:
     }
 
 
-def model_list(models: tuple[str, ...], created: int) -> dict[str, Any]:
+def model_list(models: tuple[str, ...], created: int, *, backing_model: str, provider: str) -> dict[str, Any]:
+    """The OpsAgent models, each saying honestly which model answers behind it."""
+    backing = {"model": backing_model, "provider": provider}
     return {"object": "list",
-            "data": [{"id": name, "object": "model", "created": created, "owned_by": "opsagent"} for name in models]}
+            "data": [{"id": name, "object": "model", "created": created, "owned_by": "opsagent", "opsagent": backing}
+                     for name in models]}
 
 
 def progress_line(event: ProgressEvent) -> str:

@@ -17,8 +17,9 @@ def client(url: str, key: str = "unused") -> OpenAI:
 
 
 def test_openai_models_lists_the_three_models(live_url: str) -> None:
-    ids = [model.id for model in client(live_url).models.list()]
-    assert ids == ["opsagent", "opsagent-dynamic", "opsagent-triage"]
+    models = list(client(live_url).models.list())
+    assert [model.id for model in models] == ["opsagent", "opsagent-dynamic", "opsagent-triage"]
+    assert all(model.model_extra["opsagent"] == {"model": "scripted-model", "provider": "scripted"} for model in models)
 
 
 def test_openai_non_stream_answer_has_usage_and_metadata(live_url: str) -> None:

@@ -57,6 +57,7 @@ def test_server_prints_url_and_answers_with_the_local_model(served: tuple[str, s
     ready = httpx.get(url + "/readyz").json()
     assert ready["backends"] == {"servicenow": "demo", "log_analytics": "demo", "service_health": "demo"}
     client = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
+    assert {m.model_extra["opsagent"]["model"] for m in client.models.list()} == {"local-rules"}
     question = [{"role": "user", "content": "Which pipelines failed in the last 24 hours?"}]
     answer = client.chat.completions.create(model="opsagent-dynamic", messages=question)
     assert "pl_ingest_sales" in answer.choices[0].message.content
