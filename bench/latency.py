@@ -7,13 +7,12 @@ with only the waiting added.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_framework import ChatContext, ChatMiddleware, SupportsChatGetResponse
 
-from opsagent.agents.config import AgentConfig
 from opsagent.backends.base import Backends
 from opsagent.errors import BackendUnavailableError
 from opsagent.llm.metering import CHARS_PER_TOKEN
@@ -40,16 +39,16 @@ class SlowModelProvider:
     """The local model, slowed down to a remote model's pace."""
 
     seconds_per_call: float
+    inner: LocalModelProvider
     tokens_per_second: float | None = None
-    inner: LocalModelProvider = field(default_factory=LocalModelProvider)
     provider: str = "local+latency"
     model: str = "local-rules"
 
-    def response_format(self, model: type) -> type:
-        return self.inner.response_format(model)
+    def response_format(self, model: type, *, agents: Collection[str] = ()) -> type:
+        return self.inner.response_format(model, agents=agents)
 
-    def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
-        client = self.inner.client_for(config)
+    def client_for(self, role: str) -> SupportsChatGetResponse:
+        client = self.inner.client_for(role)
         if not any(isinstance(m, LatencyMiddleware) for m in client.chat_middleware):  # type: ignore[attr-defined]
             client.chat_middleware.append(LatencyMiddleware(self.seconds_per_call, self.tokens_per_second))  # type: ignore[attr-defined]
         return client

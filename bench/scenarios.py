@@ -16,14 +16,18 @@ from pathlib import Path
 
 from bench.latency import FlakyMethod, SlowModelProvider, slow_backends
 from opsagent.backends.demo import make_demo_backends
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.requests import WorkflowInput
-from opsagent.contracts.results import Answer, TaskResult
+from opsagent.contracts.results import Answer
+from opsagent.contracts.role_inputs import ReviewInput, SpecialistInput
+from opsagent.llm.providers import make_local_provider
 from opsagent.runtime import Runtime, build_runtime, utc_now
 from opsagent.settings import Settings, load_settings
 from opsagent.tools.rendering import MAX_OUTPUT_CHARS
 from opsagent.workflows.execution import run_task
 from opsagent.workflows.plan_preview import preview_plan
-from opsagent.workflows.prompts import review_message
+from opsagent.workflows.prompts import review_messages
 from opsagent.workflows.role_call import ask_for_reply
 from opsagent.workflows.runner import answer_chat, stream_chat
 
@@ -58,7 +62,7 @@ def make_runtime(
         backends = replace(backends, health=FlakyMethod(backends.health, flaky_health_method))
     if backend_delay:
         backends = slow_backends(backends, backend_delay)
-    models = SlowModelProvider(model_delay) if model_delay else None
+    models = SlowModelProvider(model_delay, make_local_provider(settings)) if model_delay else None
     return build_runtime(settings, models=models, backends=backends)
 
 
@@ -111,10 +115,16 @@ async def critical_path_ratios(settings: Settings, model_delay: float, backend_d
         figures[f"{scenario.name}.llm_calls"] = statistics.median(calls)
         figures[f"{scenario.name}.prompt_tokens_est"] = statistics.median(tokens)
         figures[f"{scenario.name}.max_tool_output_chars"] = max(
-            (len(call.result) for t in answer.metadata.tasks for call in t.tool_calls), default=0)
+            (item.output_chars for t in answer.metadata.tasks for item in t.evidence), default=0)
         await runtime.aclose()
     figures["tool_output_cap_chars"] = MAX_OUTPUT_CHARS
     return figures
+
+
+async def run_one(runtime: Runtime, answer: Answer, task: PlanStep, previous: list[TaskResult]) -> TaskResult:
+    role_input = SpecialistInput(agent=task.agent, task=task, question=answer.metadata.analysis.question,
+                                 analysis=answer.metadata.analysis, previous=previous)
+    return await run_task(runtime.agents.specialists[task.agent], role_input, timeout_seconds=60)
 
 
 async def run_plan_one_task_at_a_time(runtime: Runtime, answer: Answer) -> list[TaskResult]:
@@ -122,10 +132,7 @@ async def run_plan_one_task_at_a_time(runtime: Runtime, answer: Answer) -> list[
     results: list[TaskResult] = []
     previous: list[TaskResult] = []
     for _, step_tasks in groupby(answer.metadata.plans[0].steps, key=lambda t: t.step):
-        current = [
-            await run_task(runtime.agents.specialists[task.agent], task, previous=previous, timeout_seconds=60, mode="user")
-            for task in step_tasks
-        ]
+        current = [await run_one(runtime, answer, task, previous) for task in step_tasks]
         results += current
         previous = current
     return results
@@ -137,7 +144,9 @@ async def naive_answer(runtime: Runtime, question: str, answer: Answer) -> float
     chat = WorkflowInput.from_question(question)
     await preview_plan(runtime, chat)
     results = await run_plan_one_task_at_a_time(runtime, answer)
-    await ask_for_reply(runtime.agents.review, review_message(question, results), mode=None, timeout_seconds=60)
+    review = ReviewInput(question=question, analysis=answer.metadata.analysis, parts=answer.metadata.parts,
+                         results=results)
+    await ask_for_reply(runtime.agents.review, review_messages(review), timeout_seconds=60)
     return time.perf_counter() - started
 
 
@@ -153,7 +162,7 @@ async def parallel_vs_sequential(settings: Settings, model_delay: float, backend
     naive = await naive_answer(runtime, question, answer)
     tasks = answer.metadata.plans[0].steps
     started = time.perf_counter()
-    await asyncio.gather(*(run_task(runtime.agents.specialists[t.agent], t, timeout_seconds=60, mode="user") for t in tasks))
+    await asyncio.gather(*(run_one(runtime, answer, t, []) for t in tasks))
     step_parallel = time.perf_counter() - started
     started = time.perf_counter()
     await run_plan_one_task_at_a_time(runtime, answer)

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 
 from evals.case import EvalCase, Shape
 from opsagent.contracts.results import Answer, PlanRecord
-from opsagent.tools.envelope import ToolResult
 
 ENTITY_PATTERNS = (
     re.compile(r"\b(?:INC|CHG)\d{7,}\b", re.IGNORECASE),
@@ -47,14 +46,10 @@ def grounding_evidence(answer: Answer) -> set[str]:
     they were asked about and reported as not there. A tool's echo of a search term in an ``ok``
     result is not evidence, so an answer cannot ground a made-up name by having searched for it."""
     evidence: set[str] = set()
-    for call in (call for task in answer.metadata.tasks for call in task.tool_calls):
-        envelope = ToolResult.from_text(call.result)
-        if envelope is None:  # not our envelope (e.g. a framework error): all of its text
-            evidence |= entities_in(call.result)
-            continue
-        evidence |= entities_in(json.dumps(envelope.items))
-        if envelope.status != "ok":
-            evidence |= entities_in(json.dumps(envelope.query))
+    for item in (item for task in answer.metadata.tasks for item in task.evidence):
+        evidence |= entities_in(json.dumps(item.rows) + " " + item.message if item.status == "error" else json.dumps(item.rows))
+        if item.status != "ok":
+            evidence |= entities_in(json.dumps([item.query, item.arguments]))
     return {entity.lower() for entity in evidence}
 
 
@@ -69,17 +64,17 @@ def _same(expected: object, actual: object) -> bool:
 
 
 def _tool_checks(case: EvalCase, answer: Answer) -> Iterable[Check]:
-    calls = [call for task in answer.metadata.tasks for call in task.tool_calls]
+    calls = [item for task in answer.metadata.tasks for item in task.evidence]
     for expected in case.expect.tools_called:
         matching = [
             call for call in calls
-            if call.name == expected.name
+            if call.tool == expected.name
             and all(_same(value, call.arguments.get(key)) for key, value in expected.args.items())
         ]
-        seen = [f"{call.name}({call.arguments})" for call in calls if call.name == expected.name]
+        seen = [f"{call.tool}({call.arguments})" for call in calls if call.tool == expected.name]
         yield Check(name=f"tool {expected.name}", passed=bool(matching),
                     detail="" if matching else f"expected args {expected.args}; saw {seen or 'no call'}")
-    called = {call.name for call in calls}
+    called = {call.tool for call in calls}
     for name in case.expect.tools_not_called:
         yield Check(name=f"tool {name} not called", passed=name not in called)
 

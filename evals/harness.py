@@ -17,7 +17,7 @@ from opsagent.backends.base import Backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
 from opsagent.errors import BackendAuthError, BackendError, BackendResponseError, BackendUnavailableError
-from opsagent.llm.providers import ModelProvider
+from opsagent.agents.model_provider import ModelProvider
 from opsagent.runtime import build_runtime
 from opsagent.settings import Settings
 from opsagent.workflows.runner import answer_chat

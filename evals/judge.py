@@ -10,9 +10,8 @@ from pydantic import BaseModel, Field
 
 from agent_framework import Agent
 from evals.case import EvalCase
-from opsagent.agents.config import AgentConfig
 from opsagent.contracts.repair import extract_json_object
-from opsagent.llm.providers import ModelProvider
+from opsagent.agents.model_provider import ModelProvider
 
 JUDGE_INSTRUCTIONS = """You grade an operations assistant's answer strictly.
 You get the user's question, the answer, and a list of expected elements.
@@ -32,8 +31,7 @@ def judge_available(models: ModelProvider) -> bool:
 
 
 async def judge_answer(models: ModelProvider, case: EvalCase, answer_text: str) -> JudgeVerdict:
-    config = AgentConfig(name="judge", role="review", description="Strict grader for evals.", instructions=JUDGE_INSTRUCTIONS)
-    agent = Agent(client=models.client_for(config), instructions=JUDGE_INSTRUCTIONS, name="judge",
+    agent = Agent(client=models.client_for("judge"), instructions=JUDGE_INSTRUCTIONS, name="judge",
                   default_options={"temperature": 0})
     expected = "\n".join(f"- {fact}" for fact in case.expect.facts) or "- (the answer addresses the question)"
     prompt = f"Question: {case.question}\n\nAnswer:\n{answer_text}\n\nExpected elements:\n{expected}"

@@ -19,12 +19,16 @@ from opsagent.agents.roles import (
 )
 from opsagent.agents.specialists import (
     SPECIALISTS,
+    SpecialistProfile,
     SpecialistSpec,
     create_specialist_agent,
     describe_specialists,
 )
+from opsagent.agents.model_provider import ModelProvider
 from opsagent.backends.base import Backends, Clock
-from opsagent.llm.providers import ModelProvider, make_model_provider
+from opsagent.contracts.role_inputs import SpecialistInfo
+from opsagent.intake import QuestionAnalyzer
+from opsagent.llm.providers import make_model_provider
 from opsagent.settings import Settings
 from opsagent.telemetry import configure_tracing
 
@@ -42,6 +46,7 @@ class AgentSet:
     review: ConfiguredAgent
     clarify: ConfiguredAgent
     specialists: Mapping[str, ConfiguredAgent]
+    profiles: tuple[SpecialistProfile, ...]
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,15 @@ class Runtime:
     backends: Backends
     agents: AgentSet
     clock: Clock
+    intake: QuestionAnalyzer
 
     @property
     def specialist_names(self) -> frozenset[str]:
         return frozenset(self.agents.specialists)
+
+    @property
+    def specialist_infos(self) -> list[SpecialistInfo]:
+        return [profile.as_info() for profile in self.agents.profiles]
 
     @property
     def specialist_titles(self) -> dict[str, str]:
@@ -90,14 +100,16 @@ def build_agents(
     ]
     profiles = tuple(profile for _, profile in built)
     agent_list = describe_specialists(profiles)
+    names = [profile.name for profile in profiles]
+    planner = {"config_dir": config_dir, "specialists": agent_list, "agent_names": names,
+               "max_tasks": settings.max_plan_tasks}
     return AgentSet(
-        dynamic_triage=create_dynamic_triage_agent(
-            models, config_dir=config_dir, specialists=agent_list, max_tasks=settings.max_plan_tasks
-        ),
-        triage=create_triage_agent(models, config_dir=config_dir, specialists=agent_list, max_tasks=settings.max_plan_tasks),
+        dynamic_triage=create_dynamic_triage_agent(models, **planner),
+        triage=create_triage_agent(models, **planner),
         review=create_review_agent(models, config_dir=config_dir, specialists=agent_list),
         clarify=create_clarify_agent(models, config_dir=config_dir, specialists=agent_list),
         specialists={agent.name: agent for agent, _ in built},
+        profiles=profiles,
     )
 
 
@@ -114,4 +126,5 @@ def build_runtime(
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)
-    return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock)
+    intake = QuestionAnalyzer(backends=backends, clock=clock)
+    return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock, intake=intake)

@@ -46,6 +46,15 @@ class Settings(BaseModel):
     task_timeout_seconds: float = Field(default=90.0, gt=0)
     request_timeout_seconds: float = Field(default=240.0, gt=0)
     max_plan_tasks: int = Field(default=8, ge=1, le=32)
+    planner_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0,
+                                          description="below this the planner's guess becomes a question back")
+    grounding_pass_at: float = Field(default=0.7, ge=0.0, le=1.0, description="grounding score that publishes")
+    grounding_block_below: float = Field(default=0.3, ge=0.0, le=1.0,
+                                         description="below this the answer is blocked without a rewrite")
+    max_answer_chars: int = Field(default=12_000, ge=1_000, description="every answer is cut to this length")
+    max_turn_chars: int = Field(default=4_000, ge=200, description="an answer is stored in the history cut to this length")
+    specialist_max_tool_rounds: int = Field(default=4, ge=1, le=20, description="model rounds with tool calls per task")
+    specialist_max_tool_calls: int = Field(default=10, ge=1, le=50, description="tool calls per task")
     agent_config_dir: Path = CONFIG_DIR
 
     # --- tools and backends ---------------------------------------------------------------

@@ -37,11 +37,12 @@ def unused_backends() -> Backends:
     return Backends(servicenow=_UnusedBackend(), pipelines=_UnusedBackend(), health=_UnusedBackend())  # type: ignore[arg-type]
 
 
-def scripted_runtime(settings: Settings, scripts: dict[str, Script], **overrides) -> tuple[Runtime, ScriptedModels]:
-    """A runtime whose every role answers from a script and whose tools only echo."""
+def scripted_runtime(settings: Settings, scripts: dict[str, Script], *, tool_rows: dict[str, list[dict]] | None = None,
+                     **overrides) -> tuple[Runtime, ScriptedModels]:
+    """A runtime whose every role answers from a script and whose tools only echo (or return ``tool_rows``)."""
     models = ScriptedModels(scripts)
     specs = [
-        SpecialistSpec(spec.name, spec.config_file, recording_tools(*TEST_SPECIALISTS_TOOLS[spec.name]))
+        SpecialistSpec(spec.name, spec.config_file, recording_tools(*TEST_SPECIALISTS_TOOLS[spec.name], rows=tool_rows))
         for spec in SPECIALISTS
     ]
     runtime = build_runtime(
@@ -54,6 +55,6 @@ def scripted_runtime(settings: Settings, scripts: dict[str, Script], **overrides
 @pytest.fixture
 def make_scripted_runtime(settings: Settings) -> Callable[..., tuple[Runtime, ScriptedModels]]:
     def make(scripts: dict[str, Script], **overrides) -> tuple[Runtime, ScriptedModels]:
-        return scripted_runtime(settings, scripts, **overrides)
+        return scripted_runtime(settings, scripts, **overrides)  # tool_rows=… passes through
 
     return make

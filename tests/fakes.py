@@ -22,7 +22,7 @@ from agent_framework import (
     SupportsChatGetResponse,
 )
 
-from opsagent.agents.config import AgentConfig
+from opsagent.contracts.role_inputs import read_role_input
 
 Reply = ChatResponse | str | dict | Exception
 Script = Sequence[Reply] | Callable[[list[Message], dict[str, Any]], Awaitable[Reply] | Reply]
@@ -41,6 +41,27 @@ def call(name: str, call_id: str = "call_1", **arguments: Any) -> ChatResponse:
 
 def function_results(messages: Sequence[Message]) -> list[str]:
     return [str(c.result) for m in messages for c in m.contents if c.type == "function_result"]
+
+
+def fetch_then(answer: str | Callable[[list[Message]], str], *, tool: str | None = None, **arguments: Any) -> Script:
+    """A specialist script: first call a tool (the first one offered, or ``tool``), then answer.
+
+    Every specialist must fetch before it answers (a reply without a tool call is "unsupported"),
+    so scripted specialists that stand for a working one go through one real tool round.
+    """
+    def script(messages: list[Message], options: dict[str, Any]) -> Reply:
+        if function_results(messages):
+            return answer(messages) if callable(answer) else answer
+        name = tool or options["tools"][0].name
+        return call(name, **arguments)
+
+    return script
+
+
+def task_question(messages: Sequence[Message]) -> str:
+    """The task a specialist was given (from the typed input the workflow attached)."""
+    role_input = read_role_input(messages)
+    return role_input.task.question if role_input is not None and hasattr(role_input, "task") else ""
 
 
 class ScriptedChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
@@ -84,12 +105,12 @@ class ScriptedModels:
     model: str = "scripted-model"
     clients: dict[str, ScriptedChatClient] = field(default_factory=dict)
 
-    def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
-        if config.name not in self.clients:
-            self.clients[config.name] = ScriptedChatClient(self.scripts.get(config.name, []))
-        return self.clients[config.name]
+    def client_for(self, role: str) -> SupportsChatGetResponse:
+        if role not in self.clients:
+            self.clients[role] = ScriptedChatClient(self.scripts.get(role, []))
+        return self.clients[role]
 
-    def response_format(self, model: type) -> type:
+    def response_format(self, model: type, *, agents: Any = ()) -> type:
         return model
 
     def user_texts(self, name: str) -> list[str]:
@@ -97,15 +118,23 @@ class ScriptedModels:
         return [next((m.text for m in reversed(msgs) if m.role == "user"), "") for msgs, _ in self.clients[name].calls]
 
 
-def recording_tools(*names: str, log: list[tuple[str, dict]] | None = None) -> Callable[..., list]:
-    """A tool factory whose tools echo their name and arguments (and log each call)."""
+def recording_tools(*names: str, log: list[tuple[str, dict]] | None = None,
+                    rows: Mapping[str, list[dict]] | None = None) -> Callable[..., list]:
+    """A tool factory whose tools echo their name and arguments (and log each call).
+
+    With ``rows``, a tool returns those rows (``no_data`` when it has none): enough evidence for
+    the review and the grounding check to work on.
+    """
     from agent_framework import tool
 
     def make(name: str):
         def run(query: str = "") -> str:
             if log is not None:
                 log.append((name, {"query": query}))
-            return json.dumps({"tool": name, "status": "ok", "query": {"query": query}, "items": []})
+            items = (rows or {}).get(name, [])
+            status = "ok" if items or rows is None else "no_data"
+            return json.dumps({"tool": name, "status": status, "query": {"query": query}, "items": items,
+                               "total": len(items), "shown": len(items), "message": f"{len(items)} rows."})
 
         return tool(run, name=name, description=f"{name}: test tool.")
 

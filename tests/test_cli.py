@@ -26,7 +26,7 @@ def test_plan_prints_one_stable_json_decision(tmp_path):
                      data_dir=tmp_path)
     assert result.returncode == 0, result.stderr
     decision = json.loads(result.stdout)
-    assert set(decision) == {"route", "plan", "plan_reason", "reject_reason"}
+    assert set(decision) == {"route", "parts", "plan", "plan_reason", "reject_reason", "runbooks"}
     assert decision["route"] == "execute"
     assert [(t["step"], t["agent"]) for t in decision["plan"]] == [(1, "log_analytics"), (2, "servicenow")]
 
@@ -53,9 +53,10 @@ def test_ask_json_has_the_answer_and_its_metadata(tmp_path):
     result = run_cli("ask", "Show me INC0010049", "--json", data_dir=tmp_path)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert "INC0010049" in payload["answer"] and "pl_ingest_sales" in payload["answer"]
+    assert "INC0010049" in payload["answer"]
     assert payload["route"] == "execute" and payload["provider"] == "local" and payload["model"] == "local-rules"
-    assert payload["tasks"][0]["tool_calls"][0]["name"] == "get_incident"
+    assert payload["tasks"][0]["evidence"][0]["tool"] == "get_incident"
+    assert payload["tasks"][0]["evidence"][0]["rows"][0]["short_description"].startswith("ADF pl_ingest_sales failing")
     assert payload["llm_calls"] >= 3
 
 
@@ -93,4 +94,4 @@ def test_readme_diagram_matches_the_graph_maf_builds(tmp_path):
     readme = (ROOT / "README.md").read_text()
     block = readme.split("```mermaid", 1)[1].split("```", 1)[0]
     assert mermaid_edges(block) == mermaid_edges(result.stdout)
-    assert len(mermaid_edges(result.stdout)) == 9
+    assert len(mermaid_edges(result.stdout)) == 11

@@ -7,16 +7,19 @@ names the file and the field when the runtime is built, never a surprise at the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from opsagent.contracts.evidence import PlanMode
 from opsagent.contracts.plans import OUTPUT_MODELS
 from opsagent.errors import ConfigError
 
 AgentRole = Literal["dynamic_triage", "triage", "review", "clarify", "specialist"]
 TriageMode = Literal["user_mode", "review_mode"]
+MODE_SECTIONS: dict[PlanMode, TriageMode] = {"user": "user_mode", "review": "review_mode"}
+"""The YAML section holding the dynamic planner's instructions for each plan mode."""
 
 
 def _check_output_model(value: str | None) -> str | None:
@@ -61,8 +64,6 @@ class AgentConfig(BaseModel):
     tools: list[str] = Field(default_factory=list)
     output_model: str | None = None
     model: ModelOverrides = Field(default_factory=ModelOverrides)
-    local: dict[str, Any] = Field(default_factory=dict)
-    """Hints for the offline rules model (vocabulary, tool hints); real models ignore them."""
 
     _known_output_model = field_validator("output_model")(_check_output_model)
 
@@ -78,14 +79,18 @@ class AgentConfig(BaseModel):
             raise ValueError(f"only specialists have tools; a {self.role} agent lists {self.tools}")
         return self
 
-    def instructions_for(self, mode: TriageMode | None = None) -> str:
-        """The instructions to run with: the mode's for dynamic triage, else the agent's own."""
-        if mode is not None and self.modes:
-            return self.modes[mode].instructions
-        return self.instructions or ""
+    def _mode(self, mode: PlanMode | None) -> ModeConfig | None:
+        section = MODE_SECTIONS.get(mode) if mode is not None else None
+        return self.modes[section] if self.modes and section is not None else None
 
-    def output_model_for(self, mode: TriageMode | None = None) -> type[BaseModel] | None:
-        name = self.modes[mode].output_model if mode is not None and self.modes else self.output_model
+    def instructions_for(self, mode: PlanMode | None = None) -> str:
+        """The instructions to run with: the mode's for dynamic triage, else the agent's own."""
+        moded = self._mode(mode)
+        return moded.instructions if moded else self.instructions or ""
+
+    def output_model_for(self, mode: PlanMode | None = None) -> type[BaseModel] | None:
+        moded = self._mode(mode)
+        name = moded.output_model if moded else self.output_model
         return OUTPUT_MODELS[name] if name else None
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_framework import Agent, FunctionTool
-from pydantic import BaseModel
 
-from opsagent.agents.config import AgentConfig, TriageMode
+from opsagent.agents.config import AgentConfig
+from opsagent.agents.model_provider import ModelProvider
+from opsagent.agents.tool_log import ToolLogMiddleware
+from opsagent.contracts.evidence import PlanMode
 from opsagent.llm.metering import MeteringMiddleware
-from opsagent.llm.providers import ModelProvider
 
 
 @dataclass(frozen=True)
@@ -20,21 +21,26 @@ class ConfiguredAgent:
 
     agent: Agent
     config: AgentConfig
-    wire_format: Callable[[type[BaseModel]], Any]
-    """How the provider wants a structured-output model sent (see ``ModelProvider.response_format``)."""
+    models: ModelProvider
+    agent_names: tuple[str, ...] = ()
+    """The specialists a planner's output may name (sent as an enum to real providers)."""
+    tools: tuple[FunctionTool, ...] = field(default=())
 
     @property
     def name(self) -> str:
         return self.config.name
 
-    def run_options(self, mode: TriageMode | None = None) -> dict[str, Any]:
-        """Per-run options: the mode's instructions and the structured output model, if any."""
+    def run_options(self, mode: PlanMode | None = None) -> dict[str, Any]:
+        """Per-run options: the mode's instructions, the structured output model, and for
+        specialists a first turn that must call a tool (MAF relaxes it to "auto" after one round)."""
         options: dict[str, Any] = {}
-        if mode is not None:
+        if self.config.modes:
             options["instructions"] = self.config.instructions_for(mode)
-        output_model: type[BaseModel] | None = self.config.output_model_for(mode)
+        output_model = self.config.output_model_for(mode)
         if output_model is not None:
-            options["response_format"] = self.wire_format(output_model)
+            options["response_format"] = self.models.response_format(output_model, agents=self.agent_names)
+        if self.tools:
+            options["tool_choice"] = "required"
         return options
 
 
@@ -43,9 +49,9 @@ def build_agent(
     models: ModelProvider,
     *,
     tools: Sequence[FunctionTool] = (),
-    instructions: str | None = None,
+    agent_names: Collection[str] = (),
 ) -> ConfiguredAgent:
-    """Turn one validated YAML config into an agent with metering on every model call."""
+    """Turn one validated YAML config into an agent with metering (and tool recording) on every call."""
     options: dict[str, Any] = {}
     if config.model.temperature is not None:
         options["temperature"] = config.model.temperature
@@ -54,13 +60,14 @@ def build_agent(
     if config.model.model is not None:
         options["model"] = config.model.model
     agent = Agent(
-        client=models.client_for(config),
+        client=models.client_for(config.name),
         # A moded agent gets its instructions per run (run_options); MAF would append, not replace.
-        instructions=instructions if instructions is not None else (None if config.modes else config.instructions),
+        instructions=None if config.modes else config.instructions,
         name=config.name,
         description=config.description,
         tools=list(tools) or None,
         default_options=options,  # type: ignore[arg-type]
-        middleware=[MeteringMiddleware()],
+        middleware=[MeteringMiddleware(), ToolLogMiddleware()] if tools else [MeteringMiddleware()],
     )
-    return ConfiguredAgent(agent=agent, config=config, wire_format=models.response_format)
+    return ConfiguredAgent(agent=agent, config=config, models=models, agent_names=tuple(sorted(agent_names)),
+                           tools=tuple(tools))

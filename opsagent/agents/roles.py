@@ -6,12 +6,13 @@ filled in here so a prompt always matches the registry it plans over.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from opsagent.agents.config import AgentConfig, AgentRole, ModeConfig, load_agent_config
 from opsagent.agents.factory import ConfiguredAgent, build_agent
 from opsagent.errors import ConfigError
-from opsagent.llm.providers import ModelProvider
+from opsagent.agents.model_provider import ModelProvider
 
 
 def _fill(text: str, variables: dict[str, str]) -> str:
@@ -36,19 +37,21 @@ def _load_role(config_dir: Path, file_name: str, role: AgentRole, variables: dic
 
 
 def create_dynamic_triage_agent(
-    models: ModelProvider, *, config_dir: Path, specialists: str, max_tasks: int
+    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int
 ) -> ConfiguredAgent:
     """The step-based planner; its user_mode/review_mode instructions are chosen per run."""
     variables = {"specialists": specialists, "max_tasks": str(max_tasks)}
-    return build_agent(_load_role(config_dir, "dynamic_triage_agent.yaml", "dynamic_triage", variables), models)
+    config = _load_role(config_dir, "dynamic_triage_agent.yaml", "dynamic_triage", variables)
+    return build_agent(config, models, agent_names=agent_names)
 
 
 def create_triage_agent(
-    models: ModelProvider, *, config_dir: Path, specialists: str, max_tasks: int
+    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int
 ) -> ConfiguredAgent:
     """The single-step triage of the default workflow: which specialists, one question each."""
     variables = {"specialists": specialists, "max_tasks": str(max_tasks)}
-    return build_agent(_load_role(config_dir, "triage_agent.yaml", "triage", variables), models)
+    config = _load_role(config_dir, "triage_agent.yaml", "triage", variables)
+    return build_agent(config, models, agent_names=agent_names)
 
 
 def create_review_agent(models: ModelProvider, *, config_dir: Path, specialists: str) -> ConfiguredAgent:

@@ -16,8 +16,9 @@ from agent_framework import FunctionTool
 from opsagent.agents.config import AgentConfig, load_agent_config
 from opsagent.agents.factory import ConfiguredAgent, build_agent
 from opsagent.backends.base import Backends, Clock
+from opsagent.contracts.role_inputs import SpecialistInfo
 from opsagent.errors import ConfigError
-from opsagent.llm.providers import ModelProvider
+from opsagent.agents.model_provider import ModelProvider
 
 ToolFactory = Callable[..., list[FunctionTool]]
 """``factory(backends, *, clock, max_rows) -> [FunctionTool, ...]``."""
@@ -52,15 +53,18 @@ def specialist_names(specs: Sequence[SpecialistSpec] = SPECIALISTS) -> tuple[str
 
 @dataclass(frozen=True)
 class SpecialistProfile:
-    """What the planner is told about a specialist: its description and its tools."""
+    """What planners are told about a specialist. Tool names stay out of the planner prompt:
+    small models copy tool syntax into task questions when they see it."""
 
     name: str
     description: str
-    tools: tuple[tuple[str, str], ...]
+    tools: tuple[str, ...]
 
     def as_prompt_line(self) -> str:
-        tools = "; ".join(f"{name} ({summary})" if summary else name for name, summary in self.tools)
-        return f"- {self.name}: {self.description} Tools: {tools}."
+        return f"- {self.name}: {self.description}"
+
+    def as_info(self) -> SpecialistInfo:
+        return SpecialistInfo(name=self.name, description=self.description, tools=list(self.tools))
 
 
 def select_tools(config: AgentConfig, available: Sequence[FunctionTool], *, source: Path) -> list[FunctionTool]:
@@ -72,11 +76,6 @@ def select_tools(config: AgentConfig, available: Sequence[FunctionTool], *, sour
             f"{source}: tools: unknown tool(s) {', '.join(unknown)}; available: {', '.join(sorted(by_name))}"
         )
     return [by_name[name] for name in config.tools]
-
-
-def _first_sentence(text: str | None) -> str:
-    line = (text or "").strip().split("\n", 1)[0]
-    return line.split(". ", 1)[0].rstrip(".")
 
 
 def create_specialist_agent(
@@ -96,11 +95,8 @@ def create_specialist_agent(
     if config.name != spec.name:
         raise ConfigError(f"{source}: name: expected {spec.name!r} (the registry name), got {config.name!r}")
     tools = select_tools(config, spec.load_tool_factory()(backends, clock=clock, max_rows=max_rows), source=source)
-    profile = SpecialistProfile(
-        name=spec.name,
-        description=config.description.strip(),
-        tools=tuple((tool.name, _first_sentence(tool.description)) for tool in tools),
-    )
+    profile = SpecialistProfile(name=spec.name, description=config.description.strip(),
+                                tools=tuple(tool.name for tool in tools))
     return build_agent(config, models, tools=tools), profile
 
 

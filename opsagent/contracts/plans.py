@@ -1,8 +1,7 @@
 """What the LLM roles return: plans, triage decisions, review verdicts, clarifications.
 
-``PlanStep.agent`` is checked against the specialist registry. Callers that plan over another
-set of specialists (tests, a runtime with a custom registry) pass it as validation context:
-``PlanStep.model_validate(data, context={"agents": {...}})``.
+``PlanStep.agent`` must name a registered specialist. The registry is passed as validation
+context, never looked up globally: ``PlanStep.model_validate(data, context={"agents": {...}})``.
 """
 
 from __future__ import annotations
@@ -13,22 +12,44 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 Route = Literal["reject", "clarify", "execute"]
+AGENTS_CONTEXT_KEY = "agents"
 
 
-def known_agents(info: ValidationInfo | None) -> Collection[str]:
-    """The specialist names a plan may use: from validation context, else the default registry."""
-    if info is not None and isinstance(info.context, dict) and "agents" in info.context:
-        return info.context["agents"]
-    from opsagent.agents.specialists import specialist_names  # lazy: contracts sit below agents
-
-    return specialist_names()
+def registered_agents(info: ValidationInfo) -> Collection[str]:
+    """The specialist names a plan may use, from the validation context."""
+    context = info.context if isinstance(info.context, dict) else {}
+    if AGENTS_CONTEXT_KEY not in context:
+        raise ValueError("plans are validated against a specialist registry: pass context={'agents': [...]}")
+    return context[AGENTS_CONTEXT_KEY]
 
 
 def check_registered_agent(value: str, info: ValidationInfo) -> str:
-    agents = known_agents(info)
+    agents = registered_agents(info)
     if value not in agents:
         raise ValueError(f"unknown agent {value!r}; registered: {', '.join(sorted(agents))}")
     return value
+
+
+class QuestionPart(BaseModel):
+    """One thing the user asked, in their words; every task says which part it covers."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(description="short id such as 'p1'")
+    text: str = Field(description="the part of the question, in the user's words")
+
+
+class PartGap(BaseModel):
+    """A part of the question without a successful, tool-backed result (found by code, not a model)."""
+
+    part: str
+    text: str
+    reason: str
+    retryable: bool = True
+    """False when asking again cannot help (not authorised, no such record, bad arguments)."""
+
+    def describe(self) -> str:
+        return f"{self.part} \"{self.text}\": {self.reason}"
 
 
 class PlanStep(BaseModel):
@@ -39,8 +60,14 @@ class PlanStep(BaseModel):
     step: int = Field(ge=1, description="1-based step number; equal numbers run in parallel")
     agent: str = Field(description="name of a registered specialist")
     question: str = Field(min_length=1, description="a specific question for that specialist")
+    part: str = Field(default="", description="id of the question part this task covers")
 
     _agent_is_registered = field_validator("agent")(check_registered_agent)
+
+    @property
+    def part_ids(self) -> list[str]:
+        """The parts this task covers (a merged triage task may cover several: "p1,p2")."""
+        return [item.strip() for item in self.part.split(",") if item.strip()]
 
 
 class UserModeOutput(BaseModel):
@@ -51,8 +78,11 @@ class UserModeOutput(BaseModel):
     should_reject: bool = False
     reject_reason: str = ""
     clarify: bool = False
+    parts: list[QuestionPart] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     plan_reason: str = ""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0,
+                              description="how sure the planner is that it understood the question")
 
 
 class ReviewModeOutput(BaseModel):
@@ -66,12 +96,13 @@ class ReviewModeOutput(BaseModel):
 
 
 class ReviewOutput(BaseModel):
-    """The reviewer's verdict on the results gathered so far."""
+    """The reviewer's verdict and, in the same call, the answer written from the evidence."""
 
     model_config = ConfigDict(extra="ignore")
 
     is_complete: bool = True
-    summary: str = ""
+    summary: str = Field(default="", description="the direct answer to the question in 1-3 sentences, from the evidence only")
+    key_facts: list[str] = Field(default_factory=list, description="only the facts that support the answer, with their ids")
     missing_aspects: list[str] = Field(default_factory=list)
     suggested_approach: str = ""
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -93,6 +124,7 @@ class TriageTask(BaseModel):
 
     agent: str
     question: str = Field(min_length=1)
+    part: str = ""
 
     _agent_is_registered = field_validator("agent")(check_registered_agent)
 
@@ -104,6 +136,7 @@ class TriageOutput(BaseModel):
 
     should_reject: bool = False
     reject_reason: str = ""
+    parts: list[QuestionPart] = Field(default_factory=list)
     tasks: list[TriageTask] = Field(default_factory=list)
     reason: str = ""
 

@@ -31,15 +31,7 @@ class RepairedOutput(Generic[ModelT]):
 
 def extract_json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in ``text``, whether bare, fenced or surrounded by prose."""
-    decoder = json.JSONDecoder()
-    for start in (match.start() for match in re.finditer(r"\{", text)):
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+    return next(iter(_json_objects(text)), None)
 
 
 def _coerce_step(raw: Any) -> int | None:
@@ -77,6 +69,8 @@ def _repair_tasks(
             notes.append(f"dropped a task for {agent} with no question")
             continue
         task: dict[str, Any] = {"agent": agent, "question": question}
+        if item.get("part") not in (None, ""):
+            task["part"] = str(item["part"]).strip()
         if has_steps:
             step = _coerce_step(item.get("step", 1))
             if step is None or step < 1:
@@ -141,3 +135,56 @@ def _plan_item_fields(model: type[BaseModel], field_name: str) -> Collection[str
     annotation = model.model_fields[field_name].annotation
     item_type = getattr(annotation, "__args__", (None,))[0]
     return getattr(item_type, "model_fields", {})
+
+
+_CALL_NAME_KEYS = ("name", "function", "tool", "tool_name")
+_CALL_ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+
+
+def _json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in ``text`` (fenced, tagged or in prose), in order."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = 0
+    while (start := text.find("{", position)) >= 0:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, dict))
+        position = end
+    return found
+
+
+def _as_call(data: dict[str, Any], tools: Collection[str]) -> tuple[str, dict[str, Any]] | None:
+    nested = data.get("function")
+    if isinstance(nested, dict):  # OpenAI's own shape: {"type": "function", "function": {"name", "arguments"}}
+        return _as_call(nested, tools)
+    name = next((data[key] for key in _CALL_NAME_KEYS if isinstance(data.get(key), str)), None)
+    if name not in tools:
+        return None
+    arguments = next((data[key] for key in _CALL_ARGUMENT_KEYS if key in data), {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return None
+    return (name, arguments) if isinstance(arguments, dict) else None
+
+
+def text_function_calls(text: str, tools: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Function calls a model wrote as text instead of calling: JSON objects naming one of ``tools``
+    with an arguments object (``{"function": "list_incidents", "arguments": {...}}`` and similar).
+
+    Anything else (a JSON answer, a call to a tool the agent does not have) is not a call.
+    """
+    calls = []
+    for data in _json_objects(text or ""):
+        call = _as_call(data, tools)
+        if call is not None and call not in calls:
+            calls.append(call)
+    return calls

@@ -1,4 +1,4 @@
-"""What execution produces: task results, progress events, and the final answer with its metadata."""
+"""What a run produces for the people asking: progress events and the final answer with metadata."""
 
 from __future__ import annotations
 
@@ -6,39 +6,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from opsagent.contracts.plans import ClarifyOutput, PlanStep, ReviewOutput, Route
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import PlanMode, TaskResult
+from opsagent.contracts.grounding import GroundingReport
+from opsagent.contracts.plans import ClarifyOutput, PartGap, PlanStep, QuestionPart, ReviewOutput, Route
+from opsagent.contracts.requests import MessageData
 
-TaskStatus = Literal["ok", "failed", "timeout", "skipped"]
-PlanMode = Literal["user", "review", "triage"]
 WorkflowKind = Literal["dynamic", "triage"]
-
-
-class ToolCallRecord(BaseModel):
-    """One function call a specialist made, with (a bounded excerpt of) what the tool returned."""
-
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    result: str = ""
-    is_error: bool = False
-
-
-class TaskResult(BaseModel):
-    """The outcome of one planned task. A failure is a result too: the workflow goes on."""
-
-    step: int = 1
-    agent: str
-    question: str
-    status: TaskStatus
-    response: str = ""
-    error: str | None = None
-    duration_ms: float = 0.0
-    llm_calls: int = 0
-    mode: PlanMode = "user"
-    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
-
-    @property
-    def succeeded(self) -> bool:
-        return self.status == "ok"
+ErrorCode = Literal["timeout", "internal", "planner_failed", "model_unavailable"]
 
 
 class PlanRecord(BaseModel):
@@ -47,25 +22,23 @@ class PlanRecord(BaseModel):
     mode: PlanMode
     steps: list[PlanStep] = Field(default_factory=list)
     reason: str = ""
+    confidence: float | None = None
 
 
 class ReviewRecord(BaseModel):
-    """The reviewer's verdicts and whether the one allowed retry was used."""
+    """The reviewer's verdicts, the gaps the deterministic check found, and the one retry."""
 
     verdicts: list[ReviewOutput] = Field(default_factory=list)
+    gaps: list[list[PartGap]] = Field(default_factory=list)
+    """Per review: the parts without tool-backed evidence (the model may add gaps, never remove these)."""
     retry_used: bool = False
     retry_accepted: bool | None = None
     retry_rejection_reason: str = ""
 
 
 ProgressKind = Literal[
-    "plan",
-    "task_started",
-    "task_finished",
-    "review",
-    "replan",
-    "clarify",
-    "reject",
+    "analysis", "plan", "task_started", "task_finished", "review", "replan", "grounding", "clarify", "reject",
+    "working",
 ]
 
 
@@ -79,15 +52,27 @@ class ProgressEvent(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+class EvidenceSection(BaseModel):
+    """One specialist's evidence, compact, for a collapsible section or a card toggle."""
+
+    agent: str
+    title: str
+    markdown: str
+
+
 class AnswerMetadata(BaseModel):
     """Everything needed to see how an answer came about."""
 
     workflow: WorkflowKind
     route: Route | Literal["error"]
-    error_code: Literal["timeout", "internal", "planner_failed", "model_unavailable"] | None = None
+    error_code: ErrorCode | None = None
+    analysis: QuestionAnalysis | None = None
+    parts: list[QuestionPart] = Field(default_factory=list)
     plans: list[PlanRecord] = Field(default_factory=list)
     tasks: list[TaskResult] = Field(default_factory=list)
     review: ReviewRecord | None = None
+    grounding: list[GroundingReport] = Field(default_factory=list)
+    runbooks: list[str] = Field(default_factory=list)
     clarification: ClarifyOutput | None = None
     reject_reason: str = ""
     limitations: list[str] = Field(default_factory=list)
@@ -101,7 +86,26 @@ class AnswerMetadata(BaseModel):
 
 
 class Answer(BaseModel):
-    """The final answer: markdown text for a person plus structured metadata."""
+    """The final answer: the direct answer first, then supporting facts, limitations and compact evidence.
+
+    ``text`` is the whole answer as markdown for plain surfaces; the structured fields let richer
+    surfaces (the chat page, Teams cards) lay it out themselves.
+    """
 
     text: str
+    summary: str = ""
+    facts: list[str] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list)
+    evidence: list[EvidenceSection] = Field(default_factory=list)
     metadata: AnswerMetadata
+
+    def as_turn(self, *, max_chars: int) -> MessageData:
+        """The answer as a conversation turn: what the user was told (direct answer and facts), bounded.
+
+        The evidence stays out of the history: it would be re-sent to the planner on every later turn.
+        """
+        facts = "\n".join(f"- {fact}" for fact in self.facts)
+        content = f"{self.summary}\n\n{facts}".strip() if self.summary else self.text
+        if len(content) > max_chars:
+            content = content[: max_chars - 40].rstrip() + "\n(turn shortened for the history)"
+        return MessageData(role="assistant", content=content)

@@ -3,37 +3,26 @@
 - ``azure_openai``: an Azure OpenAI deployment, with an API key or Microsoft Entra ID
   (``DefaultAzureCredential``), through MAF's ``OpenAIChatCompletionClient(azure_endpoint=...)``.
 - ``openai``: OpenAI or any OpenAI-compatible server (Ollama, vLLM, LiteLLM) via ``base_url``.
-- ``local``: the deterministic offline rules model; one client per role, configured by the role's YAML.
+- ``local``: the deterministic offline rules model (``opsagent/local_model``); this module is the
+  only one that imports it, so the product never depends on the offline model.
+
+Every client gets the same bounded tool loop: a specialist may take a few tool rounds, never 40.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
 
 from agent_framework import SupportsChatGetResponse
 from pydantic import BaseModel
 
-from opsagent.agents.config import AgentConfig
 from opsagent.errors import ConfigError
 from opsagent.settings import Settings
 
 AZURE_COGNITIVE_SCOPE = "https://cognitiveservices.azure.com/.default"
-
-
-class ModelProvider(Protocol):
-    """Hands each agent its chat client and says, honestly, which model answers."""
-
-    provider: str
-    model: str
-
-    def client_for(self, config: AgentConfig) -> SupportsChatGetResponse: ...
-
-    def response_format(self, model: type[BaseModel]) -> type[BaseModel] | dict[str, Any]:
-        """What to pass as ``response_format`` for a structured-output role."""
-        ...
 
 
 # Keywords OpenAI's strict Structured Outputs rejects (Azure OpenAI refuses 'default' outright).
@@ -55,12 +44,26 @@ def _strip_keywords(schema: Any) -> Any:
     return cleaned
 
 
+def _enum_agents(schema: Any, agents: tuple[str, ...]) -> Any:
+    """Every ``agent`` property of a plan item becomes an enum of the registered specialists."""
+    if isinstance(schema, list):
+        return [_enum_agents(item, agents) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = {key: _enum_agents(value, agents) for key, value in schema.items()}
+    properties = result.get("properties")
+    if isinstance(properties, dict) and "agent" in properties and "question" in properties:
+        properties["agent"] = {**properties["agent"], "enum": list(agents)}
+    return result
+
+
 @functools.cache
-def strict_response_format(model: type[BaseModel]) -> dict[str, Any]:
+def strict_response_format(model: type[BaseModel], agents: tuple[str, ...] = ()) -> dict[str, Any]:
     """The model as an OpenAI strict ``json_schema`` response format that Azure OpenAI accepts.
 
     The openai library makes every property required and closes objects; it keeps pydantic's
     ``default`` values, which strict mode rejects, so those (and length limits) are removed here.
+    A plan's ``agent`` is an enum of ``agents``, so a grammar-constrained server cannot invent one.
     Our own parser (``contracts/repair.py``) still validates the reply against the full model.
     Cached per model: building it costs milliseconds, and MAF passes the dict on unchanged.
     """
@@ -68,9 +71,19 @@ def strict_response_format(model: type[BaseModel]) -> dict[str, Any]:
 
     param = dict(type_to_response_format_param(model))
     json_schema = dict(param["json_schema"])
-    json_schema["schema"] = _strip_keywords(json_schema["schema"])
+    schema = _strip_keywords(json_schema["schema"])
+    json_schema["schema"] = _enum_agents(schema, agents) if agents else schema
     param["json_schema"] = json_schema
     return param
+
+
+def bound_tool_loop(client: Any, settings: Settings) -> Any:
+    """Cap the function-invocation loop: a few model rounds and calls per task, not MAF's 40."""
+    config = getattr(client, "function_invocation_configuration", None)
+    if isinstance(config, dict):
+        config["max_iterations"] = settings.specialist_max_tool_rounds
+        config["max_function_calls"] = settings.specialist_max_tool_calls
+    return client
 
 
 @dataclass
@@ -81,33 +94,32 @@ class SharedClientProvider:
     provider: str
     model: str
 
-    def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
+    def client_for(self, role: str) -> SupportsChatGetResponse:
         return self.client
 
-    def response_format(self, model: type[BaseModel]) -> dict[str, Any]:
-        return strict_response_format(model)
+    def response_format(self, model: type[BaseModel], *, agents: Collection[str] = ()) -> dict[str, Any]:
+        return strict_response_format(model, tuple(sorted(agents)))
 
 
 @dataclass
 class LocalModelProvider:
-    """The offline rules model: a client per role, because the role's YAML drives its rules."""
+    """The offline rules model: one client for every role (it reads the role from the typed input)."""
 
-    config_dir: Path | None = None
-    """Where the specialists' YAML lives (the planner roles read their vocabulary)."""
+    client: SupportsChatGetResponse
     provider: str = "local"
     model: str = "local-rules"
-    _clients: dict[str, SupportsChatGetResponse] = field(default_factory=dict)
 
-    def client_for(self, config: AgentConfig) -> SupportsChatGetResponse:
-        from opsagent.llm.local_client import LocalChatClient
+    def client_for(self, role: str) -> SupportsChatGetResponse:
+        return self.client
 
-        if config.name not in self._clients:
-            self._clients[config.name] = LocalChatClient(config, config_dir=self.config_dir)
-        return self._clients[config.name]
-
-    def response_format(self, model: type[BaseModel]) -> type[BaseModel]:
-        """The local model reads the role's mode from the pydantic class itself."""
+    def response_format(self, model: type[BaseModel], *, agents: Collection[str] = ()) -> type[BaseModel]:
         return model
+
+
+def make_local_provider(settings: Settings) -> LocalModelProvider:
+    from opsagent.local_model import LocalChatClient  # the only import of the offline model
+
+    return LocalModelProvider(bound_tool_loop(LocalChatClient(), settings))
 
 
 def _with_timeout(client: Any, settings: Settings) -> Any:
@@ -143,7 +155,7 @@ def make_azure_openai_client(settings: Settings, *, credential: Any | None = Non
         api_version=settings.azure_openai_api_version,
         **auth,
     )
-    return _with_timeout(client, settings)
+    return bound_tool_loop(_with_timeout(client, settings), settings)
 
 
 def make_openai_client(settings: Settings) -> SupportsChatGetResponse:
@@ -154,10 +166,10 @@ def make_openai_client(settings: Settings) -> SupportsChatGetResponse:
         raise ConfigError("LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
     api_key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
     client = OpenAIChatCompletionClient(model=settings.openai_model, api_key=api_key, base_url=settings.openai_base_url)
-    return _with_timeout(client, settings)
+    return bound_tool_loop(_with_timeout(client, settings), settings)
 
 
-def make_model_provider(settings: Settings) -> ModelProvider:
+def make_model_provider(settings: Settings) -> SharedClientProvider | LocalModelProvider:
     """The provider the settings ask for (``local`` when nothing is configured)."""
     match settings.provider:
         case "azure_openai":
@@ -167,4 +179,4 @@ def make_model_provider(settings: Settings) -> ModelProvider:
         case "openai":
             return SharedClientProvider(make_openai_client(settings), "openai", settings.openai_model)
         case _:
-            return LocalModelProvider(config_dir=settings.agent_config_dir)
+            return make_local_provider(settings)

@@ -20,7 +20,7 @@ from opsagent.service.loop import LoopThread
 from opsagent.service.openai_api import openai_api
 from opsagent.service.requestlog import REQUEST_ID, register_request_logging
 from opsagent.service.state import EXTENSION_KEY, ServiceState
-from opsagent.service.teams_bot import make_teams_bot, teams_bot
+from opsagent.service.teams_bot import TEAMS_EXTENSION_KEY, make_teams_bot, teams_bot
 from opsagent.service.web import web
 from opsagent.settings import Settings, load_settings
 
@@ -41,10 +41,8 @@ def _warn_about_dev_modes(settings: Settings) -> None:
 
 def _build_state(settings: Settings, runtime: Runtime | None) -> ServiceState:
     store = ConversationStore(settings.data_dir / CONVERSATIONS_DB)
-    state = ServiceState(settings=settings, runtime=runtime or build_runtime(settings),
-                         loop=LoopThread(propagate=(REQUEST_ID,)), store=store, owns_runtime=runtime is None)
-    state.bot = make_teams_bot(settings, state.runtime, store, workflow=default_workflow(state))
-    return state
+    return ServiceState(settings=settings, runtime=runtime or build_runtime(settings),
+                        loop=LoopThread(propagate=(REQUEST_ID,)), store=store, owns_runtime=runtime is None)
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> Flask:
@@ -59,7 +57,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions[EXTENSION_KEY] = _build_state(settings, runtime)
+    state = _build_state(settings, runtime)
+    app.extensions[EXTENSION_KEY] = state
+    bot = make_teams_bot(settings, state.runtime, state.store, workflow=default_workflow(state))
+    app.extensions[TEAMS_EXTENSION_KEY] = bot
+    state.teams_configured = bot is not None
     register_request_logging(app)
     register_error_handlers(app)
     for blueprint in (chat_api, openai_api, teams_bot, web):

@@ -96,6 +96,6 @@ def readyz() -> tuple[Response, int]:
         "backends": state.runtime.backends.describe(),
         "model": {"provider": state.runtime.models.provider, "model": state.runtime.models.model},
         "workflow": default_workflow(state),
-        "teams": "configured" if state.bot is not None else "not configured",
+        "teams": "configured" if state.teams_configured else "not configured",
     }
     return jsonify(body), 200 if store_ok else 503

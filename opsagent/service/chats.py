@@ -93,4 +93,5 @@ def with_history(state: ServiceState, messages: list[MessageData], conversation_
 def remember(state: ServiceState, conversation: ApiConversation, messages: list[MessageData], answer: Answer) -> None:
     """Store the new turns with the answer; failed answers are not stored, so a retry starts clean."""
     if answer.metadata.route != "error":
-        state.store.append(conversation.key, [*messages, MessageData(role="assistant", content=answer.text)])
+        turn = answer.as_turn(max_chars=state.settings.max_turn_chars)
+        state.store.append(conversation.key, [*messages, turn])

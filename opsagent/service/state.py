@@ -1,13 +1,13 @@
-"""What one app instance owns: settings, runtime, loop thread, conversation store, Teams bot.
+"""What one app instance owns: settings, runtime, loop thread, conversation store.
 
 Kept in ``app.extensions["opsagent"]`` (never in module globals), so two apps in one process,
-as in tests, share nothing.
+as in tests, share nothing. The Teams bot keeps its own extension (``teams_bot.py``), so this
+module needs no Teams types.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from flask import Flask, current_app
 
@@ -15,9 +15,6 @@ from opsagent.runtime import Runtime
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
 from opsagent.settings import Settings
-
-if TYPE_CHECKING:
-    from opsagent.service.teams_bot import TeamsBot
 
 EXTENSION_KEY = "opsagent"
 
@@ -28,8 +25,8 @@ class ServiceState:
     runtime: Runtime
     loop: LoopThread
     store: ConversationStore
-    bot: TeamsBot | None = None
     owns_runtime: bool = True
+    teams_configured: bool = False
 
     def close(self) -> None:
         """Close HTTP pools on the loop that opened them, then stop the loop."""

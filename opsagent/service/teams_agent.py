@@ -138,7 +138,7 @@ class OpsTeamsAgent:
         and a lost answer is not remembered. Error answers are not stored: a retry starts clean."""
         if answer.metadata.route == "error":
             return
-        turns = [MessageData(role="user", content=question), MessageData(role="assistant", content=answer.text)]
+        turns = [MessageData(role="user", content=question), answer.as_turn(max_chars=self.runtime.settings.max_turn_chars)]
         try:
             await asyncio.to_thread(self.store.append, key, turns)
         except Exception:  # the user has the answer; only the history is lost, which must not look like a failed turn

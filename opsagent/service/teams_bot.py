@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from microsoft_agents.activity import Activity, ActivityTypes
 from microsoft_agents.authentication.msal import MsalConnectionManager
 from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, HttpAdapterBase
@@ -31,6 +31,8 @@ from opsagent.service.validation import check_text, json_object_body
 from opsagent.settings import Settings
 
 teams_bot = Blueprint("teams_bot", __name__)
+TEAMS_EXTENSION_KEY = "opsagent.teams"
+"""``app.extensions`` key of the app's ``TeamsBot`` (``None`` when Teams is not configured)."""
 
 # A turn may take the request deadline plus this (replies and typing included) before it is cancelled.
 TURN_MARGIN_SECONDS = 10.0
@@ -129,7 +131,7 @@ def _to_flask(response: HttpResponse) -> Response:
 @teams_bot.post("/api/messages")
 def messages() -> Response:
     state = get_state()
-    bot = state.bot
+    bot: TeamsBot | None = current_app.extensions.get(TEAMS_EXTENSION_KEY)
     if bot is None:
         raise RequestError(503, "bot_not_configured", "The Teams endpoint is not configured: set BOT_APP_ID, "
                            "BOT_APP_PASSWORD and BOT_TENANT_ID (or TEAMS_ANONYMOUS_DEV=true for local testing).")

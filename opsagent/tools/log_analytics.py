@@ -17,7 +17,7 @@ from agent_framework import FunctionTool, tool
 from pydantic import Field
 
 from opsagent.backends.base import ActivityRun, Backends, Clock, PipelineRun, PipelineStatusSummary
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.rendering import (
     ArgumentError,
     ToolCall,

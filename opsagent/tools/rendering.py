@@ -23,13 +23,13 @@ from opsagent.errors import (
     BackendResponseError,
     BackendUnavailableError,
 )
-from opsagent.tools.envelope import ErrorKind, ToolResult
+from opsagent.contracts.tool_result import ErrorKind, ToolResult
 from opsagent.tools.timewindow import TimeWindow, resolve_time_window
 
 logger = logging.getLogger(__name__)
 
-TEXT_CHARS = 200
-"""Free-text fields (descriptions, error messages) are cut to about this many characters."""
+TEXT_CHARS = 300
+"""Free-text fields (descriptions, error messages) are cut to about this many characters (at a clause)."""
 MAX_OUTPUT_CHARS = 7000
 """Hard budget for one tool's text; rows are dropped from the end to stay under it."""
 
@@ -43,10 +43,24 @@ def iso_minute(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
+_CLAUSE_ENDS = (". ", "; ", ": ", ", ", " - ", " (")
+
+
 def shorten(text: str, limit: int = TEXT_CHARS) -> str:
-    """Collapse whitespace and cut to ``limit`` characters, marking the cut with an ellipsis."""
+    """Collapse whitespace and cut to ``limit`` characters at a sentence or clause boundary.
+
+    Error texts put the cause late ("… the self-hosted integration runtime 'vm-shir-01' is offline");
+    cutting mid-word just before it hides exactly what the reader needs, so the cut falls at the last
+    clause boundary in the second half of the budget (else the last word), marked with an ellipsis.
+    """
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    window = flat[: limit - 2]
+    boundary = max(window.rfind(mark) + (1 if mark.startswith((".", ";", ":", ",")) else 0) for mark in _CLAUSE_ENDS)
+    if boundary < limit // 2:
+        boundary = window.rfind(" ")
+    return (window[:boundary] if boundary > 0 else window).rstrip(" ,;:-(") + " …"
 
 
 def window_json(window: TimeWindow) -> dict[str, str | None]:

@@ -16,7 +16,7 @@ from agent_framework import FunctionTool, tool
 from pydantic import Field
 
 from opsagent.backends.base import Backends, Clock, ComponentHealth, HealthIncident, HealthReport
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.rendering import ToolCall, count_message, iso_minute, plural, shorten
 
 _REGION_HELP = "Region name or part of it, e.g. 'West Europe', 'weu', 'North Europe'; omit for all regions"

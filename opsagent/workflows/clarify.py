@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from agent_framework import Executor, WorkflowContext, handler
 from typing_extensions import Never
 
 from opsagent.agents.factory import ConfiguredAgent
-from opsagent.contracts.messages import TriageDecision
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.messages import ClarifyRequest
 from opsagent.contracts.plans import ClarifyOutput
 from opsagent.contracts.repair import parse_model_output
 from opsagent.contracts.results import Answer
+from opsagent.contracts.role_inputs import ClarifyInput, SpecialistInfo
 from opsagent.workflows.answer import build_metadata
 from opsagent.workflows.ids import CLARIFY
-from opsagent.workflows.ledger import read_ledger
-from opsagent.workflows.prompts import conversation_messages
+from opsagent.workflows.prompts import clarify_messages
 from opsagent.workflows.role_call import ask_for_reply
 
 FALLBACK = ClarifyOutput(
@@ -27,6 +30,11 @@ FALLBACK = ClarifyOutput(
         "Is Databricks or Snowflake degraded right now?",
     ],
 )
+CandidateFinder = Callable[[QuestionAnalysis], Awaitable[list[str]]]
+
+
+async def no_candidates(analysis: QuestionAnalysis) -> list[str]:
+    return []
 
 
 def clarification_text(output: ClarifyOutput) -> str:
@@ -35,21 +43,26 @@ def clarification_text(output: ClarifyOutput) -> str:
 
 
 class ClarifyExecutor(Executor):
-    def __init__(self, agent: ConfiguredAgent, *, timeout_seconds: float) -> None:
+    def __init__(self, agent: ConfiguredAgent, *, specialists: list[SpecialistInfo], timeout_seconds: float,
+                 candidates: CandidateFinder = no_candidates) -> None:
         super().__init__(id=CLARIFY)
         self.agent = agent
+        self.specialists = specialists
         self.timeout_seconds = timeout_seconds
+        self.candidates = candidates
+        """Concrete options from the data for what the question leaves open (e.g. changes awaiting approval)."""
 
     @handler
-    async def clarify(self, decision: TriageDecision, ctx: WorkflowContext[Never, Answer]) -> None:
-        ledger = read_ledger(ctx)
-        text, error = await ask_for_reply(
-            self.agent, conversation_messages(ledger.query, ledger.history), mode=None,
-            timeout_seconds=self.timeout_seconds,
-        )
+    async def clarify(self, request: ClarifyRequest, ctx: WorkflowContext[Never, Answer]) -> None:
+        trail = request.trail
+        role_input = ClarifyInput(question=trail.question, history=trail.history, analysis=trail.analysis,
+                                  reason=request.reason, candidates=await self.candidates(trail.analysis),
+                                  specialists=self.specialists)
+        text, error = await ask_for_reply(self.agent, clarify_messages(role_input), timeout_seconds=self.timeout_seconds)
         parsed = parse_model_output(text, ClarifyOutput) if error is None else None
         output = parsed.value if parsed is not None and parsed.value is not None else FALLBACK
         if output is FALLBACK:
-            ledger.notes.append(f"clarify fell back to a generic question: {error or parsed.error}")
-        ledger.clarification = output
-        await ctx.yield_output(Answer(text=clarification_text(output), metadata=build_metadata(ledger, route="clarify")))
+            trail = trail.extended(notes=[f"clarify fell back to a generic question: {error or parsed.error}"])
+        answer_text = clarification_text(output)
+        await ctx.yield_output(Answer(text=answer_text, summary=answer_text,
+                                      metadata=build_metadata(trail, route="clarify", clarification=output)))

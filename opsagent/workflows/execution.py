@@ -1,120 +1,100 @@
-"""Running one specialist task: bounded in time, failures turned into results, tool calls traced.
+"""Running one specialist task: bounded in time, every tool call kept as evidence, never raising.
 
 Shared by the orchestrator (dynamic workflow) and the specialist executors (triage workflow).
+A task is ``ok`` only when a tool answered. A reply with no successful tool call is
+``unsupported`` (the model answered from thin air) or ``failed`` (every call failed); a function
+call the model wrote as text is recognised, executed and noted, never shown as the answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Sequence
-from typing import Any
 
-from agent_framework import AgentResponse, Message
+from agent_framework import AgentResponse
 
 from opsagent.agents.factory import ConfiguredAgent
-from opsagent.contracts.plans import PlanStep
-from opsagent.contracts.results import PlanMode, ToolCallRecord, TaskResult
+from opsagent.agents.tool_log import ToolLog, output_text, tool_log
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.contracts.repair import text_function_calls
+from opsagent.contracts.role_inputs import SpecialistInput
 from opsagent.llm.failures import describe_model_failure
 from opsagent.llm.metering import metered
-from opsagent.tools.envelope import ToolResult
-from opsagent.workflows.prompts import task_message
+from opsagent.workflows.prompts import specialist_messages
 
 logger = logging.getLogger(__name__)
 
-TOOL_RESULT_EXCERPT_CHARS = 16_000
-"""How much of each tool output a result keeps (for grounding checks and limitations)."""
-
-FRAMEWORK_TOOL_ERROR_PREFIX = "Error:"
-"""MAF reports a raising tool or unparsable arguments to the model as "Error: …"."""
-
-
-def _stringify(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # MAF may hand back a list of contents
-        return "".join(_stringify(getattr(item, "text", item)) for item in value)
-    return json.dumps(value, default=str) if value is not None else ""
+MAX_RESPONSE_CHARS = 4_000
+"""A specialist's own words are kept up to this length (the evidence carries the data)."""
+TOOL_LIMIT_TEXT = "Function invocation limit reached"
+"""How MAF's reply starts when the tool loop hit its bounds before a final answer."""
+MAX_RECOVERED_CALLS = 4
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str) and raw.strip():
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            return {"_raw": raw}
-        return parsed if isinstance(parsed, dict) else {"_raw": raw}
-    return {}
+def bounded(text: str, limit: int = MAX_RESPONSE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def trace_tool_calls(messages: Sequence[Message]) -> list[ToolCallRecord]:
-    """Pair each function call in an agent run with its result, in call order."""
-    calls: dict[str, ToolCallRecord] = {}
-    for message in messages:
-        for content in message.contents:
-            if content.type == "function_call":
-                calls[content.call_id or str(len(calls))] = ToolCallRecord(
-                    name=content.name or "?", arguments=_arguments(content.arguments)
-                )
-            elif content.type == "function_result" and content.call_id in calls:
-                text = _stringify(content.result)
-                envelope = ToolResult.from_text(text)
-                is_error = (envelope.status == "error") if envelope else text.startswith(FRAMEWORK_TOOL_ERROR_PREFIX)
-                record = calls[content.call_id]
-                record.result = text[:TOOL_RESULT_EXCERPT_CHARS]
-                record.is_error = is_error or content.exception is not None
-    return list(calls.values())
-
-
-async def run_task(
-    agent: ConfiguredAgent,
-    task: PlanStep,
-    *,
-    previous: Sequence[TaskResult] = (),
-    timeout_seconds: float,
-    mode: PlanMode,
-) -> TaskResult:
+async def run_task(agent: ConfiguredAgent, role_input: SpecialistInput, *, timeout_seconds: float) -> TaskResult:
     """Ask one specialist one question; never raises (cancellation aside)."""
-    with metered(nested=True) as meter:
-        result = await _run_task(agent, task, previous=previous, timeout_seconds=timeout_seconds, mode=mode)
+    with metered(nested=True) as meter, tool_log() as log:
+        result = await _run_task(agent, role_input, log, timeout_seconds=timeout_seconds)
     return result.model_copy(update={"llm_calls": meter.llm_calls})
 
 
-async def _run_task(
-    agent: ConfiguredAgent,
-    task: PlanStep,
-    *,
-    previous: Sequence[TaskResult],
-    timeout_seconds: float,
-    mode: PlanMode,
-) -> TaskResult:
+async def _run_task(agent: ConfiguredAgent, role_input: SpecialistInput, log: ToolLog, *,
+                    timeout_seconds: float) -> TaskResult:
     started = time.perf_counter()
-    base = {"step": task.step, "agent": task.agent, "question": task.question, "mode": mode}
+    task = role_input.task
+    base = {"step": task.step, "agent": task.agent, "question": task.question, "part": task.part,
+            "mode": role_input.mode}
 
-    def elapsed_ms() -> float:
-        return round((time.perf_counter() - started) * 1000, 1)
+    def finish(**fields: object) -> TaskResult:
+        return TaskResult(**base, evidence=list(log.evidence), duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                          **fields)
 
     try:
         async with asyncio.timeout(timeout_seconds):
-            response: AgentResponse = await agent.agent.run(task_message(task.question, previous))
-    except TimeoutError:
-        return TaskResult(
-            **base, status="timeout", error=f"no answer within {timeout_seconds:g} s", duration_ms=elapsed_ms()
-        )
+            response: AgentResponse = await agent.agent.run(specialist_messages(role_input), options=agent.run_options())
+            text = (response.text or "").strip()
+            notes = await _recover_text_calls(agent, text, log) if not log.evidence else []
+    except TimeoutError:  # the calls that finished are kept: they are evidence all the same
+        return finish(status="timeout", error=f"no answer within {timeout_seconds:g} s")
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a model or framework failure is a failed task, not a failed workflow
         logger.warning("task %s/%s failed: %s", task.agent, task.step, type(error).__name__, exc_info=True)
-        return TaskResult(**base, status="failed", error=describe_model_failure(error), duration_ms=elapsed_ms())
-    text = (response.text or "").strip()
-    tool_calls = trace_tool_calls(response.messages)
+        return finish(status="failed", error=describe_model_failure(error))
+    if notes:
+        text = ""  # the reply was a call written as text, not an answer
+    return finish(**_classify(text, log.evidence), notes=notes)
+
+
+def _classify(text: str, evidence: list[ToolEvidence]) -> dict[str, object]:
+    """Status, response and error of a finished run, from what its tools returned."""
+    answered = [item for item in evidence if item.answered]
+    if text.startswith(TOOL_LIMIT_TEXT):
+        return {"status": "failed", "error": "the specialist kept calling tools and reached the tool-call limit",
+                "response": ""}
+    if not evidence:
+        return {"status": "unsupported", "error": "the specialist answered without fetching any data",
+                "response": bounded(text)}
+    if not answered:
+        return {"status": "failed", "error": f"every tool call failed: {evidence[0].message}", "response": bounded(text)}
     if not text:
-        return TaskResult(
-            **base, status="failed", error="the specialist returned an empty answer",
-            tool_calls=tool_calls, duration_ms=elapsed_ms(),
-        )
-    return TaskResult(**base, status="ok", response=text, tool_calls=tool_calls, duration_ms=elapsed_ms())
+        text = " ".join(item.message for item in answered if item.message)
+    return {"status": "ok", "response": bounded(text)}
+
+
+async def _recover_text_calls(agent: ConfiguredAgent, text: str, log: ToolLog) -> list[str]:
+    """Execute function calls the model wrote as text (JSON naming one of its tools), with a note."""
+    tools = {tool.name: tool for tool in agent.tools}
+    calls = text_function_calls(text, tools)[:MAX_RECOVERED_CALLS]
+    for name, arguments in calls:
+        try:
+            output = output_text(await tools[name].invoke(arguments=arguments))
+        except Exception as error:  # bad arguments: evidence of a failed call, like MAF would report it
+            output = f"Error: {type(error).__name__}: the arguments did not fit {name}"
+        log.record(name, arguments, output, recovered=True)
+    return [f"recovered {len(calls)} tool call(s) the model wrote as text: {', '.join(name for name, _ in calls)}"] if calls else []

@@ -1,23 +1,28 @@
-"""store_query: the entry of both workflows. Records the question and history, starts triage."""
+"""store_query: the entry of both workflows. Analyses the question, then hands it to the planner."""
 
 from __future__ import annotations
 
 from agent_framework import Executor, WorkflowContext, handler
 
-from opsagent.contracts.messages import UserModeRequest
+from opsagent.contracts.messages import PlanningRequest, RunTrail
 from opsagent.contracts.requests import WorkflowInput
-from opsagent.contracts.results import WorkflowKind
+from opsagent.contracts.results import ProgressEvent, WorkflowKind
+from opsagent.intake import QuestionAnalyzer
 from opsagent.workflows.ids import STORE_QUERY
-from opsagent.workflows.ledger import RunLedger, write_ledger
+from opsagent.workflows.progress import question_analysed
 
 
 class StoreQueryExecutor(Executor):
-    def __init__(self, workflow: WorkflowKind) -> None:
+    def __init__(self, workflow: WorkflowKind, analyzer: QuestionAnalyzer) -> None:
         super().__init__(id=STORE_QUERY)
         self.workflow = workflow
+        self.analyzer = analyzer
 
     @handler
-    async def store(self, request: WorkflowInput, ctx: WorkflowContext[UserModeRequest]) -> None:
-        ledger = RunLedger(workflow=self.workflow, query=request.query, history=request.history)
-        write_ledger(ctx, ledger)
-        await ctx.send_message(UserModeRequest(query=ledger.query, history=ledger.history))
+    async def store(self, request: WorkflowInput, ctx: WorkflowContext[PlanningRequest, ProgressEvent]) -> None:
+        analysis = await self.analyzer.analyse(request.query, request.history)
+        trail = RunTrail(workflow=self.workflow, question=request.query, history=request.history, analysis=analysis)
+        event = question_analysed(analysis)
+        if event is not None:
+            await ctx.yield_output(event)
+        await ctx.send_message(PlanningRequest(trail=trail))

@@ -13,12 +13,13 @@ from itertools import groupby
 from agent_framework import Executor, WorkflowContext, handler
 
 from opsagent.agents.factory import ConfiguredAgent
-from opsagent.contracts.messages import ExecutionReport, TriageDecision
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.messages import ExecutionPlan, ExecutionReport
 from opsagent.contracts.plans import PlanStep
-from opsagent.contracts.results import PlanMode, ProgressEvent, TaskResult
+from opsagent.contracts.results import ProgressEvent
+from opsagent.contracts.role_inputs import SpecialistInput
 from opsagent.workflows.execution import run_task
 from opsagent.workflows.ids import ORCHESTRATOR
-from opsagent.workflows.ledger import read_ledger, write_ledger
 from opsagent.workflows.progress import task_finished, task_started
 
 
@@ -28,34 +29,26 @@ class OrchestratorExecutor(Executor):
         self.specialists = specialists
         self.task_timeout_seconds = task_timeout_seconds
 
-    async def _run_one(
-        self,
-        task: PlanStep,
-        previous: list[TaskResult],
-        mode: PlanMode,
-        ctx: WorkflowContext[ExecutionReport, ProgressEvent],
-    ) -> TaskResult:
+    async def _run_one(self, task: PlanStep, plan: ExecutionPlan, previous: list[TaskResult],
+                       ctx: WorkflowContext[ExecutionReport, ProgressEvent]) -> TaskResult:
         await ctx.yield_output(task_started(task))
         agent = self.specialists.get(task.agent)
         if agent is None:  # plans are validated against the registry; this guards a custom registry
-            result = TaskResult(step=task.step, agent=task.agent, question=task.question, mode=mode,
-                                status="failed", error=f"no specialist named {task.agent!r}")
+            result = TaskResult(step=task.step, agent=task.agent, question=task.question, part=task.part,
+                                mode=plan.mode, status="failed", error=f"no specialist named {task.agent!r}")
         else:
-            result = await run_task(agent, task, previous=previous, timeout_seconds=self.task_timeout_seconds, mode=mode)
+            role_input = SpecialistInput(agent=task.agent, task=task, mode=plan.mode, question=plan.trail.question,
+                                         analysis=plan.trail.analysis, previous=previous)
+            result = await run_task(agent, role_input, timeout_seconds=self.task_timeout_seconds)
         await ctx.yield_output(task_finished(result))
         return result
 
     @handler
-    async def run_plan(self, decision: TriageDecision, ctx: WorkflowContext[ExecutionReport, ProgressEvent]) -> None:
+    async def run_plan(self, plan: ExecutionPlan, ctx: WorkflowContext[ExecutionReport, ProgressEvent]) -> None:
         results: list[TaskResult] = []
         previous: list[TaskResult] = []
-        for _, step_tasks in groupby(sorted(decision.plan, key=lambda task: task.step), key=lambda task: task.step):
-            step_results = await asyncio.gather(
-                *(self._run_one(task, previous, decision.mode, ctx) for task in step_tasks)
-            )
+        for _, step_tasks in groupby(sorted(plan.steps, key=lambda task: task.step), key=lambda task: task.step):
+            step_results = await asyncio.gather(*(self._run_one(task, plan, previous, ctx) for task in step_tasks))
             results.extend(step_results)
             previous = list(step_results)
-        ledger = read_ledger(ctx)
-        ledger.results.extend(results)
-        write_ledger(ctx, ledger)
-        await ctx.send_message(ExecutionReport())
+        await ctx.send_message(ExecutionReport(trail=plan.trail.extended(results=results), can_retry=plan.mode == "user"))

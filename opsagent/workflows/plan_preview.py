@@ -9,33 +9,43 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from opsagent.contracts.plans import PlanStep
+from opsagent.contracts.messages import ClarifyRequest, ExecutionPlan, PlannerReply, Rejection, RunTrail
+from opsagent.contracts.plans import PlanStep, QuestionPart
 from opsagent.contracts.requests import WorkflowInput
+from opsagent.contracts.role_inputs import PlannerInput
 from opsagent.runtime import Runtime
-from opsagent.workflows.decision import decide_user_mode
-from opsagent.workflows.prompts import conversation_messages
-from opsagent.workflows.role_call import ask_planner
+from opsagent.workflows.decisions import decide_user_mode
+from opsagent.workflows.prompts import planner_messages
+from opsagent.workflows.role_call import ask_for_reply
 
 
 class PlanPreview(BaseModel):
     """One line of ``opsagent plan`` output. Keep it stable: scripts and benchmarks read it."""
 
-    route: Literal["reject", "clarify", "execute"]
+    route: Literal["reject", "clarify", "execute", "error"]
+    parts: list[QuestionPart] = Field(default_factory=list)
     plan: list[PlanStep] = Field(default_factory=list)
     plan_reason: str = ""
     reject_reason: str = ""
+    runbooks: list[str] = Field(default_factory=list)
 
 
 async def preview_plan(runtime: Runtime, chat: WorkflowInput) -> PlanPreview:
-    reply = await ask_planner(
-        runtime.agents.dynamic_triage, conversation_messages(chat.query, chat.history), mode="user_mode",
-        plan_mode="user", timeout_seconds=runtime.settings.task_timeout_seconds,
-    )
-    decision, _ = decide_user_mode(reply, agents=runtime.specialist_names, max_tasks=runtime.settings.max_plan_tasks)
-    route = decision.route  # user mode decides reject, clarify or execute only
-    return PlanPreview(
-        route=route,
-        plan=decision.plan,
-        plan_reason=decision.reason if route != "reject" else "",
-        reject_reason=decision.reason if route == "reject" else "",
-    )
+    settings = runtime.settings
+    analysis = await runtime.intake.analyse(chat.query, chat.history)
+    role_input = PlannerInput(mode="user", question=chat.query, history=chat.history, analysis=analysis,
+                              specialists=runtime.specialist_infos, max_tasks=settings.max_plan_tasks)
+    text, error = await ask_for_reply(runtime.agents.dynamic_triage, planner_messages(role_input), mode="user",
+                                      timeout_seconds=settings.task_timeout_seconds)
+    trail = RunTrail(workflow="dynamic", question=chat.query, history=chat.history, analysis=analysis)
+    decision = decide_user_mode(PlannerReply(trail=trail, mode="user", text=text, error=error),
+                                agents=runtime.specialist_names, max_tasks=settings.max_plan_tasks,
+                                min_confidence=settings.planner_min_confidence)
+    runbooks = [runbook.name for runbook in analysis.runbooks]
+    if isinstance(decision, ExecutionPlan):
+        return PlanPreview(route="execute", parts=decision.trail.parts, plan=decision.steps, runbooks=runbooks,
+                           plan_reason=decision.trail.plans[-1].reason)
+    if isinstance(decision, ClarifyRequest):
+        return PlanPreview(route="clarify", plan_reason=decision.reason, runbooks=runbooks)
+    assert isinstance(decision, Rejection)
+    return PlanPreview(route="error" if decision.failure else "reject", reject_reason=decision.reason, runbooks=runbooks)

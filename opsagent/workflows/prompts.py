@@ -1,69 +1,186 @@
-"""The messages each role receives. Formats are stable: the local model and evals read them too.
+"""Prompt text for real models, rendered from the typed role inputs (``contracts/role_inputs.py``).
 
-- Triage (user mode) and clarify get the conversation as real chat messages, the question last.
-- Specialists get their question, preceded by the previous step's results when there are any:
-  ``Previous step results:\\n---\\nAgent: …\\nQuestion: …\\nResponse: …\\n---\\nYour task: …``.
-- Review and triage (review mode) get one message with ``User question:``, the task results and,
-  for triage, the reviewer's verdict.
+The offline model never reads this text: it reads the typed input attached to the message. So
+formats here may change freely, with two exceptions DESIGN fixes: a specialist in step N sees
+``Previous step results:\\n---\\nAgent: …\\nQuestion: …\\nResponse: …\\n---`` then ``Your task: …``.
+Every role is told the current time (models are weak at date arithmetic) and the intake analysis.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from agent_framework import Message
 
-from opsagent.contracts.plans import ReviewOutput
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.contracts.plans import QuestionPart
 from opsagent.contracts.requests import MessageData
-from opsagent.contracts.results import TaskResult
+from opsagent.contracts.role_inputs import (
+    ClarifyInput,
+    PlannerInput,
+    ReplanInput,
+    ReviewInput,
+    SpecialistInput,
+    attach_role_input,
+)
 
 RESULT_SEPARATOR = "---"
+PROMPT_ROWS_PER_CALL = 15
+"""Rows of one tool call shown to a model; the rest are counted ("…and 12 more rows")."""
+PROMPT_CELL_CHARS = 160
 
 
-def conversation_messages(query: str, history: Sequence[MessageData]) -> list[Message]:
-    """History (without system messages) followed by the question, as chat messages."""
-    messages = [Message(item.role, [item.content]) for item in history if item.role in ("user", "assistant")]
-    messages.append(Message("user", [query]))
+def _iso(moment: Any) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
+    """The intake analysis as short lines a model can use (times exact, names checked, filters with polarity)."""
+    lines = [f"Current time (UTC): {_iso(analysis.now)}"]
+    if analysis.follow_up is not None:
+        changed = "; ".join(analysis.follow_up.changed) or "a new detail"
+        lines.append(f"Follow-up of the previous question \"{analysis.follow_up.previous_question}\" ({changed}); "
+                     f"read as: \"{analysis.resolved_question}\"")
+    for reference in analysis.references:
+        lines.append(f"\"{reference.text}\" refers to {reference.kind} {reference.value}")
+    for window in analysis.times:
+        lines.append(f"\"{window.text}\" = {window.as_range()}" + (f" (around {_iso(window.point)})" if window.point else ""))
+    for entity in analysis.entities:
+        if entity.status == "corrected":
+            lines.append(f"\"{entity.text}\" is {entity.kind} {entity.value} (corrected spelling)")
+        elif entity.status == "exact" and entity.kind not in ("incident", "change", "run_id"):
+            lines.append(f"{entity.kind}: {entity.value}")
+    for item in analysis.filters:
+        match = f" ({item.match.replace('_', ' ')})" if item.match else ""
+        lines.append(f"filter {item.field} = {item.as_argument()}{match} (from \"{item.text}\")")
+    for runbook in analysis.runbooks:
+        steps = " → ".join(runbook.steps)
+        lines.append(f"Matching runbook \"{runbook.title}\": {steps}")
+    for item in analysis.unresolved:
+        hint = f" (did you mean {', '.join(item.suggestions)}?)" if item.suggestions else ""
+        lines.append(f"Could not resolve \"{item.text}\": {item.reason}{hint}")
+    return lines
+
+
+def _context_block(analysis: QuestionAnalysis) -> str:
+    return "Context from OpsAgent (not written by the user):\n" + "\n".join(f"- {line}" for line in analysis_lines(analysis))
+
+
+def _history_messages(history: Sequence[MessageData]) -> list[Message]:
+    return [Message(item.role, [item.content]) for item in history if item.role in ("user", "assistant")]
+
+
+def _with_input(messages: list[Message], role_input: Any) -> list[Message]:
+    attach_role_input(messages[-1], role_input)
     return messages
 
 
-def result_response_text(result: TaskResult) -> str:
+def planner_messages(role_input: PlannerInput) -> list[Message]:
+    """The conversation, then the question with the intake analysis."""
+    text = f"{role_input.question}\n\n{_context_block(role_input.analysis)}"
+    return _with_input([*_history_messages(role_input.history), Message("user", [text])], role_input)
+
+
+def clarify_messages(role_input: ClarifyInput) -> list[Message]:
+    extra = ""
+    if role_input.candidates:
+        extra = "\nCandidates from the data (offer these): " + "; ".join(role_input.candidates)
+    if role_input.reason:
+        extra += f"\nWhy we ask: {role_input.reason}"
+    text = f"{role_input.question}\n\n{_context_block(role_input.analysis)}{extra}"
+    return _with_input([*_history_messages(role_input.history), Message("user", [text])], role_input)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > PROMPT_CELL_CHARS:
+        return value[: PROMPT_CELL_CHARS - 1] + "…"
+    return value
+
+
+def evidence_lines(item: ToolEvidence, *, rows: int = PROMPT_ROWS_PER_CALL) -> list[str]:
+    """One tool call as compact lines: the call, its outcome, and its rows as JSON."""
+    arguments = ", ".join(f"{key}={value}" for key, value in item.arguments.items())
+    head = f"{item.tool}({arguments}) → {item.status}"
+    if item.status in ("ok", "no_data"):
+        head += f", {item.total} found, {item.shown} shown"
+    lines = [f"{head}: {item.message}".rstrip(": ")]
+    for row in item.rows[:rows]:
+        lines.append("  " + json.dumps({key: _cell(value) for key, value in row.items() if value not in (None, "", [])},
+                                       default=str, separators=(",", ":")))
+    if len(item.rows) > rows:
+        lines.append(f"  …and {len(item.rows) - rows} more rows")
+    lines += [f"  warning: {warning}" for warning in item.warnings]
+    return lines
+
+
+def result_block(result: TaskResult, *, with_status: bool = False) -> str:
+    """A task result for a later step or the reviewer: what was asked, said and fetched."""
     if result.succeeded:
-        return result.response.strip()
-    return f"(task {result.status}: {result.error or 'no details'})"
+        response = result.response.strip() or "(no text)"
+    else:
+        response = f"(task {result.status}: {result.error or 'no details'})"
+    evidence = [line for item in result.evidence for line in evidence_lines(item)]
+    if evidence:
+        response += "\nEvidence:\n" + "\n".join(evidence)
+    status = f"Status: {result.status}\n" if with_status else ""
+    part = f"Part: {result.part}\n" if with_status and result.part else ""
+    return f"Agent: {result.agent}\n{part}Question: {result.question}\n{status}Response: {response}"
 
 
-def format_result_block(result: TaskResult) -> str:
-    return f"Agent: {result.agent}\nQuestion: {result.question}\nResponse: {result_response_text(result)}"
+def specialist_messages(role_input: SpecialistInput) -> list[Message]:
+    """The task, after every result of the previous step (the format DESIGN fixes)."""
+    task = role_input.task.question
+    if role_input.previous:
+        blocks = f"\n{RESULT_SEPARATOR}\n".join(result_block(result) for result in role_input.previous)
+        text = f"Previous step results:\n{RESULT_SEPARATOR}\n{blocks}\n{RESULT_SEPARATOR}\nYour task: {task}"
+    else:
+        text = task
+    text += f"\n\n{_context_block(role_input.analysis)}"
+    return _with_input([Message("user", [text])], role_input)
 
 
-def task_message(question: str, previous: Sequence[TaskResult]) -> str:
-    """A specialist's input: its question, after every result of the previous step."""
-    if not previous:
-        return question
-    blocks = f"\n{RESULT_SEPARATOR}\n".join(format_result_block(result) for result in previous)
-    return f"Previous step results:\n{RESULT_SEPARATOR}\n{blocks}\n{RESULT_SEPARATOR}\nYour task: {question}"
+def _parts_block(parts: Sequence[QuestionPart]) -> str:
+    if not parts:
+        return ""
+    return "Parts of the question:\n" + "\n".join(f"- {part.id}: {part.text}" for part in parts) + "\n\n"
 
 
-def results_digest(results: Sequence[TaskResult]) -> str:
-    """Every result with its status, for the reviewer and the review-mode planner."""
+def _results_block(results: Sequence[TaskResult]) -> str:
     if not results:
         return "(no results)"
-    blocks = [
-        f"Step: {result.step}\nAgent: {result.agent}\nQuestion: {result.question}\n"
-        f"Status: {result.status}\nResponse: {result_response_text(result)}"
-        for result in results
-    ]
-    return f"\n{RESULT_SEPARATOR}\n".join(blocks)
+    return f"\n{RESULT_SEPARATOR}\n".join(f"Step: {result.step}\n{result_block(result, with_status=True)}"
+                                          for result in results)
 
 
-def review_message(query: str, results: Sequence[TaskResult]) -> str:
-    return f"User question: {query}\n\nTask results:\n{RESULT_SEPARATOR}\n{results_digest(results)}\n{RESULT_SEPARATOR}"
-
-
-def review_mode_message(query: str, results: Sequence[TaskResult], review: ReviewOutput) -> str:
-    missing = "\n".join(f"- {aspect}" for aspect in review.missing_aspects) or "- (none listed)"
-    return (
-        f"{review_message(query, results)}\n\nReviewer verdict:\nSummary: {review.summary}\n"
-        f"Missing aspects:\n{missing}\nSuggested approach: {review.suggested_approach}"
+def review_messages(role_input: ReviewInput) -> list[Message]:
+    gaps = "".join(f"- {gap.describe()}\n" for gap in role_input.gaps)
+    text = (
+        f"User question: {role_input.question}\n\n{_context_block(role_input.analysis)}\n\n"
+        f"{_parts_block(role_input.parts)}Task results:\n{RESULT_SEPARATOR}\n{_results_block(role_input.results)}\n"
+        f"{RESULT_SEPARATOR}"
     )
+    if gaps:
+        text += f"\n\nParts without tool-backed evidence (these are missing whatever you decide):\n{gaps}"
+    if not role_input.can_retry:
+        text += "\n\nNo retry is possible now: write the best answer from what is there, and name what is missing."
+    if role_input.feedback:
+        feedback = "".join(f"- {item}\n" for item in role_input.feedback)
+        text += (f"\n\nYour previous answer was:\n{role_input.previous_summary}\n\nIt failed these checks against "
+                 f"the evidence; write it again so that every claim is backed:\n{feedback}")
+    return _with_input([Message("user", [text])], role_input)
+
+
+def replan_messages(role_input: ReplanInput) -> list[Message]:
+    review = role_input.review
+    described = [gap.describe() for gap in role_input.gaps]
+    missing = "\n".join(f"- {aspect}" for aspect in dict.fromkeys([*described, *review.missing_aspects])) or "- (none listed)"
+    text = (
+        f"User question: {role_input.question}\n\n{_context_block(role_input.analysis)}\n\n"
+        f"{_parts_block(role_input.parts)}Task results:\n{RESULT_SEPARATOR}\n{_results_block(role_input.results)}\n"
+        f"{RESULT_SEPARATOR}\n\nReviewer verdict:\nMissing aspects:\n{missing}\n"
+        f"Suggested approach: {review.suggested_approach}"
+    )
+    return _with_input([Message("user", [text])], role_input)

@@ -1,4 +1,4 @@
-"""Calling a structured-output role (triage, review, clarify): bounded in time, never raising.
+"""Calling a structured-output role (planner, review, clarify): bounded in time, never raising.
 
 The caller parses the text with ``contracts/repair.py`` and falls back when there is an error.
 """
@@ -10,10 +10,8 @@ import logging
 
 from agent_framework import Message
 
-from opsagent.agents.config import TriageMode
 from opsagent.agents.factory import ConfiguredAgent
-from opsagent.contracts.messages import TriageReply
-from opsagent.contracts.results import PlanMode
+from opsagent.contracts.evidence import PlanMode
 from opsagent.llm.failures import describe_model_failure
 
 logger = logging.getLogger(__name__)
@@ -21,9 +19,9 @@ logger = logging.getLogger(__name__)
 
 async def ask_for_reply(
     agent: ConfiguredAgent,
-    messages: list[Message] | str,
+    messages: list[Message],
     *,
-    mode: TriageMode | None,
+    mode: PlanMode | None = None,
     timeout_seconds: float,
 ) -> tuple[str, str | None]:
     """Run a structured-output role and return (text, error); never raises except on cancel."""
@@ -38,16 +36,3 @@ async def ask_for_reply(
         logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
         return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
     return response.text or "", None
-
-
-async def ask_planner(
-    agent: ConfiguredAgent,
-    messages: list[Message] | str,
-    *,
-    mode: TriageMode | None,
-    plan_mode: PlanMode,
-    timeout_seconds: float,
-) -> TriageReply:
-    """A triage call (either kind), as the unparsed reply ``parse_triage_output`` expects."""
-    text, error = await ask_for_reply(agent, messages, mode=mode, timeout_seconds=timeout_seconds)
-    return TriageReply(mode=plan_mode, text=text, error=error)

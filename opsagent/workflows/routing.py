@@ -1,18 +1,32 @@
 """Selection functions of the multi-selection edge groups: pure functions from message to targets.
 
-Routing lives here, on the edges, rather than in ``if`` chains inside executors.
+Routing lives here, on the edges, rather than in ``if`` chains inside executors. Each message type
+has one destination, so the type of what an executor sent says where it goes.
 """
 
 from __future__ import annotations
 
-from opsagent.contracts.messages import ReviewModeRequest, TriageDecision
-from opsagent.workflows.ids import AGGREGATE, CLARIFY, DYNAMIC_TRIAGE, ORCHESTRATOR, REJECT_QUERY
+from typing import Any
 
-EXECUTION_TARGETS = {
-    "reject": REJECT_QUERY,
-    "clarify": CLARIFY,
-    "execute": ORCHESTRATOR,
-    "finalize": AGGREGATE,
+from opsagent.contracts.messages import (
+    ClarifyRequest,
+    DraftAnswer,
+    ExecutionPlan,
+    GroundedAnswer,
+    RegenerateRequest,
+    Rejection,
+    ReplanRequest,
+)
+from opsagent.workflows.ids import AGGREGATE, CLARIFY, DYNAMIC_TRIAGE, GROUNDING, ORCHESTRATOR, REJECT_QUERY, REVIEW
+
+DESTINATIONS: dict[type, str] = {
+    Rejection: REJECT_QUERY,
+    ClarifyRequest: CLARIFY,
+    ExecutionPlan: ORCHESTRATOR,
+    DraftAnswer: GROUNDING,
+    ReplanRequest: DYNAMIC_TRIAGE,
+    RegenerateRequest: REVIEW,
+    GroundedAnswer: AGGREGATE,
 }
 
 
@@ -23,21 +37,31 @@ def _checked(targets: list[str], target_ids: list[str]) -> list[str]:
     return targets
 
 
-def select_execution_path(decision: TriageDecision, target_ids: list[str]) -> list[str]:
-    """reject / clarify / execute after planning; ``finalize`` when the review-mode planner declines."""
-    return _checked([EXECUTION_TARGETS[decision.route]], target_ids)
+def _destination(message: Any, target_ids: list[str]) -> list[str]:
+    return _checked([DESTINATIONS[type(message)]], target_ids)
 
 
-def select_review_outcome(request: ReviewModeRequest, target_ids: list[str]) -> list[str]:
-    """complete -> aggregate; retry -> back to the planner in review mode (at most once)."""
-    return _checked([DYNAMIC_TRIAGE if request.wants_retry else AGGREGATE], target_ids)
+def select_execution_path(message: Rejection | ClarifyRequest | ExecutionPlan | DraftAnswer,
+                          target_ids: list[str]) -> list[str]:
+    """After planning: reject / clarify / execute; a declined re-plan goes straight to grounding."""
+    return _destination(message, target_ids)
 
 
-def select_triage_targets(decision: TriageDecision, target_ids: list[str]) -> list[str]:
+def select_review_outcome(message: ReplanRequest | DraftAnswer, target_ids: list[str]) -> list[str]:
+    """complete (or retry used) → grounding; a fillable gap → back to the planner in review mode, once."""
+    return _destination(message, target_ids)
+
+
+def select_grounding_outcome(message: GroundedAnswer | RegenerateRequest, target_ids: list[str]) -> list[str]:
+    """pass / block → aggregate; regenerate → back to the review, once."""
+    return _destination(message, target_ids)
+
+
+def select_triage_targets(message: Rejection | ExecutionPlan, target_ids: list[str]) -> list[str]:
     """Default workflow: refuse, or fan out to every specialist (those not chosen report "skipped").
 
-    Every specialist gets the decision because the fan-in to ``aggregate`` waits for all of them.
+    Every specialist gets the plan because the fan-in to the review waits for all of them.
     """
-    if decision.route != "execute":
+    if isinstance(message, Rejection):
         return _checked([REJECT_QUERY], target_ids)
     return [target for target in target_ids if target != REJECT_QUERY]

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 
 from agent_framework import Workflow
 
+from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer, AnswerMetadata, ProgressEvent, WorkflowKind
 from opsagent.llm.metering import UsageMeter, metered
@@ -33,7 +34,23 @@ _DONE = object()
 
 
 def _error_answer(workflow: WorkflowKind, code: str, text: str) -> Answer:
-    return Answer(text=text, metadata=AnswerMetadata(workflow=workflow, route="error", error_code=code))
+    return Answer(text=text, summary=text, metadata=AnswerMetadata(workflow=workflow, route="error", error_code=code))
+
+
+def _timeout_answer(workflow: WorkflowKind, deadline_seconds: float, finished: list[TaskResult]) -> Answer:
+    """The deadline passed: say so, and keep what finished before it (plan, tasks, their evidence)."""
+    text = f"Sorry — no answer within {deadline_seconds:g} s."
+    done = [result for result in finished if result.evidence]
+    if done:
+        lines = [f"- {result.agent}: {result.question} → {result.status}"
+                 + "".join(f"\n  - {item.tool}: {item.message}" for item in result.evidence) for result in done]
+        text += " What finished before the deadline (not reviewed or checked):\n\n" + "\n".join(lines)
+    else:
+        text += " Please try again."
+    limitation = f"The request deadline ({deadline_seconds:g} s) passed before the answer was reviewed."
+    metadata = AnswerMetadata(workflow=workflow, route="error", error_code="timeout", tasks=finished,
+                              limitations=[limitation])
+    return Answer(text=text, summary=text.split("\n", 1)[0], limitations=[limitation], metadata=metadata)
 
 
 def _finish(answer: Answer, runtime: Runtime, meter: UsageMeter, started: float) -> Answer:
@@ -97,6 +114,7 @@ async def stream_chat(
     queue: asyncio.Queue[object] = asyncio.Queue()
     meter = UsageMeter()  # shared with the run's task, so a timeout answer still reports the calls made
     task = asyncio.create_task(_drive(runtime, chat, workflow, queue, meter=meter, started=started))
+    finished: list[TaskResult] = []
     try:
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -104,11 +122,12 @@ async def stream_chat(
                 item = await asyncio.wait_for(queue.get(), timeout=remaining)
             except TimeoutError:
                 task.cancel()
-                timeout = _error_answer(workflow, "timeout", f"Sorry — no answer within {deadline_seconds:g} s. Please try again.")
-                yield _finish(timeout, runtime, meter, started)
+                yield _finish(_timeout_answer(workflow, deadline_seconds or 0.0, finished), runtime, meter, started)
                 return
             if item is _DONE:
                 return
+            if isinstance(item, ProgressEvent) and item.kind == "task_finished" and "result" in item.data:
+                finished.append(TaskResult.model_validate(item.data["result"]))
             yield item  # type: ignore[misc]
     finally:
         if not task.done():

@@ -1,7 +1,4 @@
-"""dynamic_triage: the planner. Two handlers, one per mode; emits the model's raw reply.
-
-Parsing and validation happen in ``parse_triage_output`` so a bad reply is handled in one place.
-"""
+"""The default (triage) workflow's own executors: the one-call ``triage`` and a fan-out executor per specialist."""
 
 from __future__ import annotations
 
@@ -10,50 +7,63 @@ from collections.abc import Collection
 from agent_framework import Executor, WorkflowContext, handler
 
 from opsagent.agents.factory import ConfiguredAgent
-from opsagent.contracts.messages import ReviewModeRequest, TriageDecision, TriageReply, UserModeRequest
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.messages import ExecutionPlan, PlannerReply, PlanningRequest, Rejection, SpecialistOutcome
 from opsagent.contracts.results import ProgressEvent
-from opsagent.workflows.decision import decide_triage, publish_decision
-from opsagent.workflows.ids import DYNAMIC_TRIAGE, TRIAGE
-from opsagent.workflows.ledger import read_ledger
-from opsagent.workflows.prompts import conversation_messages, review_mode_message
-from opsagent.workflows.role_call import ask_planner
-
-
-class DynamicTriageExecutor(Executor):
-    def __init__(self, agent: ConfiguredAgent, *, timeout_seconds: float) -> None:
-        super().__init__(id=DYNAMIC_TRIAGE)
-        self.agent = agent
-        self.timeout_seconds = timeout_seconds
-
-    @handler
-    async def plan_user_request(self, request: UserModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
-        messages = conversation_messages(request.query, request.history)
-        reply = await ask_planner(self.agent, messages, mode="user_mode", plan_mode="user", timeout_seconds=self.timeout_seconds)
-        await ctx.send_message(reply)
-
-    @handler
-    async def plan_review_request(self, request: ReviewModeRequest, ctx: WorkflowContext[TriageReply]) -> None:
-        ledger = read_ledger(ctx)
-        message = review_mode_message(ledger.query, ledger.results, request.review)
-        reply = await ask_planner(self.agent, message, mode="review_mode", plan_mode="review", timeout_seconds=self.timeout_seconds)
-        await ctx.send_message(reply)
+from opsagent.contracts.role_inputs import PlannerInput, SpecialistInfo, SpecialistInput
+from opsagent.workflows.decisions import decide_triage
+from opsagent.workflows.execution import run_task
+from opsagent.workflows.ids import TRIAGE
+from opsagent.workflows.progress import decision_made, task_finished, task_started
+from opsagent.workflows.prompts import planner_messages
+from opsagent.workflows.role_call import ask_for_reply
 
 
 class TriageExecutor(Executor):
-    """The default workflow's triage: one call that picks specialists (or refuses), parsed in place."""
+    """One call that picks specialists (or refuses), parsed in place."""
 
-    def __init__(self, agent: ConfiguredAgent, *, agents: Collection[str], max_tasks: int, timeout_seconds: float) -> None:
+    def __init__(self, agent: ConfiguredAgent, *, specialists: list[SpecialistInfo], agents: Collection[str],
+                 max_tasks: int, timeout_seconds: float) -> None:
         super().__init__(id=TRIAGE)
         self.agent = agent
+        self.specialists = specialists
         self.agents = frozenset(agents)
         self.max_tasks = max_tasks
         self.timeout_seconds = timeout_seconds
 
     @handler
-    async def triage(self, request: UserModeRequest, ctx: WorkflowContext[TriageDecision, ProgressEvent]) -> None:
-        reply = await ask_planner(
-            self.agent, conversation_messages(request.query, request.history), mode=None, plan_mode="triage",
-            timeout_seconds=self.timeout_seconds,
-        )
-        decision, notes = decide_triage(reply, agents=self.agents, max_tasks=self.max_tasks)
-        await publish_decision(ctx, decision, notes)
+    async def triage(self, request: PlanningRequest, ctx: WorkflowContext[Rejection | ExecutionPlan, ProgressEvent]) -> None:
+        trail = request.trail
+        role_input = PlannerInput(mode="triage", question=trail.question, history=trail.history,
+                                  analysis=trail.analysis, specialists=self.specialists, max_tasks=self.max_tasks)
+        text, error = await ask_for_reply(self.agent, planner_messages(role_input), timeout_seconds=self.timeout_seconds)
+        decision = decide_triage(PlannerReply(trail=trail, mode="triage", text=text, error=error),
+                                 agents=self.agents, max_tasks=self.max_tasks)
+        event = decision_made(decision)
+        if event is not None:
+            await ctx.yield_output(event)
+        await ctx.send_message(decision)
+
+
+class SpecialistTaskExecutor(Executor):
+    """Runs its specialist's task of the triage plan; a specialist not chosen answers "skipped" at
+    once, because the fan-in to the review waits for every source."""
+
+    def __init__(self, agent: ConfiguredAgent, *, task_timeout_seconds: float) -> None:
+        super().__init__(id=agent.name)
+        self.agent = agent
+        self.task_timeout_seconds = task_timeout_seconds
+
+    @handler
+    async def answer(self, plan: ExecutionPlan, ctx: WorkflowContext[SpecialistOutcome, ProgressEvent]) -> None:
+        task = next((task for task in plan.steps if task.agent == self.agent.name), None)
+        if task is None:
+            skipped = TaskResult(agent=self.agent.name, question="", status="skipped", mode="triage")
+            await ctx.send_message(SpecialistOutcome(trail=plan.trail, result=skipped))
+            return
+        await ctx.yield_output(task_started(task))
+        role_input = SpecialistInput(agent=task.agent, task=task, mode="triage", question=plan.trail.question,
+                                     analysis=plan.trail.analysis)
+        result = await run_task(self.agent, role_input, timeout_seconds=self.task_timeout_seconds)
+        await ctx.yield_output(task_finished(result))
+        await ctx.send_message(SpecialistOutcome(trail=plan.trail, result=result))

@@ -26,13 +26,13 @@ def test_every_shipped_yaml_loads_and_names_its_role():
 def test_planner_prompts_are_generated_from_the_registry(make_scripted_runtime):
     runtime, _ = make_scripted_runtime({})
     config = runtime.agents.dynamic_triage.config
-    for mode in ("user_mode", "review_mode"):
+    for mode in ("user", "review"):
         text = config.instructions_for(mode)
         assert "{specialists}" not in text and "{max_tasks}" not in text
         for name in ("servicenow", "log_analytics", "service_health"):
             assert f"- {name}: " in text
-    assert "list_failed_pipelines" in config.instructions_for("user_mode")
-    assert "only retry" in config.instructions_for("review_mode").lower() or "only ONE retry" in runtime.agents.review.config.instructions
+        assert "list_failed_pipelines" not in text  # small models copy tool syntax they see into task questions
+    assert "only retry" in config.instructions_for("review").lower()
 
 
 def _broken_config_dir(tmp_path: Path, file_name: str, old: str, new: str) -> Path:

@@ -19,9 +19,12 @@ from evals.checks import plan_shape, run_checks, ungrounded_entities
 from evals.harness import CaseResult, run_cases
 from evals.report import EvalSummary, summarise_results
 from opsagent.backends.demo import make_demo_backends
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import PlanStep
-from opsagent.contracts.results import Answer, AnswerMetadata, PlanRecord, TaskResult, ToolCallRecord
+from opsagent.contracts.results import Answer, AnswerMetadata, PlanRecord
 from opsagent.settings import load_settings
+
+AGENTS = {"agents": {"servicenow", "log_analytics", "service_health"}}
 
 MIN_CASES = 110
 MIN_PASS_RATE = 0.95
@@ -95,10 +98,14 @@ def test_every_execute_case_has_a_fact_the_question_does_not_give_away() -> None
 
 # --- unit tests of evals.checks -------------------------------------------------------------
 
-def _answer(text: str, tool_output: str, steps: list[tuple[int, str]]) -> Answer:
-    plan = PlanRecord(mode="user", steps=[PlanStep(step=s, agent=a, question="q") for s, a in steps])
-    task = TaskResult(agent=steps[0][1], question="q", status="ok",
-                      tool_calls=[ToolCallRecord(name="list_incidents", arguments={"priority": 1}, result=tool_output)])
+def _step(step: int, agent: str) -> PlanStep:
+    return PlanStep.model_validate({"step": step, "agent": agent, "question": "q"}, context=AGENTS)
+
+
+def _answer(text: str, rows: list[dict], steps: list[tuple[int, str]]) -> Answer:
+    plan = PlanRecord(mode="user", steps=[_step(s, a) for s, a in steps])
+    evidence = ToolEvidence(tool="list_incidents", arguments={"priority": 1}, status="ok", rows=rows)
+    task = TaskResult(agent=steps[0][1], question="q", status="ok", evidence=[evidence])
     return Answer(text=text, metadata=AnswerMetadata(workflow="dynamic", route="execute", plans=[plan], tasks=[task]))
 
 
@@ -107,7 +114,7 @@ def _case(**expect: object) -> EvalCase:
 
 
 def test_grounding_flags_an_invented_id() -> None:
-    output = '{"rows": [{"number": "INC0010052"}, {"pipeline_name": "pl_ingest_sales"}]}'
+    output = [{"number": "INC0010052"}, {"pipeline_name": "pl_ingest_sales"}]
     answer = _answer("INC0010052 is open; see also INC0012345, pl_ingest_sales and pl_made_up "
                      "(run 11111111-2222-3333-4444-555555555555).", output, [(1, "servicenow")])
     assert ungrounded_entities(answer) == ["11111111-2222-3333-4444-555555555555", "INC0012345", "pl_made_up"]
@@ -116,7 +123,8 @@ def test_grounding_flags_an_invented_id() -> None:
 
 
 def test_grounding_accepts_ids_from_tool_output() -> None:
-    answer = _answer("INC0010052 (P1) and pl_ingest_sales.", '{"number": "INC0010052", "x": "pl_ingest_sales"}', [(1, "servicenow")])
+    answer = _answer("INC0010052 (P1) and pl_ingest_sales.", [{"number": "INC0010052", "x": "pl_ingest_sales"}],
+                     [(1, "servicenow")])
     assert ungrounded_entities(answer) == []
 
 
@@ -127,13 +135,13 @@ def test_grounding_accepts_ids_from_tool_output() -> None:
     ([(1, "log_analytics"), (2, "servicenow")], "sequential"),
 ])
 def test_shape_detection(steps: list[tuple[int, str]], shape: str) -> None:
-    plan = PlanRecord(mode="user", steps=[PlanStep(step=s, agent=a, question="q") for s, a in steps])
+    plan = PlanRecord(mode="user", steps=[_step(s, a) for s, a in steps])
     assert plan_shape(plan) == shape
     assert plan_shape(None) == "none"
 
 
 def test_checks_catch_wrong_agents_tools_facts_and_forbidden_claims() -> None:
-    answer = _answer("Databricks: operational. INC0010052.", '{"number": "INC0010052"}', [(1, "servicenow"), (2, "log_analytics")])
+    answer = _answer("Databricks: operational. INC0010052.", [{"number": "INC0010052"}], [(1, "servicenow"), (2, "log_analytics")])
     case = _case(agents=["servicenow"], shape="single", facts=["INC0010052", "degraded"], forbidden=["operational"],
                  tools_called=[{"name": "list_incidents", "args": {"priority": 2}}], tools_not_called=["list_incidents"])
     failed = {check.name for check in run_checks(case, answer) if not check.passed}
@@ -154,10 +162,10 @@ async def test_llm_judge_runs_only_for_real_providers_and_is_strict() -> None:
     """The judge is skipped on the local model; with any other provider its verdict is parsed."""
     from evals.case import EvalCase
     from evals.judge import judge_answer, judge_available
-    from opsagent.llm.providers import LocalModelProvider
+    from opsagent.llm.providers import make_local_provider
     from tests.fakes import ScriptedModels, reply
 
-    assert not judge_available(LocalModelProvider())
+    assert not judge_available(make_local_provider(load_settings({}, env_file=None)))
     models = ScriptedModels({"judge": [reply('Verdict: {"passed": false, "missing": ["INC0010049"], "reason": "no id"}')]})
     assert judge_available(models)
     case = EvalCase.model_validate({"id": "j", "question": "Show INC0010049", "tags": ["easy"],

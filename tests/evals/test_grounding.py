@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from evals.checks import ungrounded_entities
-from opsagent.contracts.results import Answer, AnswerMetadata, TaskResult, ToolCallRecord
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.contracts.results import Answer, AnswerMetadata
+from opsagent.contracts.tool_result import ToolResult
 
 
 def answer_with(text: str, *envelopes: ToolResult) -> Answer:
-    calls = [ToolCallRecord(name=e.tool, result=e.to_text()) for e in envelopes]
-    task = TaskResult(agent="servicenow", question="q", status="ok", response=text, tool_calls=calls)
+    evidence = [ToolEvidence.from_output(e.tool, dict(e.query), e.to_text()) for e in envelopes]
+    task = TaskResult(agent="servicenow", question="q", status="ok", response=text, evidence=evidence)
     return Answer(text=text, metadata=AnswerMetadata(workflow="dynamic", route="execute", tasks=[task]))
 
 

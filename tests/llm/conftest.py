@@ -1,35 +1,62 @@
-"""Fixtures for the local rules model: its knowledge, role clients and runtimes on the demo data."""
+"""Fixtures for the local rules model: typed role inputs in, replies out; runtimes on the demo data."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from agent_framework import Agent, Message
 
-from opsagent.agents.config import AgentConfig, load_agent_config
 from opsagent.agents.specialists import SPECIALISTS, SpecialistSpec
-from opsagent.llm.local_client import LocalChatClient
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.plans import PlanStep
+from opsagent.contracts.requests import MessageData
+from opsagent.contracts.role_inputs import PlannerInput, SpecialistInfo, SpecialistInput, attach_role_input
+from opsagent.local_model import LocalChatClient
 from opsagent.runtime import Runtime, build_runtime
-from opsagent.settings import CONFIG_DIR, Settings, load_settings
+from opsagent.settings import Settings, load_settings
+from opsagent.workflows.prompts import specialist_messages
+
+NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
+AGENTS = {spec.name for spec in SPECIALISTS}
+REGISTRY = [SpecialistInfo(name="servicenow", description="ServiceNow ITSM — incidents and change requests."),
+            SpecialistInfo(name="log_analytics", description="Azure Data Factory pipeline runs."),
+            SpecialistInfo(name="service_health", description="Platform health — Databricks, Snowflake and Azure.")]
 
 
-def role_config(file_name: str) -> AgentConfig:
-    """A role's YAML with the registry filled in, as ``agents/roles.py`` does it."""
-    config = load_agent_config(CONFIG_DIR / file_name)
-    listing = "\n".join(f"- {spec.name}: specialist." for spec in SPECIALISTS)
-    modes = {name: mode.model_copy(update={"instructions": mode.instructions.replace("{specialists}", listing)})
-             for name, mode in (config.modes or {}).items()} or None
-    instructions = (config.instructions or "").replace("{specialists}", listing) or None
-    return config.model_copy(update={"instructions": instructions, "modes": modes})
+def analysis_of(question: str) -> QuestionAnalysis:
+    return QuestionAnalysis(question=question, resolved_question=question, now=NOW)
 
 
-@pytest.fixture
-def local_client() -> Callable[[str], LocalChatClient]:
-    def make(file_name: str) -> LocalChatClient:
-        return LocalChatClient(role_config(file_name))
+def planner_input(question: str, history: Sequence[tuple[str, str]] = (), *, mode: str = "user") -> PlannerInput:
+    return PlannerInput(mode=mode, question=question, analysis=analysis_of(question), specialists=REGISTRY,
+                        history=[MessageData(role=role, content=text) for role, text in history], max_tasks=8)
 
-    return make
+
+async def local_reply(client: LocalChatClient, role_input: Any, **options: Any) -> str:
+    """What the local model answers to a typed role input (the prompt text carries nothing it reads)."""
+    message = Message("user", ["(the offline model does not read this text)"])
+    attach_role_input(message, role_input)
+    return (await client.get_response([message], options=options)).text
+
+
+async def run_specialist(client: LocalChatClient, agent: str, task: str, tools: list, *,
+                         previous: Sequence[TaskResult] = ()) -> str:
+    """A specialist task through a real MAF agent: the local model's calls run against ``tools``."""
+    role_input = SpecialistInput(agent=agent, task=PlanStep.model_validate(
+        {"step": 2 if previous else 1, "agent": agent, "question": task}, context={"agents": AGENTS}),
+        question=task, analysis=analysis_of(task), previous=list(previous))
+    response = await Agent(client=client, tools=tools, name=agent).run(specialist_messages(role_input))
+    return response.text
+
+
+@pytest.fixture(scope="session")
+def local_client() -> LocalChatClient:
+    return LocalChatClient()
 
 
 @pytest.fixture

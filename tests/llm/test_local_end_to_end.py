@@ -35,17 +35,17 @@ async def test_clarify_then_answer_with_history(local_runtime) -> None:
     second = await ask(local_runtime(), "snowflake", history)
     assert second.metadata.route == "execute"
     assert [task.agent for task in second.metadata.tasks] == ["service_health"]
-    assert [call.name for call in second.metadata.tasks[0].tool_calls] == ["check_snowflake_health"]
-    assert "Snowflake" in second.text
+    assert [item.tool for item in second.metadata.tasks[0].evidence] == ["check_snowflake_health"]
+    assert "Snowflake" in second.summary
 
 
 async def test_parallel_health_checks(local_runtime) -> None:
     answer = await ask(local_runtime(), "Is Databricks or Snowflake degraded right now?")
     tasks = answer.metadata.tasks
     assert {task.step for task in tasks} == {1} and len(tasks) == 2
-    assert sorted(call.name for task in tasks for call in task.tool_calls) == [
+    assert sorted(item.tool for task in tasks for item in task.evidence) == [
         "check_databricks_health", "check_snowflake_health"]
-    assert "degraded" in answer.text and not answer.metadata.limitations
+    assert "degraded" in answer.summary and not answer.metadata.limitations
 
 
 async def test_sequential_pipelines_then_incidents(local_runtime) -> None:
@@ -53,16 +53,16 @@ async def test_sequential_pipelines_then_incidents(local_runtime) -> None:
                                         "open incident for any of them?")
     first, second = answer.metadata.tasks[0], answer.metadata.tasks[1]
     assert (first.step, first.agent, second.step, second.agent) == (1, "log_analytics", 2, "servicenow")
-    failed = {call.arguments.get("text") for call in second.tool_calls}
-    assert "pl_ingest_sales" in failed and all(call.name == "list_incidents" for call in second.tool_calls)
-    assert "INC0010049" in answer.text  # the demo incident about pl_ingest_sales, found via step 1
+    failed = {item.arguments.get("text") for item in second.evidence}
+    assert "pl_ingest_sales" in failed and all(item.tool == "list_incidents" for item in second.evidence)
+    assert "INC0010049" in answer.summary  # the demo incident about pl_ingest_sales, found via step 1
     assert answer.metadata.review and answer.metadata.review.verdicts[-1].is_complete
 
 
 async def test_change_window_then_health(local_runtime) -> None:
     answer = await ask(local_runtime(), "Show me CHG0030012 and whether the services it touches are healthy.")
     assert [(task.step, task.agent) for task in answer.metadata.tasks] == [(1, "servicenow"), (2, "service_health")]
-    assert answer.metadata.tasks[1].tool_calls[0].name == "check_databricks_health"
+    assert answer.metadata.tasks[1].evidence[0].tool == "check_databricks_health"
 
 
 def flaky_health_tools(backends, *, clock, max_rows):
@@ -89,7 +89,7 @@ async def test_review_retry_refills_a_transient_failure(local_runtime) -> None:
     assert review is not None and review.retry_used and review.retry_accepted
     assert [plan.mode for plan in answer.metadata.plans] == ["user", "review"]
     assert review.verdicts[-1].is_complete
-    assert "Snowflake: degraded" in answer.text
+    assert "Snowflake: degraded" in answer.summary
 
 
 async def test_triage_workflow_fans_out(local_runtime) -> None:

@@ -5,20 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_framework import Agent, Message, tool
+from agent_framework import tool
 
-from opsagent.contracts.plans import ReviewModeOutput, ReviewOutput, UserModeOutput
-from opsagent.contracts.results import TaskResult
-from opsagent.llm.local.text import extract
-from opsagent.workflows.prompts import review_mode_message
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.plans import PartGap, ReviewModeOutput, ReviewOutput, UserModeOutput
+from opsagent.contracts.role_inputs import ReplanInput
+from opsagent.local_model.text import extract
+from tests.llm.conftest import AGENTS, REGISTRY, analysis_of, local_reply, planner_input, run_specialist
 
-AGENTS = {"servicenow", "log_analytics", "service_health"}
 
-
-async def plan(client, question: str, history: list[Message] = ()) -> UserModeOutput:
-    response = await client.get_response([*history, Message("user", [question])],
-                                         options={"response_format": UserModeOutput})
-    return UserModeOutput.model_validate_json(response.text, context={"agents": AGENTS})
+async def plan(client, question: str, history=()) -> UserModeOutput:
+    return UserModeOutput.model_validate_json(await local_reply(client, planner_input(question, history)),
+                                              context={"agents": AGENTS})
 
 
 def steps(output: UserModeOutput) -> list[tuple[int, str]]:
@@ -43,13 +41,13 @@ def steps(output: UserModeOutput) -> list[tuple[int, str]]:
     ("Show INC0010048 and the change it is waiting for.", [(1, "servicenow")]),
 ])
 async def test_planner_picks_only_the_specialists_asked(local_client, question, expected) -> None:
-    output = await plan(local_client("dynamic_triage_agent.yaml"), question)
+    output = await plan(local_client, question)
     assert not output.should_reject and not output.clarify
     assert steps(output) == expected
 
 
 async def test_time_phrases_and_references_stay_with_their_clause(local_client) -> None:
-    client = local_client("dynamic_triage_agent.yaml")
+    client = local_client
     output = await plan(client, "failed pipelines today and open P2 incidents")
     questions = {task.agent: task.question.lower() for task in output.plan}
     assert "today" in questions["log_analytics"] and "today" not in questions["servicenow"]
@@ -58,19 +56,16 @@ async def test_time_phrases_and_references_stay_with_their_clause(local_client) 
 
 
 async def test_that_change_window_is_resolved_and_comes_first(local_client) -> None:
-    history = [Message("user", ["show CHG0030017"]),
-               Message("assistant", ["CHG0030017: planned 2025-01-09T17:00Z to 2025-01-09T19:00Z."])]
-    output = await plan(local_client("dynamic_triage_agent.yaml"),
-                        "did any pipelines fail during that change window?", history)
+    history = [("user", "show CHG0030017"), ("assistant", "CHG0030017: planned 2025-01-09T17:00Z to 2025-01-09T19:00Z.")]
+    output = await plan(local_client, "did any pipelines fail during that change window?", history)
     assert steps(output) == [(1, "servicenow"), (2, "log_analytics")]
     assert "CHG0030017" in output.plan[0].question
 
 
 async def test_a_short_reply_picks_a_suggestion_written_on_one_line(local_client) -> None:
-    history = [Message("user", ["why did the pipeline fail?"]),
-               Message("assistant", ["Which pipeline? For example: - Why did pl_ingest_sales fail? "
-                                     "- Why did pl_load_finance_dwh fail?"])]
-    output = await plan(local_client("dynamic_triage_agent.yaml"), "the sales one", history)
+    history = [("user", "why did the pipeline fail?"),
+               ("assistant", "Which pipeline? For example: - Why did pl_ingest_sales fail? - Why did pl_load_finance_dwh fail?")]
+    output = await plan(local_client, "the sales one", history)
     assert "pl_ingest_sales" in output.plan[0].question
 
 
@@ -112,37 +107,36 @@ def recording(log: list) -> list:
     return [list_change_requests, list_incidents, get_pipeline_run_details, query_pipeline_status]
 
 
-@pytest.mark.parametrize(("config", "task", "expected"), [
-    ("servicenow_agent.yaml", "Which changes are scheduled for the next 7 days, and which still need approval?",
+@pytest.mark.parametrize(("agent", "task", "expected"), [
+    ("servicenow", "Which changes are scheduled for the next 7 days, and which still need approval?",
      [("list_change_requests", {"state": "scheduled", "window": "next 7 days"}),
       ("list_change_requests", {"approval": "requested"})]),
-    ("servicenow_agent.yaml", "which change is being implemented right now?",
+    ("servicenow", "which change is being implemented right now?",
      [("list_change_requests", {"state": "implement"})]),
-    ("servicenow_agent.yaml", "all incidents and change requests on vm-shir-01, including closed ones",
+    ("servicenow", "all incidents and change requests on vm-shir-01, including closed ones",
      [("list_change_requests", {"configuration_item": "vm-shir-01"}),
       ("list_incidents", {"state": "all", "configuration_item": "vm-shir-01"})]),
-    ("servicenow_agent.yaml", "What happened on vm-shir-01 yesterday evening?",
+    ("servicenow", "What happened on vm-shir-01 yesterday evening?",
      [("list_incidents", {"state": "all", "configuration_item": "vm-shir-01", "opened_since": "last night"}),
       ("list_change_requests", {"configuration_item": "vm-shir-01", "window": "last night"})]),
-    ("log_analytics_agent.yaml", "latest run of pl_load_finance_dwh?",
+    ("log_analytics", "latest run of pl_load_finance_dwh?",
      [("get_pipeline_run_details", {"pipeline_name": "pl_load_finance_dwh"})]),
 ])
-async def test_specialist_rules(local_client, config, task, expected) -> None:
+async def test_specialist_rules(local_client, agent, task, expected) -> None:
     log: list = []
-    agent = Agent(client=local_client(config), tools=recording(log), name="specialist")
-    await agent.run(task)
+    await run_specialist(local_client, agent, task, recording(log))
     assert log == expected
 
 
 async def test_review_mode_reruns_the_consumer_of_a_retried_producer(local_client) -> None:
     question = "Which pipelines failed in the last 24 hours, and is there an open incident for any of them?"
-    results = [TaskResult(step=1, agent="log_analytics", question="q", status="failed", response="", error="boom",
-                          mode="user"),
-               TaskResult(step=2, agent="servicenow", question="q", status="ok", response="none", mode="user")]
-    gap = ReviewOutput(is_complete=False, missing_aspects=["pipeline runs"],
-                       suggested_approach="Ask log_analytics: Which pipelines failed in the last 24 hours?")
-    response = await local_client("dynamic_triage_agent.yaml").get_response(
-        [Message("user", [review_mode_message(question, results, gap)])],
-        options={"response_format": ReviewModeOutput})
-    output = ReviewModeOutput.model_validate_json(response.text, context={"agents": AGENTS})
-    assert [(task.step, task.agent) for task in output.new_plan] == [(1, "log_analytics"), (2, "servicenow")]
+    results = [TaskResult(step=1, agent="log_analytics", question="failed pipelines?", status="failed", error="boom",
+                          part="p1"),
+               TaskResult(step=2, agent="servicenow", question="incidents for them?", status="ok", response="none",
+                          part="p2")]
+    role_input = ReplanInput(question=question, analysis=analysis_of(question), results=results,
+                             gaps=[PartGap(part="p1", text="failed pipelines", reason="log_analytics failed: boom")],
+                             review=ReviewOutput(is_complete=False), specialists=REGISTRY, max_tasks=8)
+    output = ReviewModeOutput.model_validate_json(await local_reply(local_client, role_input), context={"agents": AGENTS})
+    assert [(task.step, task.agent, task.part) for task in output.new_plan] == [
+        (1, "log_analytics", "p1"), (2, "servicenow", "p2")]

@@ -20,25 +20,32 @@ from werkzeug.serving import make_server
 from flask_app import close_app, create_app
 from opsagent.settings import Settings
 from tests.conftest import scripted_runtime
-from tests.fakes import Script
+from opsagent.contracts.role_inputs import read_role_input
+from tests.fakes import Script, fetch_then, task_question
 
 
 def last_user_text(messages: list[Any]) -> str:
     return next((m.text for m in reversed(messages) if m.role == "user"), "")
 
 
+def asked(messages: list[Any]) -> str:
+    """The user's question as the planner received it (from the typed input, not the prompt)."""
+    return read_role_input(messages).question
+
+
 def plan_one_task(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
-    return {"plan": [{"step": 1, "agent": "servicenow", "question": last_user_text(messages)}], "plan_reason": "test"}
+    return {"plan": [{"step": 1, "agent": "servicenow", "question": asked(messages)}], "plan_reason": "test"}
 
 
 def triage_one_task(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
-    return {"tasks": [{"agent": "servicenow", "question": last_user_text(messages)}], "reason": "test"}
+    return {"tasks": [{"agent": "servicenow", "question": asked(messages)}], "reason": "test"}
 
 
 def recording_planner(seen: list[list[str]]) -> Script:
-    """A dynamic planner that records the conversation (user/assistant texts) of each call, then plans one task."""
+    """A dynamic planner that records the conversation (history texts, then the question) of each call."""
     def planner(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
-        seen.append([m.text for m in messages if m.role in ("user", "assistant")])
+        role_input = read_role_input(messages)
+        seen.append([*(item.content for item in role_input.history), role_input.question])
         return plan_one_task(messages, options)
 
     return planner
@@ -54,8 +61,20 @@ def model_calls(app: Flask) -> int:
     return sum(len(client.calls) for client in app.extensions["opsagent"].runtime.models.clients.values())
 
 
-def echo_answer(messages: list[Any], options: dict[str, Any]) -> str:
-    return f"Answer: {last_user_text(messages)}"
+def echo_answer(messages: list[Any], options: dict[str, Any]) -> Any:
+    """A specialist that fetches (one tool round), then answers "Answer: <its question>"."""
+    return fetch_then(lambda _: f"Answer: {task_question(messages)}")(messages, options)
+
+
+def echo_review(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The reviewer approves and writes the specialist's answer as the summary."""
+    results = read_role_input(messages).results
+    return {"is_complete": True, "summary": results[0].response if results else "(no results)"}
+
+
+def first_paragraph(text: str) -> str:
+    """The direct answer: what an answer says before its facts, limitations and evidence."""
+    return text.split("\n\n", 1)[0]
 
 
 def echo_scripts(**overrides: Script) -> dict[str, Script]:
@@ -64,7 +83,7 @@ def echo_scripts(**overrides: Script) -> dict[str, Script]:
         "dynamic_triage": plan_one_task,
         "triage": triage_one_task,
         "servicenow": echo_answer,
-        "review": lambda messages, options: {"is_complete": True, "summary": "complete"},
+        "review": echo_review,
         "clarify": lambda messages, options: {"clarification_request": "Which pipeline do you mean?",
                                               "possible_interpretations": ["pl_ingest_sales", "pl_ingest_hr"]},
     }
@@ -97,12 +116,13 @@ def break_history(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def make_app(settings: Settings) -> Iterator[AppFactory]:
-    """``make_app(scripts=None, **setting_overrides)``: a scripted app, closed after the test."""
+    """``make_app(scripts=None, tool_rows=None, **setting_overrides)``: a scripted app, closed after the test."""
     apps: list[Flask] = []
 
-    def make(scripts: dict[str, Script] | None = None, **overrides: Any) -> Flask:
+    def make(scripts: dict[str, Script] | None = None, *, tool_rows: dict[str, list[dict]] | None = None,
+             **overrides: Any) -> Flask:
         configured = settings.model_copy(update=overrides)
-        runtime, _models = scripted_runtime(configured, scripts or echo_scripts())
+        runtime, _models = scripted_runtime(configured, scripts or echo_scripts(), tool_rows=tool_rows)
         app = create_app(configured, runtime=runtime)
         apps.append(app)
         return app

@@ -12,7 +12,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from tests.service.conftest import AppFactory, echo_scripts, last_user_text, model_down, recording_planner, serving
+from tests.service.conftest import (AppFactory, echo_answer, echo_scripts, first_paragraph, model_down,
+                                    recording_planner, serving)
 
 
 def ask(url: str, text: str, path: str = "/api/chat", **body: Any) -> httpx.Response:
@@ -21,12 +22,14 @@ def ask(url: str, text: str, path: str = "/api/chat", **body: Any) -> httpx.Resp
 
 def test_chat_answers_with_metadata_and_a_conversation_id(live_url: str) -> None:
     body = ask(live_url, "Which changes are scheduled?").json()
-    assert body["answer"] == "Answer: Which changes are scheduled?"
+    assert first_paragraph(body["answer"]) == "Answer: Which changes are scheduled?"
+    assert "**Evidence**\n- `list_incidents()`" in body["answer"]
     assert len(body["conversation_id"]) == 32
     meta = body["metadata"]
     assert (meta["workflow"], meta["route"], meta["model"], meta["provider"]) == ("triage", "execute", "scripted-model",
                                                                                    "scripted")
-    assert meta["llm_calls"] == 2 and meta["tasks"][0]["agent"] == "servicenow" and meta["plans"][0]["mode"] == "triage"
+    assert meta["llm_calls"] == 4 and meta["tasks"][0]["agent"] == "servicenow" and meta["plans"][0]["mode"] == "triage"
+    assert meta["tasks"][0]["evidence"][0]["tool"] == "list_incidents" and meta["grounding"][0]["verdict"] == "pass"
 
 
 @pytest.mark.parametrize(("dynamic_plan", "path", "workflow"), [
@@ -38,7 +41,7 @@ def test_chat_workflow_follows_dynamic_plan(make_app: AppFactory, dynamic_plan: 
     with serving(make_app(dynamic_plan=dynamic_plan)) as url:
         meta = ask(url, "q", path).json()["metadata"]
     assert meta["workflow"] == workflow
-    assert (meta["review"] is not None) == (workflow == "dynamic")
+    assert [plan["mode"] for plan in meta["plans"]] == ["user" if workflow == "dynamic" else "triage"]
 
 
 def test_chat_conversation_id_carries_history_to_the_planner(make_app: AppFactory) -> None:
@@ -68,9 +71,9 @@ def test_chat_conversations_are_scoped_to_the_callers_api_key(make_app: AppFacto
 
 def test_chat_concurrent_requests_do_not_cross_talk(make_app: AppFactory) -> None:
     """Eight questions at once, each slowed so they overlap; each answer holds only its own id."""
-    async def slow_echo(messages, options) -> str:
+    async def slow_echo(messages, options):
         await asyncio.sleep(0.2)
-        return f"Answer: {last_user_text(messages)}"
+        return echo_answer(messages, options)
 
     ids = [f"REQ-{n:03d}" for n in range(8)]
     with serving(make_app(echo_scripts(servicenow=slow_echo), dynamic_plan=True)) as url:
@@ -114,9 +117,10 @@ def test_chat_stream_sends_progress_events_then_the_answer(make_app: AppFactory)
             frames = [f for f in response.read().decode().split("\n\n") if f]
     events = [(f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: ")))
               for f in frames]
-    assert [name for name, _ in events] == ["progress"] * 4 + ["answer"]
-    assert events[0][1]["kind"] == "plan" and events[0][1]["data"]["plan"][0]["agent"] == "servicenow"
-    assert events[-1][1]["answer"] == "Answer: hi"
+    assert [name for name, _ in events] == ["progress"] * 5 + ["answer"]
+    assert [data["kind"] for _, data in events[:-1]] == ["plan", "task_started", "task_finished", "review", "grounding"]
+    assert events[0][1]["data"]["plan"][0]["agent"] == "servicenow"
+    assert first_paragraph(events[-1][1]["answer"]) == "Answer: hi"
 
 
 @pytest.mark.parametrize(("header", "status"), [
@@ -154,7 +158,7 @@ def test_chat_request_log_has_request_id_and_no_prompt(live_url: str, caplog: py
     with caplog.at_level(logging.INFO, logger="opsagent.service"):
         response = ask(live_url, "private words")
     line = next(r for r in caplog.records if r.name == "opsagent.service" and getattr(r, "path", "") == "/api/chat")
-    assert line.status == 200 and line.route == "execute" and line.llm_calls == 2
+    assert line.status == 200 and line.route == "execute" and line.llm_calls == 4
     from opsagent.service.requestlog import JsonFormatter
 
     formatted = json.loads(JsonFormatter().format(line))

@@ -25,8 +25,10 @@ from opsagent.settings import Settings
 from tests.backends.fake_servers import FakeServer, Recorded, json_reply
 from tests.conftest import scripted_runtime
 from opsagent.service import teams_bot
-from tests.service.conftest import (AppFactory, break_history, echo_scripts, last_user_text, model_calls, poll,
-                                    recording_planner, serving)
+from opsagent.contracts.role_inputs import read_role_input
+from tests.fakes import task_question
+from tests.service.conftest import (AppFactory, break_history, echo_answer, echo_scripts, first_paragraph, model_calls,
+                                    poll, recording_planner, serving)
 
 CONVERSATION = "a:1Abc-personal-conv-id"
 _ids = itertools.count(1)
@@ -49,9 +51,25 @@ def replies(response: httpx.Response) -> list[str]:
     return [a["text"] for a in response.json()["activities"] if a["type"] == "message"]
 
 
+def replies_text(texts: list[str]) -> str:
+    """One reply's direct answer, which may itself hold paragraphs (the echoed clarification)."""
+    assert len(texts) == 1
+    return texts[0].split("\n\n**Evidence**", 1)[0]
+
+
+def answers(response: httpx.Response) -> list[str]:
+    """The direct answer of each message reply (what comes before the facts and the evidence)."""
+    return [first_paragraph(text) for text in replies(response)]
+
+
+PIPELINE_ROWS = {"list_incidents": [{"pipeline_name": "pl_ingest_sales"}, {"pipeline_name": "pl_ingest_hr"}]}
+"""Evidence that names the pipelines the echoed answers mention (so they pass the grounding check)."""
+
+
 def clarify_then_plan(messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
     """Ask back on a vague first question; once the conversation has turns, plan with all of it."""
-    turns = [m.text for m in messages if m.role in ("user", "assistant")]
+    role_input = read_role_input(messages)
+    turns = [*(item.content for item in role_input.history), role_input.question]
     if len(turns) == 1:
         return {"clarify": True, "plan_reason": "which pipeline?"}
     return {"plan": [{"step": 1, "agent": "servicenow", "question": " / ".join(turns)}]}
@@ -72,7 +90,7 @@ def wait_for(connector: FakeServer, predicate, timeout: float = 10.0) -> list[Re
 def test_teams_expect_replies_returns_the_answer_in_the_response(make_app: AppFactory) -> None:
     with serving(make_app(teams_anonymous_dev=True)) as url:
         response = httpx.post(url + "/api/messages", json=activity("Any P1 incidents?"), timeout=20)
-    assert replies(response) == ["Answer: Any P1 incidents?"]
+    assert answers(response) == ["Answer: Any P1 incidents?"]
     assert response.json()["activities"][0]["replyToId"].startswith("act-")
 
 
@@ -84,14 +102,14 @@ def test_teams_replies_go_to_the_connector_with_typing_first(make_app: AppFactor
     assert response.status_code == 202
     sent = [r.json() for r in connector.requests]
     assert sent[0]["type"] == "typing"
-    assert [a["text"] for a in sent if a["type"] == "message"] == ["Answer: Is Snowflake up?"]
+    assert [first_paragraph(a["text"]) for a in sent if a["type"] == "message"] == ["Answer: Is Snowflake up?"]
     assert "authorization" not in {k.lower() for k in connector.requests[-1].headers}  # anonymous dev: no token out
 
 
 def test_teams_slow_answer_is_announced_then_sent_as_a_follow_up(make_app: AppFactory, connector: FakeServer) -> None:
-    async def slow(messages, options) -> str:
+    async def slow(messages, options):
         await asyncio.sleep(0.6)
-        return f"Answer: {last_user_text(messages)}"
+        return echo_answer(messages, options)
 
     body = activity("Long one", service_url=connector.url + "/", expect_replies=False)
     connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", json_reply({"id": "r1"}))
@@ -99,20 +117,21 @@ def test_teams_slow_answer_is_announced_then_sent_as_a_follow_up(make_app: AppFa
     app = make_app(echo_scripts(servicenow=slow), teams_anonymous_dev=True, teams_reply_window_seconds=0.1)
     with serving(app) as url:
         assert httpx.post(url + "/api/messages", json=body, timeout=20).status_code == 202
-        late = wait_for(connector, lambda r: r.json().get("text") == "Answer: Long one")
+        late = wait_for(connector, lambda r: first_paragraph(r.json().get("text", "")) == "Answer: Long one")
     in_turn = [r.json()["text"] for r in connector.requests if r.json()["type"] == "message"]
     assert in_turn[0].startswith("Still working on it")
     assert late[0].path.startswith(f"/v3/conversations/{CONVERSATION}/activities")
 
 
 def test_teams_clarify_then_follow_up_in_the_same_conversation(make_app: AppFactory) -> None:
-    app = make_app(echo_scripts(dynamic_triage=clarify_then_plan), teams_anonymous_dev=True, dynamic_plan=True)
+    app = make_app(echo_scripts(dynamic_triage=clarify_then_plan), teams_anonymous_dev=True, dynamic_plan=True,
+                   tool_rows=PIPELINE_ROWS)
     with serving(app) as url:
         first = replies(httpx.post(url + "/api/messages", json=activity("Why did it fail?"), timeout=20))
         second = replies(httpx.post(url + "/api/messages", json=activity("pl_ingest_sales"), timeout=20))
         other = replies(httpx.post(url + "/api/messages", json=activity("Why?", conversation="a:other"), timeout=20))
     assert first[0].startswith("Which pipeline do you mean?")
-    assert second == [f"Answer: Why did it fail? / {first[0]} / pl_ingest_sales"]
+    assert replies_text(second) == f"Answer: Why did it fail? / {first[0]} / pl_ingest_sales"
     assert other[0].startswith("Which pipeline do you mean?")  # another conversation has its own history
 
 
@@ -120,7 +139,7 @@ def test_teams_history_survives_an_app_restart(settings: Settings) -> None:
     configured = settings.model_copy(update={"teams_anonymous_dev": True, "dynamic_plan": True})
 
     def turn(text: str) -> list[str]:
-        runtime, _ = scripted_runtime(configured, echo_scripts(dynamic_triage=clarify_then_plan))
+        runtime, _ = scripted_runtime(configured, echo_scripts(dynamic_triage=clarify_then_plan), tool_rows=PIPELINE_ROWS)
         app = create_app(configured, runtime=runtime)  # a fresh app on the same data_dir each time
         try:
             with serving(app) as url:
@@ -129,7 +148,7 @@ def test_teams_history_survives_an_app_restart(settings: Settings) -> None:
             close_app(app)
 
     question = turn("Why did it fail?")[0]
-    assert turn("pl_ingest_hr") == [f"Answer: Why did it fail? / {question} / pl_ingest_hr"]
+    assert replies_text(turn("pl_ingest_hr")) == f"Answer: Why did it fail? / {question} / pl_ingest_hr"
 
 
 def test_teams_turn_error_does_not_leak_exception_text(make_app: AppFactory, monkeypatch) -> None:
@@ -175,7 +194,7 @@ def test_teams_timed_out_turn_cancels_its_work(make_app: AppFactory, monkeypatch
 
     async def slow(messages, options) -> str:
         await asyncio.sleep(0.8)
-        finished.append(last_user_text(messages))
+        finished.append(task_question(messages))
         return "late"
 
     monkeypatch.setattr(teams_bot, "TURN_MARGIN_SECONDS", -1.7)  # the turn is cut at 0.3 s, the runner's deadline is 2 s
@@ -311,7 +330,7 @@ def test_teams_signed_token_is_checked_for_audience(make_app: AppFactory, signin
         response = httpx.post(url + "/api/messages", json=activity("signed hello"), headers=headers, timeout=20)
     assert response.status_code == status
     if status == 200:
-        assert replies(response) == ["Answer: signed hello"]
+        assert answers(response) == ["Answer: signed hello"]
 
 
 def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory, monkeypatch) -> None:
@@ -323,7 +342,7 @@ def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: 
         response = httpx.post(url + "/api/messages", json=activity(question), timeout=20)
     parts = replies(response)
     assert len(parts) > 3 and all(len(part) <= 60 for part in parts)
-    assert "\n".join(parts).replace("\n\n", "\n") == f"Answer: {question}".replace("\n\n", "\n")
+    assert "\n".join(parts).replace("\n\n", "\n").startswith(f"Answer: {question}".replace("\n\n", "\n"))
 
 
 @pytest.mark.parametrize("text", ["short", "a\n\nb\n\nc", "x" * 250, "p1 " * 30 + "\n\n" + "line\n" * 40])

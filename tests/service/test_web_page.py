@@ -8,10 +8,11 @@ import httpx
 import pytest
 
 from tests.service.cdp import chromium_page, find_chromium
+from tests.fakes import fetch_then
 from tests.service.conftest import AppFactory, echo_scripts, serving
 
 MARKDOWN_ANSWER = (
-    "**1 failed run** in the last 24 hours:\n\n"
+    "**1 failed run** since yesterday:\n\n"
     "| Pipeline | Status |\n|---|---|\n| pl_ingest_sales | Failed |\n\n"
     "- check `store_sales` permissions\n\n"
     "<script>window.pwned = true</script>"
@@ -32,7 +33,8 @@ def test_web_page_streams_progress_and_renders_the_answer(make_app: AppFactory, 
     binary = find_chromium()
     if binary is None:
         pytest.skip("chromium is not installed (make test installs it where apt-get is available)")
-    app = make_app(echo_scripts(servicenow=lambda messages, options: MARKDOWN_ANSWER), dynamic_plan=True)
+    rows = {"list_incidents": [{"pipeline_name": "pl_ingest_sales", "status": "Failed", "table": "store_sales"}]}
+    app = make_app(echo_scripts(servicenow=fetch_then(MARKDOWN_ANSWER)), dynamic_plan=True, tool_rows=rows)
     with serving(app) as url, chromium_page(binary, tmp_path / "profile") as page:
         page.send("Page.navigate", url=url + "/")
         page.wait_until("document.body && document.body.dataset.state === 'idle'")
@@ -45,7 +47,7 @@ def test_web_page_streams_progress_and_renders_the_answer(make_app: AppFactory, 
         answer_html = page.evaluate("document.querySelector('.answer').innerHTML")
         pwned = page.evaluate("window.pwned === true || document.querySelector('.answer script') !== null")
         meta = page.evaluate("document.querySelector('.meta').textContent")
-    assert progress[0].startswith("Plan: 1 task(s)") and progress[-1] == "Review: complete"
+    assert progress[0].startswith("Plan: 1 task(s)") and progress[-2:] == ["Review: complete", "Grounding: pass (score 1.00)"]
     assert plan == ["1", "servicenow", "Which pipelines failed?"]
     assert "<strong>1 failed run</strong>" in answer_html
     assert "<td>pl_ingest_sales</td>" in answer_html and "<code>store_sales</code>" in answer_html

@@ -11,8 +11,8 @@ import pytest
 from opsagent.backends.base import Backends
 from opsagent.backends.demo import make_demo_backends
 from opsagent.settings import Settings
-from opsagent.tools import TOOL_FACTORIES
-from opsagent.tools.envelope import ToolResult
+from opsagent.agents.specialists import SPECIALISTS
+from opsagent.contracts.tool_result import ToolResult
 
 DEMO_NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
 """A Friday morning; the demo data is relative to it, so every expectation below is too."""
@@ -38,7 +38,7 @@ def run_tool_text(demo_backends: Backends) -> RunToolText:
     async def run(name: str, *, max_rows: int = 20, backends: Backends | None = None, **arguments: object) -> str:
         tools = {
             tool.name: tool
-            for factory in TOOL_FACTORIES.values()
+            for factory in (spec.load_tool_factory() for spec in SPECIALISTS)
             for tool in factory(backends or demo_backends, clock=lambda: DEMO_NOW, max_rows=max_rows)
         }
         contents = await tools[name].invoke(arguments=arguments)

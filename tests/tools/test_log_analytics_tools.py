@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.tool_result import ToolResult
 from tests.tools.conftest import RunTool
 
 LAST_24H_FAILURES = {

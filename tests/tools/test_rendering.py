@@ -13,7 +13,7 @@ from opsagent.errors import (
     BackendResponseError,
     BackendUnavailableError,
 )
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.rendering import (
     ArgumentError,
     ToolCall,
@@ -34,7 +34,15 @@ def test_iso_minute_is_utc_minute_precision() -> None:
 def test_shorten_collapses_whitespace_and_marks_the_cut() -> None:
     assert shorten("a  b\n c") == "a b c"
     cut = shorten("x" * 300, 200)
-    assert len(cut) == 200 and cut.endswith("…")
+    assert len(cut) <= 200 and cut.endswith("…")
+
+
+def test_shorten_cuts_at_a_clause_not_mid_cause() -> None:
+    text = ("Failure happened on the source side, the copy activity could not connect; "
+            "the self-hosted integration runtime 'vm-shir-01' is offline since the upgrade window began")
+    cut = shorten(text, 120)
+    assert cut == "Failure happened on the source side, the copy activity could not connect …"
+    assert shorten(text, len(text)) == text
 
 
 def test_clamp_limit_caps_and_warns() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from opsagent.backends.base import Backends, HealthReport
 from opsagent.errors import BackendError, BackendUnavailableError
-from opsagent.tools import TOOL_FACTORIES
+from opsagent.agents.specialists import SPECIALISTS
 from opsagent.tools.rendering import MAX_OUTPUT_CHARS
 from tests.tools.conftest import RunTool, RunToolText
 
@@ -121,10 +121,10 @@ async def test_every_tool_output_is_bounded_and_deterministic(
     assert text == await run_tool_text(name, **arguments)
 
 
-def test_tool_factories_expose_the_planner_names(demo_backends: Backends) -> None:
+def test_the_registry_exposes_the_design_tool_names(demo_backends: Backends) -> None:
     names = {
-        key: [tool.name for tool in factory(demo_backends, clock=lambda: None, max_rows=5)]
-        for key, factory in TOOL_FACTORIES.items()
+        spec.name: [tool.name for tool in spec.load_tool_factory()(demo_backends, clock=lambda: None, max_rows=5)]
+        for spec in SPECIALISTS
     }
     assert names == {
         "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request"],

@@ -13,7 +13,7 @@ from opsagent.errors import (
     BackendResponseError,
     BackendUnavailableError,
 )
-from opsagent.tools.envelope import ToolResult
+from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.servicenow import make_servicenow_tools
 from tests.fakes import ScriptedChatClient, call, function_results, reply
 from tests.tools.conftest import DEMO_NOW, RunTool, RunToolText

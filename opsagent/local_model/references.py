@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from opsagent.llm.local.detect import Analysis, TypoFixer, analyse
-from opsagent.llm.local.knowledge import Knowledge
-from opsagent.llm.local.policy import unresolved_kinds
-from opsagent.llm.local.text import Entities, contains_phrase, find_phrase, words
+from opsagent.local_model.detect import Analysis, TypoFixer, analyse
+from opsagent.local_model.knowledge import Knowledge
+from opsagent.local_model.policy import unresolved_kinds
+from opsagent.local_model.text import Entities, contains_phrase, find_phrase, words
 
 HISTORY_MESSAGES = 6
 """How far back references are looked up (latest messages first)."""

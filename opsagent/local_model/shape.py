@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opsagent.llm.local.detect import Analysis, target_positions
-from opsagent.llm.local.knowledge import Knowledge
-from opsagent.llm.local.scope import Clause, clauses, segments
-from opsagent.llm.local.text import CHANGE, INCIDENT, find_phrase, time_window
+from opsagent.local_model.detect import Analysis, target_positions
+from opsagent.local_model.knowledge import Knowledge
+from opsagent.local_model.scope import Clause, clauses, segments
+from opsagent.local_model.text import CHANGE, INCIDENT, find_phrase, time_window
 
 REFERENCE_ORDER = ("incident", "change", "run_id", "pipeline", "configuration_item")
 FORWARD_REACH = 30

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from opsagent.llm.local.detect import Analysis, TypoFixer, analyse
-from opsagent.llm.local.knowledge import Knowledge
-from opsagent.llm.local.policy import is_vague_ops, refusal
-from opsagent.llm.local.references import Resolution, Turn, resolve
-from opsagent.llm.local.shape import (
+from opsagent.contracts.role_inputs import PlannerInput
+from opsagent.local_model.detect import Analysis, TypoFixer, analyse
+from opsagent.local_model.knowledge import Knowledge
+from opsagent.local_model.policy import is_vague_ops, refusal
+from opsagent.local_model.references import Resolution, Turn, resolve
+from opsagent.local_model.shape import (
     consumer_question, dependency, has_dependency_cue, question_for, target_questions,
 )
 
@@ -44,11 +45,18 @@ class Decision:
     tasks: tuple[Task, ...] = ()
     question: str = ""
     unresolved: tuple[str, ...] = field(default=())
+    confidence: float = 1.0
 
 
-def decide(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
-           max_tasks: int = 8) -> Decision:
+def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> Decision:
     """The user-mode decision for the latest question, given the conversation before it."""
+    question = role_input.analysis.resolved_question
+    history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
+    return decide_question(question, history, knowledge, fixer, role_input.max_tasks)
+
+
+def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
+                    max_tasks: int = 8) -> Decision:
     first = analyse(question, knowledge, fixer)
     refused = refusal(first, knowledge.policy)
     if refused:
@@ -94,14 +102,22 @@ def plan_reason(tasks: Sequence[Task], resolution: Resolution) -> str:
     return f"{prefix}asking {', '.join(agents)} {shape}."
 
 
+def _parts(tasks: Sequence[Task]) -> list[dict]:
+    """One part per task: the clause of the question that task answers."""
+    return [{"id": f"p{index}", "text": task.standalone or task.question} for index, task in enumerate(tasks, start=1)]
+
+
 def user_mode_output(decision: Decision) -> dict:
     """``UserModeOutput`` as a JSON-ready dict."""
     return {
         "should_reject": decision.route == "reject",
         "reject_reason": decision.reason if decision.route == "reject" else "",
         "clarify": decision.route == "clarify",
-        "plan": [{"step": task.step, "agent": task.agent, "question": task.question} for task in decision.tasks],
+        "parts": _parts(decision.tasks),
+        "plan": [{"step": task.step, "agent": task.agent, "question": task.question, "part": f"p{index}"}
+                 for index, task in enumerate(decision.tasks, start=1)],
         "plan_reason": decision.reason if decision.route != "reject" else "",
+        "confidence": decision.confidence,
     }
 
 
@@ -111,8 +127,10 @@ def triage_output(decision: Decision) -> dict:
         reason = decision.reason if decision.route == "reject" else (
             f"{decision.reason} Please name the system, ticket, pipeline or platform you mean.")
         return {"should_reject": True, "reject_reason": reason, "tasks": [], "reason": ""}
-    merged: dict[str, list[str]] = {}
-    for task in decision.tasks:  # no step 2 here: a dependent ask must stand on its own
-        merged.setdefault(task.agent, []).append(task.standalone or task.question)
-    tasks = [{"agent": agent, "question": " ".join(dict.fromkeys(questions))} for agent, questions in merged.items()]
-    return {"should_reject": False, "reject_reason": "", "tasks": tasks, "reason": decision.reason}
+    merged: dict[str, list[tuple[str, str]]] = {}
+    for index, task in enumerate(decision.tasks, start=1):  # no step 2 here: a dependent ask must stand on its own
+        merged.setdefault(task.agent, []).append((task.standalone or task.question, f"p{index}"))
+    tasks = [{"agent": agent, "question": " ".join(dict.fromkeys(q for q, _ in asks)),
+              "part": ",".join(p for _, p in asks)} for agent, asks in merged.items()]
+    return {"should_reject": False, "reject_reason": "", "parts": _parts(decision.tasks), "tasks": tasks,
+            "reason": decision.reason}

@@ -1,4 +1,4 @@
-"""The one shape every tool result has, so models (real or local) and evals can read it.
+"""The one shape every tool result has, so models (real or local), the workflow and evals can read it.
 
 A tool returns ``ToolResult(...).to_text()``: compact JSON with the status, what was searched,
 the total number of matches, the rows shown (at most the configured cap) and a truncation flag.

@@ -9,16 +9,17 @@ cannot flood the backends.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from opsagent.llm.local.arguments import Context, arguments_for
-from opsagent.llm.local.detect import target_positions
-from opsagent.llm.local.inputs import SpecialistInput
-from opsagent.llm.local.knowledge import SpecialistHints, ToolRule
-from opsagent.llm.local.scope import clauses
-from opsagent.llm.local.text import contains_phrase, extract, normalise, unique
+from opsagent.local_model.arguments import Context, arguments_for
+from opsagent.local_model.detect import target_positions
+from opsagent.contracts.role_inputs import SpecialistInput
+from opsagent.local_model.knowledge import SpecialistHints, ToolRule
+from opsagent.local_model.scope import clauses
+from opsagent.local_model.text import contains_phrase, extract, normalise, unique
 
 MAX_CALLS = 6
 """At most this many tool calls in one turn."""
@@ -32,11 +33,21 @@ class PlannedCall:
     arguments: dict[str, Any]
 
 
+def _previous_text(task: SpecialistInput) -> str:
+    """The previous step's questions and the rows their tools returned (data, not prose)."""
+    lines = []
+    for result in task.previous:
+        lines.append(result.question)
+        lines += [json.dumps(row, default=str) for item in result.evidence for row in item.rows]
+    return "\n".join(lines)
+
+
 def build_context(task: SpecialistInput, hints: SpecialistHints) -> Context:
     """Entities of the task and of the previous step's results (targets included)."""
-    text = normalise(task.task)
-    previous_text = "\n".join(f"{block.question}\n{block.response}" for block in task.previous)
-    own = extract(task.task, hints.groups)
+    question = task.task.question
+    text = normalise(question)
+    previous_text = _previous_text(task)
+    own = extract(question, hints.groups)
     own = replace(own, targets=unique(name for _, name in target_positions(text, hints)))
     previous = extract(previous_text, hints.groups)
     previous = replace(previous, targets=unique(name for _, name in target_positions(normalise(previous_text), hints)))

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from opsagent.llm.local.knowledge import STRONG, Knowledge, SpecialistHints
-from opsagent.llm.local.scope import background_end, clauses
-from opsagent.llm.local.text import (
+from opsagent.local_model.knowledge import STRONG, Knowledge, SpecialistHints
+from opsagent.local_model.scope import background_end, clauses
+from opsagent.local_model.text import (
     CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, time_window,
     unique,
 )

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opsagent.llm.local.detect import Analysis, TypoFixer, analyse
-from opsagent.llm.local.knowledge import Knowledge, SpecialistHints
-from opsagent.llm.local.policy import unresolved_kinds
-from opsagent.llm.local.references import Turn
-from opsagent.llm.local.text import contains_phrase
+from opsagent.contracts.role_inputs import ClarifyInput
+from opsagent.local_model.detect import Analysis, TypoFixer, analyse
+from opsagent.local_model.knowledge import Knowledge, SpecialistHints
+from opsagent.local_model.policy import unresolved_kinds
+from opsagent.local_model.text import contains_phrase
 
 MAX_INTERPRETATIONS = 4
 HEALTH_WORDS = ("down", "degraded", "up", "healthy", "slow", "having problems")
@@ -51,13 +51,15 @@ def _understood(analysis: Analysis, leaning: Sequence[SpecialistHints], knowledg
     return f"I understand you're asking about {topics}"
 
 
-def clarify_output(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer) -> dict:
-    """``ClarifyOutput`` as a JSON-ready dict."""
-    analysis = analyse(question, knowledge, fixer)
+def clarify_output(role_input: ClarifyInput, knowledge: Knowledge, fixer: TypoFixer) -> dict:
+    """``ClarifyOutput`` as a JSON-ready dict; candidates from the data come first."""
+    history = role_input.history
+    analysis = analyse(role_input.analysis.resolved_question, knowledge, fixer)
     leaning = _leaning(analysis, knowledge)
     kinds = unresolved_kinds(analysis, knowledge.policy)
     noun = KIND_NOUNS.get(kinds[0], "one") if kinds else "system, ticket, pipeline or platform"
     missing = f"but I can't tell which {noun} you mean" + (" from our conversation" if history else "")
     request = (f"{_understood(analysis, leaning, knowledge)}, {missing}. "
                "Could you name it (and a time window if it matters)? For example:")
-    return {"clarification_request": request, "possible_interpretations": interpretations(analysis, knowledge)}
+    options = [*role_input.candidates, *interpretations(analysis, knowledge)]
+    return {"clarification_request": request, "possible_interpretations": list(dict.fromkeys(options))[:MAX_INTERPRETATIONS]}

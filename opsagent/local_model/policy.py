@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opsagent.llm.local.detect import Analysis
-from opsagent.llm.local.knowledge import Policy
-from opsagent.llm.local.text import contains_phrase, words
+from opsagent.local_model.detect import Analysis
+from opsagent.local_model.knowledge import Policy
+from opsagent.local_model.text import contains_phrase, words
 
 SENTENCE_BREAKS = frozenset({".", "?", "!", ";", ","})
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from opsagent.llm.local.text import Entities, contains_phrase, find_phrase
+from opsagent.local_model.text import Entities, contains_phrase, find_phrase
 
 ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
 TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to)\s+(?:the\s+|an?\s+)?([a-z0-9_\-]+(?:\s+[a-z0-9_\-]+)?)")

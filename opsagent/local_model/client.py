@@ -3,6 +3,7 @@
 It plays every role through the same agents, workflows and tools as a real model: plans and
 verdicts are JSON text that validates against the role's output model, specialists emit real
 function calls that MAF's function-invocation layer executes, then answer from the results.
+It reads only the typed role input the workflow attaches to its messages, never the prompt text.
 No network, no weights, no randomness; it names itself ``local-rules`` in every response.
 """
 
@@ -21,38 +22,28 @@ from agent_framework import (
     Message,
 )
 
-from opsagent.agents.config import AgentConfig
-from opsagent.llm.local.roles import Responder, make_responder
+from opsagent.local_model.knowledge import KNOWLEDGE_FILE, load_knowledge_file
+from opsagent.local_model.roles import Responder
 
 MODEL_ID = "local-rules"
 
 
 class LocalChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
-    """One client per agent role; the role's YAML (``config.role``, ``config.local``) drives its rules."""
+    """One client for every role; the role comes from the typed input on the messages."""
 
     OTEL_PROVIDER_NAME = "local"
 
-    def __init__(
-        self,
-        config: AgentConfig,
-        *,
-        config_dir: Path | None = None,
-        specialists: Sequence[AgentConfig] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *, knowledge_file: Path = KNOWLEDGE_FILE, **kwargs: Any) -> None:
         """
         Args:
-            config: the role's validated YAML.
-            config_dir: where the specialists' YAML files live (default: the project's ``config/``).
-            specialists: the specialists' configs, when the caller has them (skips reading files).
+            knowledge_file: the validated rules file (``knowledge.yaml``); a bad key fails here.
         """
         super().__init__(**kwargs)
-        self.config = config
         self.model_id = MODEL_ID
-        self.responder: Responder = make_responder(config, config_dir, specialists)
+        self.responder = Responder(load_knowledge_file(knowledge_file))
 
     def respond(self, messages: Sequence[Message], options: Mapping[str, Any]) -> ChatResponse:
-        """The whole model: deterministic, synchronous and fast (well under a millisecond or two)."""
+        """The whole model: deterministic, synchronous and fast (about a millisecond)."""
         reply = self.responder.reply(list(messages), options)
         contents = reply if isinstance(reply, list) else [reply]
         return ChatResponse(

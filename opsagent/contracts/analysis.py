@@ -1,0 +1,152 @@
+"""The question analysis made at intake, before any model runs (product code, deterministic).
+
+It holds what can be extracted reliably: ids and names checked against the inventory, time
+expressions resolved to exact UTC windows, stated filters with their polarity, references to the
+previous turn, the matching runbooks, and what could not be resolved. Planners get it as a hint;
+the answer names what it could not resolve. Spans are character offsets in ``resolved_question``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+EntityKind = Literal[
+    "incident", "change", "run_id", "pipeline", "factory", "platform", "component", "configuration_item",
+    "assignment_group", "region", "azure_service",
+]
+MatchStatus = Literal["exact", "corrected", "unknown", "unverified"]
+"""``corrected``: a near miss fixed with a note; ``unknown``: not in the inventory (maybe with
+suggestions); ``unverified``: the inventory cannot tell (e.g. ticket numbers of a real ServiceNow)."""
+FilterField = Literal["incident_state", "change_state", "approval", "priority", "change_type", "run_status"]
+
+
+class Span(BaseModel):
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    def within(self, start: int, end: int) -> bool:
+        return start <= self.start and self.end <= end
+
+
+class EntityMention(BaseModel):
+    """A thing the question names, checked against what exists."""
+
+    kind: EntityKind
+    value: str
+    """The canonical value (as the inventory and the tools spell it)."""
+    text: str
+    """As the user wrote it."""
+    span: Span
+    status: MatchStatus = "exact"
+    suggestions: list[str] = Field(default_factory=list)
+
+    @property
+    def usable(self) -> bool:
+        return self.status in ("exact", "corrected", "unverified")
+
+
+class TimeMention(BaseModel):
+    """A time expression resolved to an exact UTC window ``[start, end)``."""
+
+    text: str
+    span: Span
+    start: datetime
+    end: datetime
+    point: datetime | None = None
+    """The moment asked about, for "the 8am run" / "around 08:00"."""
+    label: str
+    """The window in words, with exact times: "since 2025-01-09 18:00 UTC"."""
+
+    def as_range(self) -> str:
+        """The window in the form every time-window parameter of the tools accepts."""
+        return f"{_iso(self.start)} to {_iso(self.end)}"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%MZ")
+
+
+class FilterMention(BaseModel):
+    """A filter the question states, with its polarity ("not approved", "P2 exactly")."""
+
+    field: FilterField
+    values: list[str]
+    negated: bool = False
+    match: Literal["exactly", "or_higher"] | None = None
+    """For priorities: "P2" means exactly 2 unless the user said "or higher" / "at least"."""
+    text: str
+    span: Span
+
+    def as_argument(self) -> str:
+        """The value a tool parameter takes: ``"approved"``, ``"not approved"``, ``"new,in_progress"``."""
+        joined = ",".join(self.values)
+        return f"not {joined}" if self.negated else joined
+
+
+class ResolvedReference(BaseModel):
+    """A reference to the previous answer ("the second one", "that run") and what it points at."""
+
+    text: str
+    kind: EntityKind
+    value: str
+    how: Literal["ordinal", "previous_turn"]
+
+
+class FollowUp(BaseModel):
+    """A short follow-up that re-asks the previous question with something changed."""
+
+    previous_question: str
+    changed: list[str] = Field(default_factory=list)
+    """What changed, in words: "time window: last 7 days"."""
+
+
+class RunbookMatch(BaseModel):
+    """A recurring investigation the question matches; its steps are planning hints."""
+
+    name: str
+    title: str
+    intent: str
+    steps: list[str]
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class Unresolved(BaseModel):
+    """A part of the question that could not be resolved; the answer names it."""
+
+    text: str
+    reason: str
+    suggestions: list[str] = Field(default_factory=list)
+
+
+class QuestionAnalysis(BaseModel):
+    """Everything intake understood about the question, before planning."""
+
+    question: str
+    """As the user asked it."""
+    resolved_question: str
+    """What to plan for: the question with follow-ups expanded and references named."""
+    now: datetime
+    entities: list[EntityMention] = Field(default_factory=list)
+    times: list[TimeMention] = Field(default_factory=list)
+    filters: list[FilterMention] = Field(default_factory=list)
+    references: list[ResolvedReference] = Field(default_factory=list)
+    follow_up: FollowUp | None = None
+    runbooks: list[RunbookMatch] = Field(default_factory=list)
+    unresolved: list[Unresolved] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """Corrections made ("read pl_load_finanse_dwh as pl_load_finance_dwh")."""
+
+    def values(self, kind: EntityKind) -> list[str]:
+        """The usable values of one kind, in order of mention, without duplicates."""
+        return list(dict.fromkeys(item.value for item in self.entities if item.kind == kind and item.usable))
+
+    def in_span(self, start: int, end: int) -> QuestionAnalysis:
+        """Only what lies inside ``[start, end)`` of ``resolved_question`` (one part of the question)."""
+        return self.model_copy(update={
+            "entities": [item for item in self.entities if item.span.within(start, end)],
+            "times": [item for item in self.times if item.span.within(start, end)],
+            "filters": [item for item in self.filters if item.span.within(start, end)],
+        })

@@ -1,0 +1,42 @@
+"""A specialist's second turn: a short factual reply from the tool results in the conversation.
+
+The data itself travels as evidence (the workflow records every call); this reply only says, in
+one line per call, what each tool found, so it never adds a fact the tools did not return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_framework import Message
+
+from opsagent.contracts.tool_result import ToolResult
+
+
+def call_results(messages: Sequence[Message]) -> list[tuple[str, str]]:
+    """(tool name, result text) of the calls made since the last user message, in call order."""
+    start = max((index for index, m in enumerate(messages) if str(m.role) == "user"), default=-1) + 1
+    names: dict[str, str] = {}
+    results: list[tuple[str, str]] = []
+    for message in messages[start:]:
+        for content in message.contents:
+            if content.type == "function_call":
+                names[content.call_id or ""] = content.name or "?"
+            elif content.type == "function_result":
+                text = content.result if isinstance(content.result, str) else "".join(
+                    getattr(item, "text", "") or "" for item in (content.items or []))
+                results.append((names.get(content.call_id or "", "?"), text or str(content.result or "")))
+    return results
+
+
+def reply_from_results(results: Sequence[tuple[str, str]]) -> str:
+    lines = []
+    for name, text in results:
+        envelope = ToolResult.from_text(text)
+        if envelope is None:
+            lines.append(f"{name}: failed ({text.strip()[:200] or 'no output'})")
+        elif envelope.status == "error":
+            lines.append(f"{name}: failed ({envelope.error_kind or 'error'}): {envelope.message}")
+        else:
+            lines.append(f"{name}: {envelope.message or 'no matching data.'}")
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""What the evidence of a run can vouch for: identifiers, numbers, counts, and empty searches.
+
+Built once per grounding check from the task results. Identifiers and numbers are read from the
+rows the tools returned (not from the specialists' prose), plus the ids a tool was asked about
+and reported missing. Counts are everything a correct answer may count: totals, rows shown, rows
+per value, distinct values, calls that found something or nothing, and correlations between two
+tools' rows ("3 of the 5 failing pipelines have an incident").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+
+TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
+RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.IGNORECASE)
+"""Snake or kebab names (``pl_ingest_sales``, ``vm-shir-01``); plain hyphenated words are left out
+unless they carry a digit or an underscore (see ``_is_identifier``)."""
+DATE_OR_TIME = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b"
+    r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b",
+    re.IGNORECASE,
+)
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+LABEL_NUMBER = re.compile(r"\b(?:p|sev|v|step|part|p0)\d+\b", re.IGNORECASE)
+"""Numbers that are labels, not quantities: P2, sev1, v2, step 2 (as "step2"), part ids."""
+
+
+def _is_identifier(token: str) -> bool:
+    return "_" in token or any(char.isdigit() for char in token)
+
+
+def identifiers_in(text: str) -> set[str]:
+    """Ticket numbers, run ids and snake/kebab names in ``text``, lower-cased."""
+    found = {match.group().lower() for pattern in (TICKET, RUN_ID) for match in pattern.finditer(text)}
+    masked = RUN_ID.sub(" ", text)
+    found |= {match.group().lower() for match in NAME.finditer(masked) if _is_identifier(match.group())}
+    return found
+
+
+def numbers_in(text: str) -> list[float]:
+    """Quantities in ``text``: numbers that are not part of an id, a date, a time or a label."""
+    cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
+    cleaned = LABEL_NUMBER.sub(" ", NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned))
+    return [float(match.group()) for match in NUMBER.finditer(cleaned)]
+
+
+def _leaves(value: Any) -> Iterable[Any]:
+    """Every scalar inside nested dicts and lists."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _numbers_of(value: Any) -> set[float]:
+    """Numeric fields, and the quantities written inside text fields."""
+    found: set[float] = set()
+    for leaf in _leaves(value):
+        if isinstance(leaf, bool):
+            continue
+        if isinstance(leaf, (int, float)):
+            found.add(float(leaf))
+        elif isinstance(leaf, str):
+            found.update(numbers_in(leaf))
+    return found
+
+
+def _row_values(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
+    """Field -> the value of each row that has it (as text), for counting."""
+    values: dict[str, list[str]] = {}
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != "":
+                values.setdefault(key, []).append(str(value).lower())
+    return values
+
+
+@dataclass
+class EvidenceIndex:
+    """Everything the evidence vouches for, ready for fast membership checks."""
+
+    identifiers: set[str] = field(default_factory=set)
+    numbers: set[float] = field(default_factory=set)
+    counts: set[int] = field(default_factory=set)
+    text: str = ""
+    """All row values and messages, lower-cased: for names the inventory knows."""
+    items: list[ToolEvidence] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, results: Sequence[TaskResult], *, question: str = "") -> EvidenceIndex:
+        index = cls(items=[item for result in results for item in result.evidence])
+        texts = [question]
+        for item in index.items:
+            row_text = json.dumps(item.rows, default=str)
+            texts += [row_text, item.message]
+            index.identifiers |= identifiers_in(row_text)
+            if item.status in ("no_data", "not_found"):  # asked about and reported missing
+                index.identifiers |= identifiers_in(json.dumps([item.arguments, item.query], default=str))
+            index.numbers |= _numbers_of(item.rows)
+            index.numbers |= set(numbers_in(item.message))
+            index.counts |= _item_counts(item)
+        index.identifiers |= identifiers_in(question)
+        index.numbers |= set(numbers_in(question))
+        index.counts |= _cross_counts(index.items)
+        index.text = "\n".join(texts).lower()
+        return index
+
+    def vouches_for_number(self, number: float) -> bool:
+        return number in self.numbers or (number.is_integer() and int(number) in self.counts)
+
+    def empty_searches(self) -> list[ToolEvidence]:
+        return [item for item in self.items if item.status in ("no_data", "not_found")]
+
+    def searched_for(self, identifier: str) -> list[ToolEvidence]:
+        """Calls whose arguments name ``identifier``."""
+        needle = identifier.lower()
+        return [item for item in self.items if needle in json.dumps(item.arguments, default=str).lower()]
+
+    def complete_listings_without(self, identifier: str) -> list[ToolEvidence]:
+        """Untruncated listings that came back with rows, none of which mention ``identifier``."""
+        needle = identifier.lower()
+        return [item for item in self.items if item.status == "ok" and not item.truncated and item.rows
+                and needle not in json.dumps(item.rows, default=str).lower()]
+
+
+def _item_counts(item: ToolEvidence) -> set[int]:
+    counts = {item.total, item.shown, len(item.rows)}
+    for values in _row_values(item.rows).values():
+        counts |= set(Counter(values).values()) | {len(set(values))}
+    return counts
+
+
+def _cross_counts(items: Sequence[ToolEvidence]) -> set[int]:
+    """Counts across calls: per tool, how many calls found something / nothing, summed totals and
+    distinct values; and per pair of tools, how many values of one the other's rows mention."""
+    counts: set[int] = {len(items)}
+    by_tool: dict[str, list[ToolEvidence]] = {}
+    for item in items:
+        by_tool.setdefault(item.tool, []).append(item)
+    row_text = {tool: json.dumps([row for item in calls for row in item.rows], default=str).lower()
+                for tool, calls in by_tool.items()}
+    for tool, calls in by_tool.items():
+        found = sum(1 for item in calls if item.rows)
+        counts |= {len(calls), found, len(calls) - found, sum(item.total for item in calls)}
+        for field_name, values in _row_values([row for item in calls for row in item.rows]).items():
+            distinct = set(values)
+            counts.add(len(distinct))
+            for other, text in row_text.items():
+                if other == tool or not _looks_like_names(distinct):
+                    continue
+                mentioned = {value for value in distinct if value in text}
+                counts |= {len(mentioned), len(distinct - mentioned),
+                           sum(1 for value in values if value in mentioned), sum(1 for value in values if value not in mentioned)}
+    return counts
+
+
+def _looks_like_names(values: set[str]) -> bool:
+    """Only name-like values (ids, pipeline names) are worth correlating across tools."""
+    return bool(values) and all(identifiers_in(value) for value in values)

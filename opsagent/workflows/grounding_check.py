@@ -1,0 +1,217 @@
+"""The grounding evaluator: every claim of a written answer checked against the evidence.
+
+Deterministic and cheap (no model call). Four kinds of check:
+
+- identifier: every ticket number, run id and snake/kebab name (and every inventory name) in the
+  answer appears in the evidence rows, in the question, or in a search that came back empty;
+- number: every quantity is a value in the evidence or a count of evidence rows;
+- negative_claim: every "no …" / "none" / "nothing" is backed by a search for that thing that
+  ran and came back empty (or by a complete, untruncated listing that does not contain it);
+- part_coverage: every part of the question that had a task is represented in the answer.
+
+Score = share of checks passed; any failure caps it below the pass mark, because one invented id
+or one false "none" must never go out as verified. Thresholds and verdicts: see ``grounding.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
+from opsagent.contracts.plans import QuestionPart
+from opsagent.workflows.evidence_index import EvidenceIndex, identifiers_in, numbers_in
+
+FAILURE_CAP = 0.6
+"""The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*`_-])|\n+|;\s+")
+CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|:\s+|\s+[-–—]\s+", re.IGNORECASE)
+"""Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
+NEGATION = re.compile(
+    r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
+    r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b",
+    re.IGNORECASE,
+)
+"""Existence negations ("no open incident", "nothing failed"); "is not approved" is an attribute, not checked here."""
+FAMILY_WORDS: dict[str, tuple[str, ...]] = {
+    "incident": ("list_incidents", "get_incident", "check_databricks_health", "check_snowflake_health",
+                 "check_azure_service_health"),
+    "ticket": ("list_incidents", "get_incident", "list_change_requests", "get_change_request"),
+    "change": ("list_change_requests", "get_change_request"),
+    "run": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
+    "fail": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
+    "pipeline": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
+    "degrad": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
+    "outage": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
+    "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
+}
+"""Nouns of a negative claim → the tools whose empty answer can back it."""
+TOOL_TOPICS: dict[str, tuple[str, ...]] = {
+    "list_incidents": ("incident", "ticket"), "get_incident": ("incident", "ticket"),
+    "list_change_requests": ("change",), "get_change_request": ("change",),
+    "list_failed_pipelines": ("fail", "run", "pipeline"), "query_pipeline_status": ("run", "pipeline", "succe", "fail"),
+    "get_pipeline_run_details": ("run", "fail", "error", "activity"),
+    "check_databricks_health": ("databricks", "health", "degrad", "operational", "outage"),
+    "check_snowflake_health": ("snowflake", "health", "degrad", "operational", "outage"),
+    "check_azure_service_health": ("azure", "health", "degrad", "operational", "outage", "available"),
+}
+"""Words that show an answer talks about what a tool fetched (the part-coverage fallback)."""
+PART_WORD = re.compile(r"[a-z][a-z0-9_-]{3,}")
+COMMON_WORDS = frozenset(
+    "which what when where there have that this with from they them their last hours days open show list tell "
+    "about since status please check were been does into many much some each those these latest current right "
+    "today yesterday week also then than just only still over under after before during them your ours".split()
+)
+"""Words too common to show that an answer covers a part."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    pass_at: float = 0.7
+    block_below: float = 0.3
+
+
+def sentences(text: str) -> list[str]:
+    return [part.strip(" -*•") for part in SENTENCE.split(text) if part.strip(" -*•")]
+
+
+def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
+    checks = []
+    for token in sorted(identifiers_in(text)):
+        ok = token in index.identifiers
+        checks.append(GroundingCheck(kind="identifier", claim=token, passed=ok,
+                                     detail="" if ok else f"{token} appears in no tool output"))
+    lowered = text.lower()
+    for name in sorted(known_names):
+        low = name.lower()
+        if low in lowered and low not in index.text and not identifiers_in(low):
+            checks.append(GroundingCheck(kind="identifier", claim=name, passed=False,
+                                         detail=f"{name} appears in no tool output"))
+    return checks
+
+
+def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    for number in dict.fromkeys(numbers_in(text)):
+        shown = f"{number:g}"
+        ok = index.vouches_for_number(number)
+        checks.append(GroundingCheck(kind="number", claim=shown, passed=ok,
+                                     detail="" if ok else f"{shown} is neither a value in the evidence nor a count of its rows"))
+    return checks
+
+
+def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
+    """The negation is quoted from the evidence itself ("source file not found" in an error message)."""
+    match = NEGATION.search(sentence)
+    words = sentence.lower().strip(" .!?\"'").split()
+    if match is None or len(words) < 2:
+        return False
+    before = len(sentence[: match.start()].split())
+    quoted = " ".join(words[max(0, before - 2): before + 3])
+    return quoted in index.text
+
+
+def _backs_negative(sentence: str, index: EvidenceIndex) -> str | None:
+    """Why the evidence backs this negative sentence, or ``None``."""
+    if _quotes_evidence(sentence, index):
+        return "quoted from the evidence"
+    names = identifiers_in(sentence)
+    if names:
+        for name in sorted(names):
+            empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found")]
+            if empty:
+                return f"{empty[0].tool} for {name} came back empty"
+            if index.complete_listings_without(name):
+                return f"a complete listing does not contain {name}"
+        return None
+    words = sentence.lower()
+    tools = {tool for word, family in FAMILY_WORDS.items() if word in words for tool in family}
+    empty = [item for item in index.empty_searches() if not tools or item.tool in tools]
+    if empty:
+        return f"{empty[0].tool} came back empty"
+    health = [item for item in index.items if item.tool in tools and item.status == "ok"
+              and item.tool.startswith("check_") and not any(row.get("kind") == "incident" for row in item.rows)]
+    return f"{health[0].tool} reports no active incident" if health and "incident" in words else None
+
+
+def check_negative_claims(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    clauses = [clause.strip() for sentence in sentences(text) for clause in CLAUSE.split(sentence) if clause.strip()]
+    for sentence in clauses:
+        if not NEGATION.search(sentence):
+            continue
+        why = _backs_negative(sentence, index)
+        checks.append(GroundingCheck(
+            kind="negative_claim", claim=sentence, passed=why is not None,
+            detail=why or f"no search that ran for it came back empty: \"{sentence}\"",
+        ))
+    return checks
+
+
+def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
+    """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
+    lowered = text.lower()
+    checks = []
+    for part in parts:
+        evidence = [item for result in results if part.id in [p.strip() for p in result.part.split(",")]
+                    for item in result.evidence]
+        if not evidence:
+            continue  # a part nobody could answer is a limitation, not a grounding failure
+        ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence))
+        topics = {word for item in evidence for word in TOOL_TOPICS.get(item.tool, ())}
+        own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
+        if not own_words:
+            continue  # a part without a word of its own ("hi") gives nothing to look for
+        ok = any(token in lowered for token in ids | topics | own_words)
+        checks.append(GroundingCheck(kind="part_coverage", claim=f"{part.id}: {part.text}", passed=ok,
+                                     detail="" if ok else f"the answer says nothing about \"{part.text}\""))
+    return checks
+
+
+def evaluate(
+    text: str,
+    results: Sequence[TaskResult],
+    *,
+    parts: Sequence[QuestionPart] = (),
+    question: str = "",
+    known_names: Collection[str] = (),
+) -> list[GroundingCheck]:
+    """Every check of ``text`` against the evidence of ``results``."""
+    index = EvidenceIndex.build(results, question=question)
+    return [
+        *check_identifiers(text, index, known_names),
+        *check_numbers(text, index),
+        *check_negative_claims(text, index),
+        *check_parts(text, parts, results),
+    ]
+
+
+def score(checks: Sequence[GroundingCheck]) -> float:
+    if not checks:
+        return 1.0
+    share = sum(check.passed for check in checks) / len(checks)
+    return round(share if all(check.passed for check in checks) else min(share, FAILURE_CAP), 3)
+
+
+def verdict(value: float, *, attempt: int, thresholds: Thresholds, can_regenerate: bool) -> GroundingVerdict:
+    if value >= thresholds.pass_at:
+        return "pass"
+    if value >= thresholds.block_below and can_regenerate and attempt == 1:
+        return "regenerate"
+    return "block"
+
+
+def grounding_report(text: str, results: Sequence[TaskResult], *, attempt: int, thresholds: Thresholds,
+                     can_regenerate: bool, **context: object) -> GroundingReport:
+    """Evaluate ``text`` and decide: pass, regenerate (once) or block. An empty answer is blocked."""
+    if not text.strip():
+        empty = GroundingCheck(kind="part_coverage", claim="(no answer)", passed=False,
+                               detail="no answer was written from the evidence")
+        return GroundingReport(score=0.0, verdict="block", attempt=attempt, checks=[empty])
+    checks = evaluate(text, results, **context)  # type: ignore[arg-type]
+    value = score(checks)
+    return GroundingReport(score=value, verdict=verdict(value, attempt=attempt, thresholds=thresholds,
+                                                        can_regenerate=can_regenerate),
+                           attempt=attempt, checks=checks)
