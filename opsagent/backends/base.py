@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Annotated, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -35,6 +35,8 @@ IncidentState = Literal["New", "In Progress", "On Hold", "Resolved", "Closed", "
 ChangeType = Literal["normal", "standard", "emergency"]
 ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "Review", "Closed", "Canceled"]
 Approval = Literal["not requested", "requested", "approved", "rejected"]
+Priority = Annotated[int, Field(ge=1, le=5)]
+"""1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning."""
 
 
 class Incident(BaseModel):
@@ -74,23 +76,30 @@ class ChangeRequest(BaseModel):
 
 
 class IncidentQuery(BaseModel):
-    """Filters for listing incidents; ``None`` means "any"."""
+    """Filters for listing incidents, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    states: list[IncidentState] | None = None
-    priority_at_most: int | None = Field(default=None, ge=1, le=5)
+    ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``.
+    """
+
+    states: list[IncidentState] | None = Field(default=None, min_length=1)
+    priorities: list[Priority] | None = Field(default=None, min_length=1)
     assignment_group: str | None = None
     configuration_item: str | None = None
     text: str | None = None
-    opened_since: datetime | None = None
+    opened_from: datetime | None = None
+    opened_before: datetime | None = None
     limit: int = Field(default=20, ge=1)
 
 
 class ChangeQuery(BaseModel):
-    """Filters for listing change requests; the window matches changes whose planned window overlaps it."""
+    """Filters for listing change requests, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    states: list[ChangeState] | None = None
-    type: ChangeType | None = None
-    approval: Approval | None = None
+    The window matches changes whose planned window overlaps it.
+    """
+
+    states: list[ChangeState] | None = Field(default=None, min_length=1)
+    types: list[ChangeType] | None = Field(default=None, min_length=1)
+    approvals: list[Approval] | None = Field(default=None, min_length=1)
     window_start: datetime | None = None
     window_end: datetime | None = None
     configuration_item: str | None = None

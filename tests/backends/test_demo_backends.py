@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from opsagent.backends.base import Backends, ChangeQuery, IncidentQuery
 from opsagent.backends.demo import make_demo_backends
@@ -122,9 +123,29 @@ async def test_times_follow_the_clock(data_dir: Path, now: datetime) -> None:
 
 async def test_list_incidents_filters_combine(data_dir: Path) -> None:
     servicenow = backends_at(data_dir, NOW).servicenow
-    page = await servicenow.list_incidents(IncidentQuery(states=OPEN, priority_at_most=3, configuration_item="DBX", limit=1))
-    assert page.total == 2 and [i.number for i in page.items] == ["INC0010050"]
+    page = await servicenow.list_incidents(IncidentQuery(states=OPEN, priorities=[1, 2, 3], configuration_item="DBX", limit=1))
+    [(total,)] = rows(data_dir, "SELECT COUNT(*) FROM incidents WHERE state IN ('New', 'In Progress', 'On Hold') "
+                                "AND priority <= 3 AND configuration_item LIKE '%dbx%'")
+    assert page.total == total > 1 and len(page.items) == 1
     assert all(i.is_active and i.priority <= 3 and i.configuration_item == "dbx-prod-weu" for i in page.items)
+
+
+async def test_list_incidents_opened_window_is_half_open(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    incident = await servicenow.get_incident("INC0010049")
+    at = incident.opened_at
+    inside = await servicenow.list_incidents(IncidentQuery(opened_from=at, opened_before=at + timedelta(minutes=1)))
+    after = await servicenow.list_incidents(IncidentQuery(opened_from=at - timedelta(minutes=1), opened_before=at))
+    assert "INC0010049" in [i.number for i in inside.items]
+    assert "INC0010049" not in [i.number for i in after.items]
+
+
+@pytest.mark.parametrize("field", ["states", "priorities", "types", "approvals"])
+def test_query_sets_are_never_empty(field: str) -> None:
+    """An empty set would mean "nothing" to one reader and "anything" to another: it is refused."""
+    model = ChangeQuery if field in ("types", "approvals") else IncidentQuery
+    with pytest.raises(ValidationError, match="at least 1 item"):
+        model(**{field: []})
 
 
 async def test_list_change_requests_window_overlap(data_dir: Path) -> None:
@@ -133,6 +154,14 @@ async def test_list_change_requests_window_overlap(data_dir: Path) -> None:
     assert [c.number for c in inside.items] == ["CHG0030017"]
     edge = await servicenow.list_change_requests(ChangeQuery(window_start=NOW - timedelta(hours=14), window_end=NOW - timedelta(hours=13)))
     assert edge.total == 0  # a window that only touches the end does not overlap
+
+
+async def test_list_change_requests_by_sets(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    page = await servicenow.list_change_requests(ChangeQuery(types=["normal", "emergency"], approvals=["requested", "rejected"], limit=50))
+    expected = rows(data_dir, "SELECT number FROM change_requests WHERE type IN ('normal', 'emergency') "
+                              "AND approval IN ('requested', 'rejected') ORDER BY start_min DESC, number DESC")
+    assert [c.number for c in page.items] == [number for (number,) in expected] and page.total == len(expected) > 1
 
 
 async def test_lookups_raise_not_found(data_dir: Path) -> None:
