@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -181,21 +181,36 @@ class RunDetails(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+AROUND_TOLERANCE = timedelta(hours=12)
+"""How far from the asked time a run may start and still be "the run around" that time."""
+
+
 class PipelineRunsBackend(Protocol):
-    """Azure Data Factory pipeline and activity runs (Log Analytics ``ADFPipelineRun``/``ADFActivityRun``)."""
+    """Azure Data Factory pipeline and activity runs (Log Analytics ``ADFPipelineRun``/``ADFActivityRun``).
+
+    Windows select runs by time, ``[start, end)``: by run start in the demo, by the time of the run's
+    log rows (``TimeGenerated``) in Log Analytics. ``pipeline_name`` filters match a substring
+    (case-insensitive); ``factory`` filters match the Data Factory name exactly (case-insensitive).
+    """
 
     kind: str
 
-    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]: ...
+    async def list_failed_runs(
+        self, *, start: datetime, end: datetime, limit: int, pipeline_name: str | None = None, factory: str | None = None
+    ) -> Page[PipelineRun]: ...
 
     async def pipeline_status(
-        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
     ) -> Page[PipelineStatusSummary]:
-        """Per-pipeline counts in the window; ``pipeline_name`` filters by substring (case-insensitive)."""
+        """Per-pipeline counts in the window, most failures first."""
         ...
 
-    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
-        """One run by id, or the latest run of a named pipeline. Raises ``BackendNotFoundError``."""
+    async def run_details(
+        self, *, run_id: str | None = None, pipeline_name: str | None = None,
+        around: datetime | None = None, within: timedelta = AROUND_TOLERANCE,
+    ) -> RunDetails:
+        """One run by id; else the run of the named pipeline (exact name, case-insensitive) starting
+        closest to ``around``, at most ``within`` away; else its latest run. Raises ``BackendNotFoundError``."""
         ...
 
 

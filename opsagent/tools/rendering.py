@@ -25,7 +25,7 @@ from opsagent.errors import (
     BackendUnavailableError,
 )
 from opsagent.tools.envelope import ErrorKind, ToolResult
-from opsagent.tools.timewindow import TimeWindow, resolve_time_window
+from opsagent.tools.timewindow import TimeWindow, resolve_time_point, resolve_time_window
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,14 @@ def parse_window(phrase: str, now: datetime, *, argument: str) -> TimeWindow:
     """``resolve_time_window`` with the failure turned into an ``ArgumentError`` naming the argument."""
     try:
         return resolve_time_window(phrase, now)
+    except ValueError as error:
+        raise ArgumentError(f"{argument}: {error}") from error
+
+
+def parse_point(phrase: str, now: datetime, *, argument: str) -> datetime:
+    """``resolve_time_point`` with the failure turned into an ``ArgumentError`` naming the argument."""
+    try:
+        return resolve_time_point(phrase, now)
     except ValueError as error:
         raise ArgumentError(f"{argument}: {error}") from error
 

@@ -164,6 +164,30 @@ async def test_list_change_requests_by_sets(data_dir: Path) -> None:
     assert [c.number for c in page.items] == [number for (number,) in expected] and page.total == len(expected) > 1
 
 
+async def test_failed_runs_filter_by_factory_and_pipeline(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    week = {"start": NOW - timedelta(days=7), "end": NOW, "limit": 50}
+    neu = await pipelines.list_failed_runs(**week, factory="ADF-prod-NEU")
+    sales = await pipelines.list_failed_runs(**week, pipeline_name="INGEST_SALES", factory="adf-prod-weu")
+    assert neu.total == len(neu.items) > 0 and {r.factory for r in neu.items} == {"adf-prod-neu"}
+    assert sales.total == len(sales.items) > 0 and {r.pipeline_name for r in sales.items} == {"pl_ingest_sales"}
+    status = await pipelines.pipeline_status(**week, pipeline_name=None, factory="adf-prod-neu")
+    assert {s.pipeline_name for s in status.items} == {r[0] for r in rows(
+        data_dir, "SELECT DISTINCT pipeline_name FROM pipeline_runs WHERE factory = 'adf-prod-neu' AND start_min >= -10080")}
+
+
+async def test_run_details_around_a_time_point(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    point = NOW - timedelta(hours=5)
+    details = await pipelines.run_details(pipeline_name="pl_ingest_sales", around=point)
+    starts = [NOW + timedelta(minutes=m) for (m,) in rows(
+        data_dir, "SELECT start_min FROM pipeline_runs WHERE pipeline_name = 'pl_ingest_sales'")]
+    assert abs(details.run.start - point) == min(abs(start - point) for start in starts)
+    with pytest.raises(BackendNotFoundError, match="within 1 h of"):
+        await pipelines.run_details(pipeline_name="pl_load_finance_dwh", around=NOW - timedelta(hours=15),
+                                    within=timedelta(hours=1))
+
+
 async def test_lookups_raise_not_found(data_dir: Path) -> None:
     backends = backends_at(data_dir, NOW)
     with pytest.raises(BackendNotFoundError, match="INC0099999"):
