@@ -3,6 +3,8 @@
 Each domain has one Protocol with two kinds of implementation: ``demo`` (SQLite, the embedded
 default) and a real client (ServiceNow Table API, Azure Monitor Logs, status pages / Resource
 Health). Backends raise ``BackendError`` subclasses; the tools turn those into readable text.
+Each Protocol also lists what exists (pipelines, configuration items, assignment groups, health
+components) so names in a question can be checked before planning; callers cache those lists.
 All times are timezone-aware UTC datetimes.
 """
 
@@ -124,6 +126,14 @@ class ServiceNowBackend(Protocol):
         """Raises ``BackendNotFoundError`` when no change has that number."""
         ...
 
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        """Names of the configuration items that recent incidents and changes refer to (for name checks)."""
+        ...
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        """Names of the assignment groups of recent incidents and changes (for name checks)."""
+        ...
+
 
 # ------------------------------------------------------------------- Data Factory pipelines
 RunStatus = Literal["Queued", "InProgress", "Succeeded", "Failed", "Cancelled"]
@@ -181,6 +191,13 @@ class RunDetails(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class PipelineInfo(BaseModel):
+    """A pipeline that has runs, and the Data Factory it runs in."""
+
+    name: str
+    factory: str = ""
+
+
 AROUND_TOLERANCE = timedelta(hours=12)
 """How far from the asked time a run may start and still be "the run around" that time."""
 
@@ -213,9 +230,14 @@ class PipelineRunsBackend(Protocol):
         closest to ``around``, at most ``within`` away; else its latest run. Raises ``BackendNotFoundError``."""
         ...
 
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        """Every pipeline with a run since ``since``, with its factory, ordered by name (for name checks)."""
+        ...
+
 
 # ------------------------------------------------------------------------ platform health
 HealthStatus = Literal["operational", "degraded", "partial_outage", "major_outage", "maintenance", "unknown"]
+Platform = Literal["Databricks", "Snowflake", "Azure"]
 
 
 class ComponentHealth(BaseModel):
@@ -237,7 +259,7 @@ class HealthIncident(BaseModel):
 
 
 class HealthReport(BaseModel):
-    platform: Literal["Databricks", "Snowflake", "Azure"]
+    platform: Platform
     overall: HealthStatus
     description: str = ""
     components: list[ComponentHealth] = Field(default_factory=list)
@@ -248,10 +270,23 @@ class HealthReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class ComponentInfo(BaseModel):
+    """A component a health source reports on: ``name`` in ``region`` of ``platform``."""
+
+    platform: Platform
+    name: str
+    region: str = ""
+
+
 class HealthBackend(Protocol):
     """Platform health for Databricks, Snowflake and Azure."""
 
     kind: str
+
+    async def list_components(self) -> list[ComponentInfo]:
+        """Every component the health sources know (for name checks); a source that cannot be read
+        contributes nothing and is logged, it does not fail the list."""
+        ...
 
     async def databricks(self, *, region: str | None = None) -> HealthReport: ...
 

@@ -13,6 +13,7 @@ deadline and multiply attempts (4 x 4), and it ignores our injected sleep in tes
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
@@ -26,16 +27,24 @@ from opsagent.backends.base import (
     AROUND_TOLERANCE,
     ActivityRun,
     Page,
+    PipelineInfo,
     PipelineRun,
     PipelineStatusSummary,
     RunDetails,
 )
 from opsagent.backends.http import RetryPolicy, call_azure
-from opsagent.backends.log_analytics_kql import details_query, failed_runs_query, status_query
+from opsagent.backends.log_analytics_kql import (
+    INVENTORY_ROWS,
+    details_query,
+    failed_runs_query,
+    pipelines_query,
+    status_query,
+)
 from opsagent.backends.records import parse_records
 from opsagent.errors import BackendNotFoundError
 from opsagent.settings import Settings
 
+logger = logging.getLogger(__name__)
 BACKEND = "Log Analytics"
 DETAILS_LOOKBACK = timedelta(days=30)
 _RUN_TAIL = timedelta(days=1)
@@ -130,6 +139,17 @@ class LogAnalyticsPipelineRunsBackend:
                                        backend=BACKEND, query=described)
         activities = _parse_rows([r for r in rows if r.get("Kind") == "activity"], _parse_activity_from_row, warnings)
         return RunDetails(run=runs[0], activities=activities, warnings=warnings)
+
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        described = f"pipelines with runs since {since:%Y-%m-%d %H:%M} UTC"
+        rows, warnings = await self._query(pipelines_query(since), None, described)
+        pipelines = [PipelineInfo(name=_text(row, "PipelineName"), factory=_text(row, "Factory"))
+                     for row in rows if row.get("PipelineName")]
+        for warning in warnings:
+            logger.warning("pipeline inventory: %s", warning)
+        if len(rows) >= INVENTORY_ROWS:
+            logger.warning("pipeline inventory: stopped at %d (pipeline, factory) pairs", INVENTORY_ROWS)
+        return pipelines
 
     async def _query(
         self, kql: str, timespan: tuple[datetime, datetime] | timedelta | None, described: str

@@ -15,6 +15,8 @@ from datetime import datetime, timedelta, timezone
 _FACTORY_NAME = 'extract(@"(?i)/factories/([^/]+)/?$", 1, coalesce(_ResourceId, ResourceId))'
 _FACTORY = f"Factory = {_FACTORY_NAME}"
 _RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage, Parameters"
+INVENTORY_ROWS = 5000
+"""At most this many (pipeline, factory) pairs are read for the pipeline inventory."""
 
 
 def kql_string(value: str) -> str:
@@ -70,6 +72,15 @@ summary
 | order by Failed desc, PipelineName asc
 | take {int(limit)}
 | extend Total = total"""
+
+
+def pipelines_query(since: datetime) -> str:
+    return f"""ADFPipelineRun
+| where TimeGenerated >= {_kql_datetime(since)}
+| extend {_FACTORY}
+| summarize by PipelineName, Factory
+| order by PipelineName asc, Factory asc
+| take {INVENTORY_ROWS}"""
 
 
 def details_query(

@@ -2,7 +2,8 @@
 
 Reads ``GET /api/now/table/{incident|change_request}`` with an encoded ``sysparm_query`` built
 from ``IncidentQuery``/``ChangeQuery`` (``backends.servicenow_query``), ``sysparm_display_value=all``
-(codes for logic, labels for people) and offset paging. Every value the API returns is a string, so parsing is defensive: a
+(codes for logic, labels for people) and offset paging. The inventories (configuration items,
+assignment groups) are the names that recent incidents and changes refer to. Every value the API returns is a string, so parsing is defensive: a
 record that cannot be read is skipped with a warning rather than failing the whole list.
 Auth (``backends.servicenow_auth``) is basic, a static bearer token, or an OAuth token (client
 credentials or password grant) refreshed on expiry and once after a 401; the unreadable-record loop
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
+from itertools import zip_longest
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,6 +31,7 @@ from opsagent.backends.servicenow_query import (
     INCIDENT_STATES,
     encode_change_query,
     encode_incident_query,
+    encode_referenced_query,
 )
 from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError
 from opsagent.settings import Settings
@@ -46,6 +49,8 @@ CHANGE_FIELDS = (
 )
 _NUMBER = re.compile(r"^[A-Z]{2,8}\d{4,10}$")
 _MAX_PAGES = 50
+INVENTORY_SCAN_ROWS = 1000
+"""How many of the most recently updated incidents (and as many changes) an inventory reads."""
 
 
 class HttpServiceNowBackend:
@@ -90,6 +95,28 @@ class HttpServiceNowBackend:
 
     async def get_change_request(self, number: str) -> ChangeRequest:
         return await self._get_by_number("change_request", number, CHANGE_FIELDS, _parse_change)
+
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        return await self._referenced_names("cmdb_ci", limit)
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        return await self._referenced_names("assignment_group", limit)
+
+    async def _referenced_names(self, field: str, limit: int) -> list[str]:
+        """Display names in ``field`` of recent incidents and changes: one bounded request per table,
+        the most recent ``limit`` distinct names (taken from both tables in turn), sorted by name."""
+        params = {"sysparm_query": encode_referenced_query(field), "sysparm_limit": str(INVENTORY_SCAN_ROWS),
+                  "sysparm_no_count": "true"}
+        per_table = []
+        for table in ("incident", "change_request"):
+            rows, _ = await self._fetch(table, params, field)
+            per_table.append([_field(row, field, display=True) for row in rows])
+        distinct: dict[str, None] = {}
+        for name in (name for names in zip_longest(*per_table, fillvalue="") for name in names if name):
+            if len(distinct) >= limit:
+                break
+            distinct.setdefault(name)
+        return sorted(distinct, key=str.casefold)
 
     async def _get_by_number(
         self, table: str, number: str, fields: str, parse: Callable[[Mapping[str, Any]], RecordT]

@@ -55,6 +55,11 @@ def encode_change_query(query: ChangeQuery) -> str:
     return "^".join([*parts, "ORDERBYDESCstart_date"])
 
 
+def encode_referenced_query(field: str) -> str:
+    """Records that refer to something in ``field``, most recently updated first (for inventories)."""
+    return f"{field}ISNOTEMPTY^ORDERBYDESCsys_updated_on"
+
+
 def one_of(field: str, values: Sequence[str]) -> str:
     """``field=value`` for one value, ``fieldINa,b`` for several."""
     return f"{field}={values[0]}" if len(values) == 1 else f"{field}IN{','.join(values)}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from opsagent.backends.base import Backends, ChangeQuery, IncidentQuery
+from opsagent.backends.base import Backends, ChangeQuery, ComponentInfo, IncidentQuery, PipelineInfo
 from opsagent.backends.demo import make_demo_backends
 from opsagent.backends.demo.seed import DATABASE_NAME, ensure_database, parse_offset, seed_version
 from opsagent.errors import BackendNotFoundError, BackendResponseError
@@ -162,6 +162,35 @@ async def test_list_change_requests_by_sets(data_dir: Path) -> None:
     expected = rows(data_dir, "SELECT number FROM change_requests WHERE type IN ('normal', 'emergency') "
                               "AND approval IN ('requested', 'rejected') ORDER BY start_min DESC, number DESC")
     assert [c.number for c in page.items] == [number for (number,) in expected] and page.total == len(expected) > 1
+
+
+async def test_servicenow_inventory_lists_the_names_incidents_and_changes_use(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    items = rows(data_dir, "SELECT configuration_item FROM incidents UNION SELECT configuration_item FROM change_requests")
+    groups = rows(data_dir, "SELECT assignment_group FROM incidents UNION SELECT assignment_group FROM change_requests")
+    assert await servicenow.list_configuration_items() == sorted(name for (name,) in items if name)
+    assert await servicenow.list_assignment_groups() == sorted(name for (name,) in groups if name)
+    assert "vm-shir-01" in await servicenow.list_configuration_items()
+    assert len(await servicenow.list_configuration_items(limit=3)) == 3
+
+
+async def test_pipeline_inventory_names_each_pipeline_with_its_factory(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    everything = await pipelines.list_pipelines(since=NOW - timedelta(days=30))
+    expected = rows(data_dir, "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs ORDER BY 1, 2")
+    assert [(p.name, p.factory) for p in everything] == expected
+    assert PipelineInfo(name="pl_ingest_iot_telemetry", factory="adf-prod-neu") in everything
+    recent = await pipelines.list_pipelines(since=NOW - timedelta(hours=6))
+    expected_recent = rows(data_dir, "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs WHERE start_min >= -360 "
+                                     "ORDER BY 1, 2")
+    assert [(p.name, p.factory) for p in recent] == expected_recent and len(recent) < len(everything)
+
+
+async def test_health_inventory_is_every_component(data_dir: Path) -> None:
+    components = await backends_at(data_dir, NOW).health.list_components()
+    expected = rows(data_dir, "SELECT platform, name, region FROM health_components ORDER BY platform, position")
+    assert [(c.platform, c.name, c.region) for c in components] == expected
+    assert ComponentInfo(platform="Databricks", name="Jobs", region="Azure West Europe") in components
 
 
 async def test_failed_runs_filter_by_factory_and_pipeline(data_dir: Path) -> None:

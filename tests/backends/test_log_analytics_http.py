@@ -10,6 +10,7 @@ import pytest
 from azure.core.pipeline.policies import SansIOHTTPPolicy
 
 from opsagent.backends.http import RetryPolicy
+from opsagent.backends.base import PipelineInfo
 from opsagent.backends.log_analytics import LogAnalyticsPipelineRunsBackend
 from opsagent.backends.log_analytics_kql import kql_string
 from opsagent.errors import BackendAuthError, BackendError, BackendNotFoundError, BackendUnavailableError
@@ -112,6 +113,20 @@ async def test_run_details_by_id_ignores_around(server: FakeServer, backend: Log
     body = server.requests[0].json()
     assert f'let rid = "{RUN_ID}";' in body["query"] and "Distance" not in body["query"]
     assert body["timespan"] == "PT2592000.0S", "the 30-day lookback, not the reach around a time point"
+
+
+async def test_pipeline_inventory_query_and_parsing(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    rows = [["pl_ingest_iot_telemetry", "ADF-PROD-NEU"], ["pl_ingest_sales", "adf-prod-weu"], ["", "adf-prod-weu"]]
+    server.script("POST", QUERY_PATH, json_reply(table([("PipelineName", "string"), ("Factory", "string")], rows)))
+    pipelines = await backend.list_pipelines(since=datetime(2024, 12, 11, tzinfo=UTC))
+    assert pipelines == [PipelineInfo(name="pl_ingest_iot_telemetry", factory="ADF-PROD-NEU"),
+                         PipelineInfo(name="pl_ingest_sales", factory="adf-prod-weu")]
+    body = server.requests[0].json()
+    assert body["query"] == (
+        "ADFPipelineRun\n| where TimeGenerated >= datetime(2024-12-11T00:00:00Z)\n"
+        f"| extend Factory = {FACTORY_OF_RUN}\n| summarize by PipelineName, Factory\n"
+        "| order by PipelineName asc, Factory asc\n| take 5000")
+    assert body.get("timespan") is None
 
 
 async def test_partial_error_becomes_a_warning(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:

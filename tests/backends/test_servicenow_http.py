@@ -139,6 +139,37 @@ async def test_encoded_query_is_url_encoded_on_the_wire(server: FakeServer, back
     assert "sysparm_query=approvalINnot+requested%2Crejected%5EORDERBYDESCstart_date" in server.requests[0].raw_query
 
 
+def reference(name: str) -> dict[str, str]:
+    return {"display_value": name, "value": f"sys-{name}"}
+
+
+async def test_configuration_item_inventory_reads_recent_incidents_and_changes(
+    server: FakeServer, backend: HttpServiceNowBackend
+) -> None:
+    server.script("GET", INCIDENTS, json_reply({"result": [
+        {"cmdb_ci": reference("vm-shir-01")}, {"cmdb_ci": reference("adf-prod-weu")}, {"cmdb_ci": reference("vm-shir-01")},
+        {"cmdb_ci": ""}]}))
+    server.script("GET", CHANGES, json_reply({"result": [{"cmdb_ci": reference("Fw-Hub-Weu")}, {"cmdb_ci": reference("adf-prod-weu")}]}))
+    assert await backend.list_configuration_items() == ["adf-prod-weu", "Fw-Hub-Weu", "vm-shir-01"]
+    for path in (INCIDENTS, CHANGES):
+        (request,) = server.calls(path)
+        assert request.param("sysparm_query") == "cmdb_ciISNOTEMPTY^ORDERBYDESCsys_updated_on"
+        assert (request.param("sysparm_fields"), request.param("sysparm_limit")) == ("cmdb_ci", "1000")
+        assert (request.param("sysparm_display_value"), request.param("sysparm_no_count")) == ("all", "true")
+
+
+async def test_inventory_limit_keeps_the_most_recent_names_of_both_tables(
+    server: FakeServer, backend: HttpServiceNowBackend
+) -> None:
+    def groups(*names: str) -> Reply:
+        return json_reply({"result": [{"assignment_group": reference(name)} for name in names]})
+
+    server.script("GET", INCIDENTS, groups("Service Desk", "Network Operations", "Data Platform Ops"))
+    server.script("GET", CHANGES, groups("Cloud Infrastructure", "Service Desk", "Database Administration"))
+    assert await backend.list_assignment_groups(limit=3) == ["Cloud Infrastructure", "Network Operations", "Service Desk"]
+    assert server.calls(INCIDENTS)[0].param("sysparm_query") == "assignment_groupISNOTEMPTY^ORDERBYDESCsys_updated_on"
+
+
 async def test_paging_follows_link_next_up_to_the_limit(server: FakeServer, policy: RetryPolicy) -> None:
     base = f"{server.url}{INCIDENTS}?sysparm_limit=2"
     server.script(

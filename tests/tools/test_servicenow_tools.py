@@ -389,6 +389,12 @@ class FailingServiceNow:
     async def get_change_request(self, number: str) -> ChangeRequest:
         raise self.error
 
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        raise self.error
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        raise self.error
+
 
 @pytest.mark.parametrize(
     ("error", "kind", "message"),

@@ -15,6 +15,7 @@ from opsagent.backends.base import (
     AROUND_TOLERANCE,
     ActivityRun,
     Page,
+    PipelineInfo,
     PipelineRun,
     PipelineStatusSummary,
     RunDetails,
@@ -87,6 +88,13 @@ class DemoPipelineRunsBackend:
             "SELECT * FROM activity_runs WHERE run_id = ? ORDER BY position", [rows[0]["run_id"]]
         )
         return RunDetails(run=_run(rows[0], now), activities=[_activity(row, now) for row in activities])
+
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        rows = self._store.rows(
+            "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs WHERE start_min >= ? ORDER BY 1, 2",
+            [offset(self._store.now(), since)],
+        )
+        return [PipelineInfo(name=row["pipeline_name"], factory=row["factory"]) for row in rows]
 
     @staticmethod
     def _filters(

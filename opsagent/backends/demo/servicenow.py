@@ -61,6 +61,19 @@ class DemoServiceNowBackend:
     async def get_change_request(self, number: str) -> ChangeRequest:
         return _change(*self._one("change_requests", number, noun="change request"))
 
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        return self._names("configuration_item", limit)
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        return self._names("assignment_group", limit)
+
+    def _names(self, column: str, limit: int) -> list[str]:
+        """Distinct non-empty values of ``column`` over incidents and changes, by name."""
+        rows = self._store.rows(
+            f"SELECT {column} FROM incidents WHERE {column} != '' UNION "
+            f"SELECT {column} FROM change_requests WHERE {column} != '' ORDER BY 1 LIMIT ?", [limit])
+        return [row[0] for row in rows]
+
     def _one(self, table: str, number: str, *, noun: str) -> tuple[sqlite3.Row, datetime]:
         rows = self._store.rows(f"SELECT * FROM {table} WHERE number = ?", (number.upper(),))
         if not rows:
