@@ -3,6 +3,8 @@
 Each domain has one Protocol with two kinds of implementation: ``demo`` (SQLite, the embedded
 default) and a real client (ServiceNow Table API, Azure Monitor Logs, status pages / Resource
 Health). Backends raise ``BackendError`` subclasses; the tools turn those into readable text.
+Each Protocol also lists what exists (pipelines, configuration items, assignment groups, health
+components) so names in a question can be checked before planning; callers cache those lists.
 All times are timezone-aware UTC datetimes.
 """
 
@@ -10,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Generic, Literal, Protocol, TypeVar
+from datetime import datetime, timedelta
+from typing import Annotated, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -35,6 +37,8 @@ IncidentState = Literal["New", "In Progress", "On Hold", "Resolved", "Closed", "
 ChangeType = Literal["normal", "standard", "emergency"]
 ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "Review", "Closed", "Canceled"]
 Approval = Literal["not requested", "requested", "approved", "rejected"]
+Priority = Annotated[int, Field(ge=1, le=5)]
+"""1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning."""
 
 
 class Incident(BaseModel):
@@ -74,23 +78,30 @@ class ChangeRequest(BaseModel):
 
 
 class IncidentQuery(BaseModel):
-    """Filters for listing incidents; ``None`` means "any"."""
+    """Filters for listing incidents, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    states: list[IncidentState] | None = None
-    priority_at_most: int | None = Field(default=None, ge=1, le=5)
+    ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``.
+    """
+
+    states: list[IncidentState] | None = Field(default=None, min_length=1)
+    priorities: list[Priority] | None = Field(default=None, min_length=1)
     assignment_group: str | None = None
     configuration_item: str | None = None
     text: str | None = None
-    opened_since: datetime | None = None
+    opened_from: datetime | None = None
+    opened_before: datetime | None = None
     limit: int = Field(default=20, ge=1)
 
 
 class ChangeQuery(BaseModel):
-    """Filters for listing change requests; the window matches changes whose planned window overlaps it."""
+    """Filters for listing change requests, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    states: list[ChangeState] | None = None
-    type: ChangeType | None = None
-    approval: Approval | None = None
+    The window matches changes whose planned window overlaps it.
+    """
+
+    states: list[ChangeState] | None = Field(default=None, min_length=1)
+    types: list[ChangeType] | None = Field(default=None, min_length=1)
+    approvals: list[Approval] | None = Field(default=None, min_length=1)
     window_start: datetime | None = None
     window_end: datetime | None = None
     configuration_item: str | None = None
@@ -113,6 +124,14 @@ class ServiceNowBackend(Protocol):
 
     async def get_change_request(self, number: str) -> ChangeRequest:
         """Raises ``BackendNotFoundError`` when no change has that number."""
+        ...
+
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        """Names of the configuration items that recent incidents and changes refer to (for name checks)."""
+        ...
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        """Names of the assignment groups of recent incidents and changes (for name checks)."""
         ...
 
 
@@ -172,26 +191,53 @@ class RunDetails(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class PipelineInfo(BaseModel):
+    """A pipeline that has runs, and the Data Factory it runs in."""
+
+    name: str
+    factory: str = ""
+
+
+AROUND_TOLERANCE = timedelta(hours=12)
+"""How far from the asked time a run may start and still be "the run around" that time."""
+
+
 class PipelineRunsBackend(Protocol):
-    """Azure Data Factory pipeline and activity runs (Log Analytics ``ADFPipelineRun``/``ADFActivityRun``)."""
+    """Azure Data Factory pipeline and activity runs (Log Analytics ``ADFPipelineRun``/``ADFActivityRun``).
+
+    Windows select runs by time, ``[start, end)``: by run start in the demo, by the time of the run's
+    log rows (``TimeGenerated``) in Log Analytics. ``pipeline_name`` filters match a substring
+    (case-insensitive); ``factory`` filters match the Data Factory name exactly (case-insensitive).
+    """
 
     kind: str
 
-    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]: ...
+    async def list_failed_runs(
+        self, *, start: datetime, end: datetime, limit: int, pipeline_name: str | None = None, factory: str | None = None
+    ) -> Page[PipelineRun]: ...
 
     async def pipeline_status(
-        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
     ) -> Page[PipelineStatusSummary]:
-        """Per-pipeline counts in the window; ``pipeline_name`` filters by substring (case-insensitive)."""
+        """Per-pipeline counts in the window, most failures first."""
         ...
 
-    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
-        """One run by id, or the latest run of a named pipeline. Raises ``BackendNotFoundError``."""
+    async def run_details(
+        self, *, run_id: str | None = None, pipeline_name: str | None = None,
+        around: datetime | None = None, within: timedelta = AROUND_TOLERANCE,
+    ) -> RunDetails:
+        """One run by id; else the run of the named pipeline (exact name, case-insensitive) starting
+        closest to ``around``, at most ``within`` away; else its latest run. Raises ``BackendNotFoundError``."""
+        ...
+
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        """Every pipeline with a run since ``since``, with its factory, ordered by name (for name checks)."""
         ...
 
 
 # ------------------------------------------------------------------------ platform health
 HealthStatus = Literal["operational", "degraded", "partial_outage", "major_outage", "maintenance", "unknown"]
+Platform = Literal["Databricks", "Snowflake", "Azure"]
 
 
 class ComponentHealth(BaseModel):
@@ -213,7 +259,7 @@ class HealthIncident(BaseModel):
 
 
 class HealthReport(BaseModel):
-    platform: Literal["Databricks", "Snowflake", "Azure"]
+    platform: Platform
     overall: HealthStatus
     description: str = ""
     components: list[ComponentHealth] = Field(default_factory=list)
@@ -224,10 +270,23 @@ class HealthReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class ComponentInfo(BaseModel):
+    """A component a health source reports on: ``name`` in ``region`` of ``platform``."""
+
+    platform: Platform
+    name: str
+    region: str = ""
+
+
 class HealthBackend(Protocol):
     """Platform health for Databricks, Snowflake and Azure."""
 
     kind: str
+
+    async def list_components(self) -> list[ComponentInfo]:
+        """Every component the health sources know (for name checks); a source that cannot be read
+        contributes nothing and is logged, it does not fail the list."""
+        ...
 
     async def databricks(self, *, region: str | None = None) -> HealthReport: ...
 

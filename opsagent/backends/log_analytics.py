@@ -1,10 +1,9 @@
 """``LogAnalyticsPipelineRunsBackend``: Data Factory runs from Azure Monitor Logs (KQL on ADF tables).
 
-Queries ``ADFPipelineRun`` / ``ADFActivityRun`` with ``azure.monitor.query.aio.LogsQueryClient``.
-A run writes several rows (Queued/InProgress, then final), so every query dedupes with
-``arg_max(TimeGenerated, *) by RunId``. JSON text columns go through ``parse_json``.
-Values from people or models never reach KQL raw: run ids must be GUIDs, names become escaped
-string literals. Partial results are returned with a "partial results: …" warning.
+Runs the KQL of ``backends.log_analytics_kql`` on ``ADFPipelineRun`` / ``ADFActivityRun`` with
+``azure.monitor.query.aio.LogsQueryClient`` and reads the rows back into records. Values from
+people or models never reach KQL raw: run ids must be GUIDs, names become escaped string
+literals. Partial results are returned with a "partial results: …" warning.
 
 Retries: the SDK client is built with ``retry_total=0`` and every call runs under
 ``backends.http.call_azure``. One loop, not two: the SDK's own policy would retry inside our
@@ -14,6 +13,7 @@ deadline and multiply attempts (4 x 4), and it ignores our injected sleep in tes
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
@@ -23,85 +23,38 @@ from azure.core.credentials_async import AsyncTokenCredential
 from azure.monitor.query import LogsQueryPartialResult
 from azure.monitor.query.aio import LogsQueryClient
 
-from opsagent.backends.base import ActivityRun, Page, PipelineRun, PipelineStatusSummary, RunDetails
+from opsagent.backends.base import (
+    AROUND_TOLERANCE,
+    ActivityRun,
+    Page,
+    PipelineInfo,
+    PipelineRun,
+    PipelineStatusSummary,
+    RunDetails,
+)
 from opsagent.backends.http import RetryPolicy, call_azure
+from opsagent.backends.log_analytics_kql import (
+    INVENTORY_ROWS,
+    details_query,
+    failed_runs_query,
+    pipelines_query,
+    status_query,
+)
 from opsagent.backends.records import parse_records
 from opsagent.errors import BackendNotFoundError
 from opsagent.settings import Settings
 
+logger = logging.getLogger(__name__)
 BACKEND = "Log Analytics"
 DETAILS_LOOKBACK = timedelta(days=30)
+_RUN_TAIL = timedelta(days=1)
+"""Searching around a time point, rows this long after the reach are read too: the run's final row and activities."""
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_FACTORY = 'Factory = extract(@"(?i)/factories/([^/]+)", 1, ResourceId)'
-_RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage, Parameters"
 _STATUS_ALIASES = {"Canceling": "Cancelled", "Canceled": "Cancelled"}
 Row = dict[str, Any]
 ParsedT = TypeVar("ParsedT")
 
 
-# region KQL
-def kql_string(value: str) -> str:
-    """A KQL double-quoted string literal: backslash, quote and control characters escaped."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return f'"{escaped}"'
-
-
-def _kql_datetime(value: datetime) -> str:
-    aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return f"datetime({aware.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')})"
-
-
-def _window(start: datetime, end: datetime) -> str:
-    return f"| where TimeGenerated between ({_kql_datetime(start)} .. {_kql_datetime(end)})"
-
-
-def _prepare_failed_runs_query(start: datetime, end: datetime, limit: int) -> str:
-    return f"""let runs = ADFPipelineRun
-{_window(start, end)}
-| summarize arg_max(TimeGenerated, *) by RunId
-| where Status == "Failed";
-let total = toscalar(runs | count);
-runs
-| order by TimeGenerated desc
-| take {int(limit)}
-| extend {_FACTORY}, Parameters = parse_json(Parameters), Total = total
-| project {_RUN_COLUMNS}, Total"""
-
-
-def _prepare_status_query(start: datetime, end: datetime, pipeline_name: str | None, limit: int) -> str:
-    name_filter = f"\n| where PipelineName contains {kql_string(pipeline_name)}" if pipeline_name else ""
-    return f"""let summary = ADFPipelineRun
-{_window(start, end)}{name_filter}
-| summarize arg_max(TimeGenerated, Status, Start, End) by RunId, PipelineName
-| summarize Runs = count(), Succeeded = countif(Status == "Succeeded"), Failed = countif(Status == "Failed"),
-    Cancelled = countif(Status == "Cancelled"), Running = countif(Status in ("Queued", "InProgress")),
-    arg_max(Start, Status, RunId) by PipelineName
-| project-rename LastStart = Start, LastStatus = Status, LastRunId = RunId;
-let total = toscalar(summary | count);
-summary
-| order by Failed desc, PipelineName asc
-| take {int(limit)}
-| extend Total = total"""
-
-
-def _prepare_details_query(run_id: str | None, pipeline_name: str | None) -> str:
-    if run_id:
-        rid = kql_string(run_id)
-    else:
-        latest = f"ADFPipelineRun | where PipelineName =~ {kql_string(pipeline_name or '')} | top 1 by Start desc"
-        rid = f"toscalar({latest} | project RunId)"
-    return f"""let rid = {rid};
-let pipe = ADFPipelineRun | where RunId == rid | summarize arg_max(TimeGenerated, *) by RunId
-  | extend {_FACTORY}, Parameters = parse_json(Parameters)
-  | project Kind = "pipeline", {_RUN_COLUMNS};
-let acts = ADFActivityRun | where PipelineRunId == rid | summarize arg_max(TimeGenerated, *) by ActivityRunId
-  | extend ErrorMessage = coalesce(ErrorMessage, tostring(parse_json(Error).message))
-  | project Kind = "activity", RunId = PipelineRunId, ActivityRunId, ActivityName, ActivityType,
-    Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage;
-union pipe, acts
-| order by Start asc"""
-# endregion
 
 
 class LogAnalyticsPipelineRunsBackend:
@@ -144,39 +97,62 @@ class LogAnalyticsPipelineRunsBackend:
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]:
-        rows, warnings = await self._query(_prepare_failed_runs_query(start, end, limit), (start, end),
-                                           f"failed pipeline runs {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC")
+    async def list_failed_runs(
+        self, *, start: datetime, end: datetime, limit: int, pipeline_name: str | None = None, factory: str | None = None
+    ) -> Page[PipelineRun]:
+        kql = failed_runs_query(start, end, limit, pipeline_name=pipeline_name, factory=factory)
+        rows, warnings = await self._query(kql, (start, end), _describe("failed pipeline runs", start, end,
+                                                                         pipeline_name=pipeline_name, factory=factory))
         items = _parse_rows(rows, _parse_run_from_row, warnings)
         return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
 
     async def pipeline_status(
-        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
     ) -> Page[PipelineStatusSummary]:
-        described = f"pipeline status {pipeline_name or '(all)'} {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC"
-        rows, warnings = await self._query(_prepare_status_query(start, end, pipeline_name, limit), (start, end), described)
+        kql = status_query(start, end, limit, pipeline_name=pipeline_name, factory=factory)
+        rows, warnings = await self._query(kql, (start, end), _describe("pipeline status", start, end,
+                                                                         pipeline_name=pipeline_name, factory=factory))
         items = _parse_rows(rows, _parse_summary_from_row, warnings)
         return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
 
-    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
-        """One run by id (a GUID), or the latest run of the pipeline with that exact name (case-insensitive)."""
-        described = f"run {run_id}" if run_id else f"latest run of pipeline {pipeline_name!r}"
+    async def run_details(
+        self, *, run_id: str | None = None, pipeline_name: str | None = None,
+        around: datetime | None = None, within: timedelta = AROUND_TOLERANCE,
+    ) -> RunDetails:
+        """One run by id (a GUID); else the run of the pipeline with that exact name (case-insensitive)
+        starting closest to ``around`` (at most ``within`` away); else that pipeline's latest run."""
+        around = None if run_id else around
+        described = _describe_run(run_id, pipeline_name, around=around, within=within)
         if run_id is not None and not _GUID.match(run_id.strip()):
             raise BackendNotFoundError(f"{run_id!r} is not a pipeline run id (expected a GUID)",
                                        backend=BACKEND, query=described)
         if not run_id and not pipeline_name:
             raise BackendNotFoundError("give a run id or a pipeline name", backend=BACKEND, query=described)
-        kql = _prepare_details_query(run_id.strip().lower() if run_id else None, pipeline_name)  # ADF ids are lower-case
-        rows, warnings = await self._query(kql, DETAILS_LOOKBACK, described)
+        wanted = run_id.strip().lower() if run_id else None  # ADF ids are lower-case
+        kql = details_query(wanted, pipeline_name, around=around, within=within)
+        span = DETAILS_LOOKBACK if around is None else (around - within, around + within + _RUN_TAIL)
+        rows, warnings = await self._query(kql, span, described)
         runs = _parse_rows([r for r in rows if r.get("Kind") == "pipeline"], _parse_run_from_row, warnings)
         if not runs:
-            raise BackendNotFoundError(f"no pipeline run found for {described} in the last 30 days",
+            searched = "" if around else " in the last 30 days"
+            raise BackendNotFoundError(f"no pipeline run found for {described}{searched}",
                                        backend=BACKEND, query=described)
         activities = _parse_rows([r for r in rows if r.get("Kind") == "activity"], _parse_activity_from_row, warnings)
         return RunDetails(run=runs[0], activities=activities, warnings=warnings)
 
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        described = f"pipelines with runs since {since:%Y-%m-%d %H:%M} UTC"
+        rows, warnings = await self._query(pipelines_query(since), None, described)
+        pipelines = [PipelineInfo(name=_text(row, "PipelineName"), factory=_text(row, "Factory"))
+                     for row in rows if row.get("PipelineName")]
+        for warning in warnings:
+            logger.warning("pipeline inventory: %s", warning)
+        if len(rows) >= INVENTORY_ROWS:
+            logger.warning("pipeline inventory: stopped at %d (pipeline, factory) pairs", INVENTORY_ROWS)
+        return pipelines
+
     async def _query(
-        self, kql: str, timespan: tuple[datetime, datetime] | timedelta, described: str
+        self, kql: str, timespan: tuple[datetime, datetime] | timedelta | None, described: str
     ) -> tuple[list[Row], list[str]]:
         """Run KQL and return the first table's rows as dicts, plus warnings for partial results."""
 
@@ -262,6 +238,22 @@ def _parse_parameters(value: Any) -> dict[str, str]:
     if not isinstance(value, Mapping):
         return {}
     return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+
+
+def _describe(what: str, start: datetime, end: datetime, *, pipeline_name: str | None, factory: str | None) -> str:
+    """``failed pipeline runs pipeline~'sales' factory='adf-prod-weu' 2025-01-10 00:00..2025-01-11 00:00 UTC``."""
+    named = f" pipeline~{pipeline_name!r}" if pipeline_name else ""
+    named += f" factory={factory!r}" if factory else ""
+    return f"{what}{named} {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC"
+
+
+def _describe_run(run_id: str | None, pipeline_name: str | None, *, around: datetime | None, within: timedelta) -> str:
+    if run_id:
+        return f"run {run_id}"
+    if around is None:
+        return f"latest run of pipeline {pipeline_name!r}"
+    hours, point = f"{within.total_seconds() / 3600:g} h", around.astimezone(timezone.utc)
+    return f"run of pipeline {pipeline_name!r} starting within {hours} of {point:%Y-%m-%d %H:%M} UTC"
 
 
 def _total(rows: list[Row], fallback: int) -> int:

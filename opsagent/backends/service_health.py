@@ -15,6 +15,7 @@ flaky page cannot hide what the others say.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,12 +26,28 @@ from azure.core.credentials_async import AsyncTokenCredential
 from azure.mgmt.resourcehealth.aio import ResourceHealthMgmtClient
 from pydantic import SecretStr
 
-from opsagent.backends.base import Clock, ComponentHealth, HealthIncident, HealthReport, HealthStatus
+from opsagent.backends.base import (
+    Clock,
+    ComponentHealth,
+    ComponentInfo,
+    HealthIncident,
+    HealthReport,
+    HealthStatus,
+    Platform,
+)
 from opsagent.backends.http import JsonResponse, RetryPolicy, call_azure, request_json
-from opsagent.backends.statuspage import SUMMARY_PATH, Platform, matches, statuspage_report, unknown_report, worst
+from opsagent.backends.statuspage import (
+    SUMMARY_PATH,
+    matches,
+    statuspage_components,
+    statuspage_report,
+    unknown_report,
+    worst,
+)
 from opsagent.errors import BackendError
 from opsagent.settings import Settings
 
+logger = logging.getLogger(__name__)
 DEFAULT_SNOWFLAKE_STATUS_URL = "https://status.snowflake.com"
 DEFAULT_DATABRICKS_STATUS_URL = "https://status.databricks.com"
 _AVAILABILITY: dict[str, HealthStatus] = {
@@ -110,6 +127,23 @@ class LiveHealthBackend:
         if self._azure is not None:
             await self._azure.close()
 
+    async def list_components(self) -> list[ComponentInfo]:
+        """Status-page components, the Databricks workspace probe's (when configured) and the configured
+        Azure resources, fetched now (the caller caches); a source that cannot be read is logged and skipped."""
+        components: list[ComponentInfo] = []
+        for platform, base_url in (("Snowflake", self._sources.snowflake_status_url),
+                                   ("Databricks", self._sources.databricks_status_url)):
+            components += await self._statuspage_components(platform, base_url)
+        if self._sources.databricks_host and self._sources.databricks_token:
+            probed, warnings = await self._probe_workspace()
+            components += [ComponentInfo(platform="Databricks", name=c.name, region=c.region) for c in probed]
+            for warning in warnings:
+                logger.warning("health inventory: %s", warning)
+        if self._azure is None:
+            logger.warning("health inventory: %s", _AZURE_NOT_CONFIGURED)
+        names = (resource_id.rstrip("/").rsplit("/", 1)[-1] for resource_id in self._sources.azure_resource_ids)
+        return components + [ComponentInfo(platform="Azure", name=name) for name in names]
+
     async def snowflake(self, *, region: str | None = None) -> HealthReport:
         return await self._statuspage("Snowflake", self._sources.snowflake_status_url, region)
 
@@ -139,13 +173,25 @@ class LiveHealthBackend:
 
     # region status pages and probes
     async def _statuspage(self, platform: Platform, base_url: str, region: str | None) -> HealthReport:
+        source, body, failure = await self._summary(platform, base_url)
+        if failure:
+            return unknown_report(platform, source, self._clock(), failure)
+        return statuspage_report(platform, body, region=region, source=source, checked_at=self._clock())
+
+    async def _statuspage_components(self, platform: Platform, base_url: str) -> list[ComponentInfo]:
+        source, body, failure = await self._summary(platform, base_url)
+        components = [] if failure else statuspage_components(platform, body)
+        if not components:
+            logger.warning("health inventory: %s", failure or f"{source} lists no Statuspage components")
+        return components
+
+    async def _summary(self, platform: Platform, base_url: str) -> tuple[str, Any, str | None]:
+        """The page's ``summary.json`` URL and body, or why it could not be read."""
         source = base_url.rstrip("/") + SUMMARY_PATH
         try:
-            body = (await self._get(source, backend=f"{platform} status page")).body
+            return source, (await self._get(source, backend=f"{platform} status page")).body, None
         except BackendError as error:
-            warning = f"{platform} status page could not be read: {error.message}"
-            return unknown_report(platform, source, self._clock(), warning)
-        return statuspage_report(platform, body, region=region, source=source, checked_at=self._clock())
+            return source, None, f"{platform} status page could not be read: {error.message}"
 
     async def _probe_workspace(self) -> tuple[list[ComponentHealth], list[str]]:
         """Reachability + token check (``Me``), then SQL warehouse health; failures are warnings."""

@@ -1,8 +1,9 @@
 """``HttpServiceNowBackend``: incidents and change requests over the ServiceNow REST Table API.
 
 Reads ``GET /api/now/table/{incident|change_request}`` with an encoded ``sysparm_query`` built
-from ``IncidentQuery``/``ChangeQuery``, ``sysparm_display_value=all`` (codes for logic, labels for
-people) and offset paging. Every value the API returns is a string, so parsing is defensive: a
+from ``IncidentQuery``/``ChangeQuery`` (``backends.servicenow_query``), ``sysparm_display_value=all``
+(codes for logic, labels for people) and offset paging. The inventories (configuration items,
+assignment groups) are the names that recent incidents and changes refer to. Every value the API returns is a string, so parsing is defensive: a
 record that cannot be read is skipped with a warning rather than failing the whole list.
 Auth (``backends.servicenow_auth``) is basic, a static bearer token, or an OAuth token (client
 credentials or password grant) refreshed on expiry and once after a 401; the unreadable-record loop
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
+from itertools import zip_longest
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
@@ -24,16 +26,18 @@ from opsagent.backends.base import ChangeQuery, ChangeRequest, Incident, Inciden
 from opsagent.backends.http import JsonResponse, RetryPolicy, request_json
 from opsagent.backends.records import parse_records, to_float
 from opsagent.backends.servicenow_auth import BACKEND, OAuthToken, StaticAuth, make_servicenow_auth
+from opsagent.backends.servicenow_query import (
+    CHANGE_STATES,
+    INCIDENT_STATES,
+    encode_change_query,
+    encode_incident_query,
+    encode_referenced_query,
+)
 from opsagent.errors import BackendAuthError, BackendNotFoundError, BackendResponseError
 from opsagent.settings import Settings
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
-INCIDENT_STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
-CHANGE_STATES = {
-    "-5": "New", "-4": "Assess", "-3": "Authorize", "-2": "Scheduled",
-    "-1": "Implement", "0": "Review", "3": "Closed", "4": "Canceled",
-}
 RISKS = {"1": "Very High", "2": "High", "3": "Moderate", "4": "Low"}
 INCIDENT_FIELDS = (
     "number,sys_id,short_description,description,state,priority,impact,urgency,category,"
@@ -45,6 +49,8 @@ CHANGE_FIELDS = (
 )
 _NUMBER = re.compile(r"^[A-Z]{2,8}\d{4,10}$")
 _MAX_PAGES = 50
+INVENTORY_SCAN_ROWS = 1000
+"""How many of the most recently updated incidents (and as many changes) an inventory reads."""
 
 
 class HttpServiceNowBackend:
@@ -77,18 +83,40 @@ class HttpServiceNowBackend:
         await self._client.aclose()
 
     async def list_incidents(self, query: IncidentQuery) -> Page[Incident]:
-        encoded = _prepare_incident_query(query)
+        encoded = encode_incident_query(query)
         return await self._list("incident", encoded, INCIDENT_FIELDS, query.limit, _parse_incident)
 
     async def get_incident(self, number: str) -> Incident:
         return await self._get_by_number("incident", number, INCIDENT_FIELDS, _parse_incident)
 
     async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]:
-        encoded = _prepare_change_query(query)
+        encoded = encode_change_query(query)
         return await self._list("change_request", encoded, CHANGE_FIELDS, query.limit, _parse_change)
 
     async def get_change_request(self, number: str) -> ChangeRequest:
         return await self._get_by_number("change_request", number, CHANGE_FIELDS, _parse_change)
+
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        return await self._referenced_names("cmdb_ci", limit)
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        return await self._referenced_names("assignment_group", limit)
+
+    async def _referenced_names(self, field: str, limit: int) -> list[str]:
+        """Display names in ``field`` of recent incidents and changes: one bounded request per table,
+        the most recent ``limit`` distinct names (taken from both tables in turn), sorted by name."""
+        params = {"sysparm_query": encode_referenced_query(field), "sysparm_limit": str(INVENTORY_SCAN_ROWS),
+                  "sysparm_no_count": "true"}
+        per_table = []
+        for table in ("incident", "change_request"):
+            rows, _ = await self._fetch(table, params, field)
+            per_table.append([_field(row, field, display=True) for row in rows])
+        distinct: dict[str, None] = {}
+        for name in (name for names in zip_longest(*per_table, fillvalue="") for name in names if name):
+            if len(distinct) >= limit:
+                break
+            distinct.setdefault(name)
+        return sorted(distinct, key=str.casefold)
 
     async def _get_by_number(
         self, table: str, number: str, fields: str, parse: Callable[[Mapping[str, Any]], RecordT]
@@ -160,58 +188,7 @@ class HttpServiceNowBackend:
         return await request_json(self._client, build, policy=self._policy, backend=BACKEND, query=query)
 
 
-# region query building
-def _prepare_incident_query(query: IncidentQuery) -> str:
-    codes = {label: code for code, label in INCIDENT_STATES.items()}
-    parts = [f"stateIN{','.join(codes[s] for s in query.states)}"] if query.states else []
-    if query.priority_at_most is not None:
-        parts.append(f"priority<={query.priority_at_most}")
-    parts += _common_filters(query.assignment_group, query.configuration_item)
-    if query.opened_since is not None:
-        parts.append(f"opened_at>={_format_datetime(query.opened_since)}")
-    parts += _text_filter(query.text)
-    return "^".join([*parts, "ORDERBYDESCopened_at"])
-
-
-def _prepare_change_query(query: ChangeQuery) -> str:
-    codes = {label: code for code, label in CHANGE_STATES.items()}
-    parts = [f"stateIN{','.join(codes[s] for s in query.states)}"] if query.states else []
-    if query.type:
-        parts.append(f"type={query.type}")
-    if query.approval:
-        parts.append(f"approval={query.approval}")
-    if query.window_end is not None:  # overlap: starts before the window ends, ends after it starts
-        parts.append(f"start_date<={_format_datetime(query.window_end)}")
-    if query.window_start is not None:
-        parts.append(f"end_date>={_format_datetime(query.window_start)}")
-    parts += _common_filters(None, query.configuration_item)
-    parts += _text_filter(query.text)
-    return "^".join([*parts, "ORDERBYDESCstart_date"])
-
-
-def _common_filters(group: str | None, item: str | None) -> list[str]:
-    """Names come from people and models, often partial, so match with LIKE (contains, case-insensitive)."""
-    parts = [f"assignment_group.nameLIKE{_clean(group)}"] if group else []
-    return parts + ([f"cmdb_ci.nameLIKE{_clean(item)}"] if item else [])
-
-
-def _text_filter(text: str | None) -> list[str]:
-    if not text or not _clean(text):
-        return []
-    value = _clean(text)
-    return [f"short_descriptionLIKE{value}^ORdescriptionLIKE{value}"]
-
-
-def _clean(value: str | None) -> str:
-    """Encoded queries cannot escape ``^`` (it starts a new condition), so drop it and line breaks."""
-    return re.sub(r"[\^\r\n]+", " ", value or "").strip()
-
-
-def _format_datetime(value: datetime) -> str:
-    aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return aware.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-
-
+# region paging
 def _next_offset(link_header: str) -> int | None:
     for part in link_header.split(","):
         if 'rel="next"' in part and "<" in part and ">" in part:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from opsagent.backends.base import ComponentHealth, HealthIncident, HealthReport, HealthStatus
+from opsagent.backends.base import ComponentHealth, ComponentInfo, HealthIncident, HealthReport, HealthStatus, Platform
 
 SUMMARY_PATH = "/api/v2/summary.json"
-Platform = Literal["Databricks", "Snowflake", "Azure"]
 _COMPONENT_STATUS: dict[str, HealthStatus] = {
     "operational": "operational", "degraded_performance": "degraded", "partial_outage": "partial_outage",
     "major_outage": "major_outage", "under_maintenance": "maintenance",
@@ -44,16 +43,29 @@ def statuspage_report(
     return _parse_report_from_statuspage(platform, body, region=region, source=source, checked_at=checked_at)
 
 
+def statuspage_components(platform: Platform, body: Any) -> list[ComponentInfo]:
+    """Every component a summary body lists (groups are regions), or ``[]`` when it is not Statuspage JSON."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("components"), list):
+        return []
+    return [ComponentInfo(platform=platform, name=str(c.get("name")), region=region)
+            for c, region in _leaf_components(body) if c.get("name")]
+
+
+def _leaf_components(body: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], str]]:
+    """The components that are not groups, each with its group's name (on these pages, a region)."""
+    raw = [c for c in body["components"] if isinstance(c, Mapping)]
+    groups = {c.get("id"): str(c.get("name") or "") for c in raw if c.get("group")}
+    return [(c, groups.get(c.get("group_id"), "")) for c in raw if not c.get("group")]
+
+
 def _parse_report_from_statuspage(
     platform: Platform, body: Mapping[str, Any], *, region: str | None, source: str, checked_at: datetime
 ) -> HealthReport:
     """Without a region only non-operational components are listed (pages have ~100 of them)."""
-    raw = [c for c in body["components"] if isinstance(c, Mapping)]
-    groups = {c.get("id"): str(c.get("name") or "") for c in raw if c.get("group")}
     components = [
         ComponentHealth(name=str(c.get("name") or ""), status=_COMPONENT_STATUS.get(str(c.get("status")), "unknown"),
-                        region=groups.get(c.get("group_id"), ""), detail=str(c.get("description") or ""))
-        for c in raw if not c.get("group")
+                        region=region, detail=str(c.get("description") or ""))
+        for c, region in _leaf_components(body)
     ]
     page_status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
     indicator = _INDICATOR.get(str(page_status.get("indicator")))

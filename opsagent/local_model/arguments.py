@@ -107,7 +107,7 @@ EXTRACTORS: dict[str, Callable[[Context], Any]] = {
     "priority": lambda ctx: ctx.entities.priority,
     "assignment_group": lambda ctx: _first(ctx.entities.groups),
     "configuration_item": lambda ctx: _first(ctx.entities.config_items),
-    "opened_since": lambda ctx: ctx.entities.time_window,
+    "opened_within": lambda ctx: ctx.entities.time_window,
     "time_window": _window,
     "window": _window,
     "type": lambda ctx: next((word for word in CHANGE_TYPES if contains_phrase(ctx.text, word)), None),

@@ -2,7 +2,8 @@
 
 Sits between the log_analytics specialist agent and ``PipelineRunsBackend``: time phrases are
 resolved against the injected clock, run ids are validated before any query, and the backend's
-runs become the bounded ``ToolResult`` envelope via ``rendering.py``.
+runs become the bounded ``ToolResult`` envelope (rows from ``pipeline_rows.py``, caps from
+``rendering.py``). Every filter and the resolved window are stated in ``query`` and the message.
 """
 
 # No `from __future__ import annotations`: MAF builds each tool's schema from its evaluated
@@ -10,112 +11,73 @@ runs become the bounded ``ToolResult`` envelope via ``rendering.py``.
 
 import re
 import uuid
-from collections import Counter
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated
 
 from agent_framework import FunctionTool, tool
 from pydantic import Field
 
-from opsagent.backends.base import ActivityRun, Backends, Clock, PipelineRun, PipelineStatusSummary
+from opsagent.backends.base import AROUND_TOLERANCE, Backends, Clock, PipelineRun
 from opsagent.contracts.tool_result import ToolResult
+from opsagent.tools.pipeline_rows import activity_row, pipelines_sentence, run_message, run_row, summary_row
 from opsagent.tools.rendering import (
     ArgumentError,
     ToolCall,
     clamp_limit,
     count_message,
     iso_minute,
-    shorten,
+    parse_point,
+    window_words,
 )
 
 SYSTEM = "Log Analytics"
-_TARGET = re.compile(r"^Operation on target (\S+) failed: (.*)$", re.DOTALL)
-
-
-def split_target(message: str) -> tuple[str, str]:
-    """ADF's ``"Operation on target Copy_Sales failed: <error>"`` -> ``("Copy_Sales", "<error>")``."""
-    match = _TARGET.match(message)
-    return (match.group(1), match.group(2)) if match else ("", message)
-
-
-def run_row(run: PipelineRun, *, text_chars: int = 120) -> dict[str, Any]:
-    failed_activity, error = split_target(run.error_message)
-    return {
-        "run_id": run.run_id,
-        "pipeline_name": run.pipeline_name,
-        "start": iso_minute(run.start),
-        "duration_min": run.duration_minutes,
-        "error_code": run.error_code,
-        "failed_activity": failed_activity,
-        "error_message": shorten(error, text_chars),
-    }
-
-
-def summary_row(summary: PipelineStatusSummary) -> dict[str, Any]:
-    return {
-        "pipeline_name": summary.pipeline_name,
-        "runs": summary.runs,
-        "succeeded": summary.succeeded,
-        "failed": summary.failed,
-        "cancelled": summary.cancelled,
-        "running": summary.running,
-        "success_rate_pct": summary.success_rate_pct,
-        "last_status": summary.last_status,
-        "last_run_id": summary.last_run_id,
-        "last_start": iso_minute(summary.last_start),
-    }
-
-
-def activity_row(activity: ActivityRun) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "activity_name": activity.activity_name,
-        "activity_type": activity.activity_type,
-        "status": activity.status,
-        "start": iso_minute(activity.start),
-        "end": iso_minute(activity.end),
-    }
-    if activity.error_code or activity.error_message:
-        row |= {
-            "error_code": activity.error_code,
-            "failure_type": activity.failure_type,
-            "error_message": shorten(activity.error_message),
-        }
-    return row
-
-
-def pipelines_sentence(runs: list[PipelineRun], *, is_complete: bool) -> str:
-    """`` Pipelines: pl_a (3), pl_b (1).`` counted over the rows shown."""
-    if not runs:
-        return ""
-    counts = Counter(run.pipeline_name for run in runs)
-    listed = ", ".join(f"{name} ({count})" for name, count in counts.most_common())
-    return f" {'Pipelines' if is_complete else 'Pipelines among the rows shown'}: {listed}."
-
-
+_FACTORY_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+"""Data Factory names: letters, digits and hyphens, starting and ending with a letter or digit."""
+_HOURS = f"{AROUND_TOLERANCE.total_seconds() / 3600:g} h"
+_WINDOW_HELP = (
+    "UTC time window of the runs (start included, end excluded), default '{default}': a phrase such as "
+    "'last 24 hours', 'today', 'yesterday', 'last night', 'since yesterday', 'since 2025-01-09T18:00Z', or a "
+    "range '2025-01-09T18:00Z to 2025-01-10T09:00Z'"
+)
+_FACTORY_HELP = (
+    "Only runs in this Azure Data Factory: its name (case-insensitive), e.g. 'adf-prod-neu' (a factory in North "
+    "Europe). Omit for every factory"
+)
 def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int) -> list[FunctionTool]:
     """The three Data Factory tools, bound to ``backends.pipelines``, the clock and the row cap."""
     backend = backends.pipelines
 
     @tool
     async def list_failed_pipelines(
-        time_window: Annotated[str, Field(description="Plain time phrase, e.g. 'last 24 hours', 'since yesterday', 'last night', '2025-01-10'")] = "last 24 hours",
+        time_window: Annotated[str, Field(description=_WINDOW_HELP.format(default="last 24 hours"))] = "last 24 hours",
+        pipeline_name: Annotated[str | None, Field(description=(
+            "Only failures of this pipeline: its name or part of it (case-insensitive), e.g. 'pl_ingest_sales'. "
+            "Omit for every pipeline"))] = None,
+        factory: Annotated[str | None, Field(description=_FACTORY_HELP)] = None,
         limit: Annotated[int | None, Field(description=f"Maximum rows (capped at {max_rows})")] = None,
     ) -> str:
         """List failed Azure Data Factory pipeline runs in a time window, newest first, with their error codes.
 
-        Use it for "which pipelines failed ...?". Each row has the run_id (pass it to
-        get_pipeline_run_details for activity-level errors), pipeline name, start time, duration,
-        error code, failed activity and a short error message. Returns a JSON envelope with total, rows shown (at most the cap) and
-        truncation. Never guess a run id; list first.
+        Use it for "which pipelines failed ...?", optionally for one pipeline or one factory. Each
+        row has the run_id (pass it to get_pipeline_run_details for activity-level errors),
+        pipeline name, factory, start time, duration, error code, failed activity and a short error
+        message. Returns a JSON envelope with total, rows shown (at most the cap), truncation, the
+        resolved window and filters in "query" and a message that states them. Never guess a run
+        id; list first.
         """
-        call = ToolCall("list_failed_pipelines", backend.kind, SYSTEM, query={"time_window": time_window})
+        call = ToolCall("list_failed_pipelines", backend.kind, SYSTEM,
+                        query={"time_window": time_window, "pipeline_name": pipeline_name, "factory": factory})
 
         async def work() -> ToolResult:
             window = call.window("time_window", time_window or "last 24 hours", clock())
+            name, factory_name = _pipeline_filters(pipeline_name, factory)
             rows = clamp_limit(limit, max_rows, call.warnings)
-            page = await backend.list_failed_runs(start=window.start, end=window.end, limit=rows)
+            page = await backend.list_failed_runs(start=window.start, end=window.end, limit=rows,
+                                                  pipeline_name=name, factory=factory_name)
+            detail = f"{_filter_words(name, factory_name, matching='of pipelines matching')} in {window_words(window)}"
 
             def message(shown: int) -> str:
-                counted = count_message(page.total, shown, "failed pipeline run", detail=f" in {window.label}")
+                counted = count_message(page.total, shown, "failed pipeline run", detail=detail)
                 return counted + pipelines_sentence(page.items[:shown], is_complete=shown >= page.total)
 
             return call.page_rows(page, run_row, message)
@@ -125,7 +87,8 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
     @tool
     async def query_pipeline_status(
         pipeline_name: Annotated[str | None, Field(description="Pipeline name or part of it (case-insensitive); omit for all pipelines")] = None,
-        time_window: Annotated[str, Field(description="Plain time phrase, e.g. 'last 7 days', 'last 24 hours', 'this week'")] = "last 7 days",
+        time_window: Annotated[str, Field(description=_WINDOW_HELP.format(default="last 7 days"))] = "last 7 days",
+        factory: Annotated[str | None, Field(description=_FACTORY_HELP)] = None,
         limit: Annotated[int | None, Field(description=f"Maximum pipelines (capped at {max_rows})")] = None,
     ) -> str:
         """Summarise Azure Data Factory pipelines in a time window: runs, succeeded, failed, cancelled, running, success rate and the latest run.
@@ -133,23 +96,23 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
         Use it for "how is pipeline X doing?", "which pipelines are unhealthy this week?" or to find
         a pipeline's exact name. Rows are ordered by failures, then name; each carries last_run_id
         for get_pipeline_run_details. Returns a JSON envelope with total pipelines, rows shown (at
-        most the cap) and truncation.
+        most the cap), truncation, the resolved window and filters in "query" and a message that
+        states them.
         """
         call = ToolCall("query_pipeline_status", backend.kind, SYSTEM,
-                        query={"pipeline_name": pipeline_name, "time_window": time_window})
+                        query={"pipeline_name": pipeline_name, "time_window": time_window, "factory": factory})
 
         async def work() -> ToolResult:
             window = call.window("time_window", time_window or "last 7 days", clock())
+            name, factory_name = _pipeline_filters(pipeline_name, factory)
             rows = clamp_limit(limit, max_rows, call.warnings)
-            page = await backend.pipeline_status(
-                start=window.start, end=window.end, pipeline_name=pipeline_name or None, limit=rows
-            )
-            named = f" matching {pipeline_name!r}" if pipeline_name else ""
+            page = await backend.pipeline_status(start=window.start, end=window.end, pipeline_name=name,
+                                                 limit=rows, factory=factory_name)
             failing = [item.pipeline_name for item in page.items if item.failed]
             with_failures = f" With failures: {', '.join(failing)}." if failing else ""
+            detail = f"{_filter_words(name, factory_name, matching='matching')} with runs in {window_words(window)}"
 
             def message(shown: int) -> str:
-                detail = f"{named} with runs in {window.label}"
                 return count_message(page.total, shown, "pipeline", detail=detail, order="with the most failures") + with_failures
 
             return call.page_rows(page, summary_row, message)
@@ -159,28 +122,39 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
     @tool
     async def get_pipeline_run_details(
         run_id: Annotated[str | None, Field(description="Run id (UUID) from list_failed_pipelines or query_pipeline_status")] = None,
-        pipeline_name: Annotated[str | None, Field(description="Exact pipeline name; used when no run_id is given, to show its latest run")] = None,
+        pipeline_name: Annotated[str | None, Field(description=(
+            "Exact pipeline name; used when no run_id is given: its latest run, or with 'around' its run "
+            "closest to that time"))] = None,
+        around: Annotated[str | None, Field(description=(
+            "With pipeline_name: pick the run whose start is closest to this UTC time (at most 12 hours away), "
+            "e.g. '2025-01-10T08:00Z' for 'the 8am run' (write the date-time; bare clock times are not read), "
+            "or a phrase whose start is the time, e.g. 'yesterday' = yesterday 00:00. Omit for the latest run"))] = None,
     ) -> str:
         """Show one Azure Data Factory pipeline run with its activities and their error codes and messages.
 
-        Give run_id for a specific run, or pipeline_name for that pipeline's latest run (whatever
-        its status). Returns a JSON envelope with one row: the run (status, start, end, duration,
-        error) and its activities in order, including the failed activity's error. Never guess a
-        run id; list first with list_failed_pipelines or query_pipeline_status.
+        Give run_id for a specific run; or pipeline_name for that pipeline's latest run (whatever
+        its status); or pipeline_name and around for its run closest to a time ("the 8am run").
+        Returns a JSON envelope with one row: the run (status, start, end, duration, error) and its
+        activities in order, including the failed activity's error; the message says which run was
+        picked and, with around, how far its start is from the asked time. Never guess a run id;
+        list first with list_failed_pipelines or query_pipeline_status.
         """
         call = ToolCall("get_pipeline_run_details", backend.kind, SYSTEM,
-                        query={"run_id": run_id, "pipeline_name": pipeline_name})
+                        query={"run_id": run_id, "pipeline_name": pipeline_name, "around": around})
 
         async def work() -> ToolResult:
             wanted_id = _validate_run_id(run_id) if run_id else None
-            if wanted_id is None and not (pipeline_name and pipeline_name.strip()):
+            name = pipeline_name.strip() if pipeline_name and pipeline_name.strip() else None
+            if wanted_id is None and name is None:
                 raise ArgumentError("Give run_id (a UUID from list_failed_pipelines) or pipeline_name; never guess a run id.")
             call.query["run_id"] = wanted_id
-            call.subject = f"pipeline run {wanted_id}" if wanted_id else f"runs of pipeline {pipeline_name!r}"
-            details = await backend.run_details(run_id=wanted_id, pipeline_name=None if wanted_id else pipeline_name)
+            point = _around_point(call, around, wanted_id=wanted_id, now=clock())
+            call.subject = _run_subject(wanted_id, name, point)
+            details = await backend.run_details(run_id=wanted_id, pipeline_name=None if wanted_id else name,
+                                                around=point)
             run = details.run
-            if wanted_id and pipeline_name and pipeline_name.strip().lower() != run.pipeline_name.lower():
-                call.warnings.append(f"Run {wanted_id} belongs to {run.pipeline_name}, not {pipeline_name!r}.")
+            if wanted_id and name and name.lower() != run.pipeline_name.lower():
+                call.warnings.append(f"Run {wanted_id} belongs to {run.pipeline_name}, not {name!r}.")
             activities = [activity_row(item) for item in details.activities[:max_rows]]
             if len(details.activities) > max_rows:
                 call.warnings.append(f"Showing the first {max_rows} of {len(details.activities)} activities.")
@@ -188,8 +162,8 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
                 "factory": run.factory, "status": run.status, "end": iso_minute(run.end),
                 "failure_type": run.failure_type, "parameters": run.parameters, "activities": activities,
             }
-            return call.rows([row], total=1, message=_run_message(run, details.activities, is_latest=not wanted_id),
-                             backend_warnings=details.warnings)
+            message = run_message(run, details.activities, which=_which_run(run, wanted_id=wanted_id, point=point))
+            return call.rows([row], total=1, message=message, backend_warnings=details.warnings)
 
         return await call.run(work)
 
@@ -206,11 +180,61 @@ def _validate_run_id(run_id: str) -> str:
         ) from error
 
 
-def _run_message(run: PipelineRun, activities: list[ActivityRun], *, is_latest: bool) -> str:
-    which = f"Latest run of {run.pipeline_name}" if is_latest else f"Run of {run.pipeline_name}"
-    duration = f", {run.duration_minutes} min" if run.duration_minutes is not None else ""
-    message = f"{which} ({run.run_id}): {run.status}, started {iso_minute(run.start)}{duration}."
-    failed = [item for item in activities if item.status == "Failed"]
-    if failed:
-        message += " Failed activity: " + ", ".join(f"{item.activity_name} ({item.error_code})" for item in failed) + "."
-    return message
+def _pipeline_filters(pipeline_name: str | None, factory: str | None) -> tuple[str | None, str | None]:
+    """Blank filters are no filters; a factory must look like a Data Factory name."""
+    name = pipeline_name.strip() if pipeline_name and pipeline_name.strip() else None
+    factory_name = factory.strip() if factory and factory.strip() else None
+    if factory_name and not _FACTORY_NAME.fullmatch(factory_name):
+        raise ArgumentError(f"factory: {factory!r} is not a Data Factory name (letters, digits and hyphens, "
+                            "e.g. 'adf-prod-neu'); give the factory's name, not a region or a description.")
+    return name, factory_name
+
+
+def _filter_words(pipeline_name: str | None, factory: str | None, *, matching: str) -> str:
+    """`` of pipelines matching 'sales' in factory 'adf-prod-neu'`` (``matching``: "of pipelines matching"), or ``""``."""
+    words = f" {matching} {pipeline_name!r}" if pipeline_name else ""
+    return words + (f" in factory {factory!r}" if factory else "")
+
+
+def _around_point(call: ToolCall, around: str | None, *, wanted_id: str | None, now: datetime) -> datetime | None:
+    """The time point to search around (recorded in ``call.query``), or ``None``."""
+    if not around or not around.strip():
+        return None
+    if wanted_id:
+        call.warnings.append(f"around {around!r} ignored: run_id names the run.")
+        return None
+    point = parse_point(around, now, argument="around")
+    call.query["around"] = {
+        "asked": around, "point": iso_minute(point),
+        "searched_from": iso_minute(point - AROUND_TOLERANCE), "searched_to": iso_minute(point + AROUND_TOLERANCE),
+    }
+    return point
+
+
+def _run_subject(wanted_id: str | None, name: str | None, point: datetime | None) -> str:
+    """What a not-found result says was missing, with what was searched."""
+    if wanted_id:
+        return f"pipeline run {wanted_id}"
+    if point is None:
+        return f"runs of pipeline {name!r}"
+    return (f"run of pipeline {name!r} starting between {iso_minute(point - AROUND_TOLERANCE)} and "
+            f"{iso_minute(point + AROUND_TOLERANCE)} (within {_HOURS} of {iso_minute(point)})")
+
+
+def _which_run(run: PipelineRun, *, wanted_id: str | None, point: datetime | None) -> str:
+    """"Latest run of X", "Run of X", or "Run of X closest to <time>, 12 min after it"."""
+    if wanted_id:
+        return f"Run of {run.pipeline_name}"
+    if point is None:
+        return f"Latest run of {run.pipeline_name}"
+    minutes = round((run.start - point).total_seconds() / 60)
+    if minutes == 0:
+        return f"Run of {run.pipeline_name} closest to {iso_minute(point)}, starting at that time"
+    side = "after" if minutes > 0 else "before"
+    return f"Run of {run.pipeline_name} closest to {iso_minute(point)}, {_duration_words(abs(minutes))} {side} it"
+
+
+def _duration_words(minutes: int) -> str:
+    """``12 min``, ``2 h``, ``2 h 5 min``."""
+    hours, rest = divmod(minutes, 60)
+    return " ".join(part for part in (f"{hours} h" if hours else "", f"{rest} min" if rest else "") if part)

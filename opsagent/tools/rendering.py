@@ -10,6 +10,7 @@ result under the size budget.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,7 +25,7 @@ from opsagent.errors import (
     BackendUnavailableError,
 )
 from opsagent.contracts.tool_result import ErrorKind, ToolResult
-from opsagent.tools.timewindow import TimeWindow, resolve_time_window
+from opsagent.tools.timewindow import TimeWindow, resolve_time_point, resolve_time_window
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ TEXT_CHARS = 300
 """Free-text fields (descriptions, error messages) are cut to about this many characters (at a clause)."""
 MAX_OUTPUT_CHARS = 7000
 """Hard budget for one tool's text; rows are dropped from the end to stay under it."""
+_HAS_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class ArgumentError(ValueError):
@@ -67,6 +69,12 @@ def window_json(window: TimeWindow) -> dict[str, str | None]:
     return {"phrase": window.label, "start": iso_minute(window.start), "end": iso_minute(window.end)}
 
 
+def window_words(window: TimeWindow) -> str:
+    """``"last 24 hours (2025-01-09T09:30Z to 2025-01-10T09:30Z)"``; a phrase made of dates is not repeated."""
+    span = f"{iso_minute(window.start)} to {iso_minute(window.end)}"
+    return span if _HAS_DATE.search(window.label) else f"{window.label} ({span})"
+
+
 def parse_window(phrase: str, now: datetime, *, argument: str) -> TimeWindow:
     """``resolve_time_window`` with the failure turned into an ``ArgumentError`` naming the argument."""
     try:
@@ -75,19 +83,12 @@ def parse_window(phrase: str, now: datetime, *, argument: str) -> TimeWindow:
         raise ArgumentError(f"{argument}: {error}") from error
 
 
-def parse_choice(value: str, choices: dict[str, tuple[str, ...]], *, argument: str) -> tuple[str, ...]:
-    """Map a lenient label ("In Progress", "in-progress", "a, b") to canonical values via ``choices``.
-
-    ``choices`` maps normalised keys (lower case, words joined by ``_``) to the values they stand for.
-    """
-    picked: list[str] = []
-    for part in value.split(","):
-        key = "_".join(part.strip().lower().replace("-", " ").split())
-        if key not in choices:
-            accepted = ", ".join(sorted(choices))
-            raise ArgumentError(f"{argument}: unknown value {part.strip()!r}; accepted: {accepted}.")
-        picked.extend(item for item in choices[key] if item not in picked)
-    return tuple(picked)
+def parse_point(phrase: str, now: datetime, *, argument: str) -> datetime:
+    """``resolve_time_point`` with the failure turned into an ``ArgumentError`` naming the argument."""
+    try:
+        return resolve_time_point(phrase, now)
+    except ValueError as error:
+        raise ArgumentError(f"{argument}: {error}") from error
 
 
 def clamp_limit(limit: int | None, max_rows: int, warnings: list[str]) -> int:

@@ -16,41 +16,22 @@ from typing import Annotated, Any
 from agent_framework import FunctionTool, tool
 from pydantic import Field
 
-from opsagent.backends.base import Backends, ChangeQuery, ChangeRequest, Clock, Incident, IncidentQuery
+from opsagent.backends.base import Backends, ChangeRequest, Clock, Incident
 from opsagent.contracts.tool_result import ToolResult
-from opsagent.tools.rendering import (
-    ArgumentError,
-    ToolCall,
-    clamp_limit,
-    count_message,
-    iso_minute,
-    parse_choice,
-    shorten,
-)
+from opsagent.tools.rendering import ArgumentError, ToolCall, clamp_limit, count_message, iso_minute, shorten
+from opsagent.tools.servicenow_filters import PriorityMatch, resolve_change_filters, resolve_incident_filters
 
 SYSTEM = "ServiceNow"
-_OPEN = ("New", "In Progress", "On Hold")
-INCIDENT_STATES: dict[str, tuple[str, ...]] = {
-    "open": _OPEN, "active": _OPEN, "new": ("New",), "in_progress": ("In Progress",), "on_hold": ("On Hold",),
-    "resolved": ("Resolved",), "closed": ("Closed",), "canceled": ("Canceled",), "cancelled": ("Canceled",),
-    "all": (*_OPEN, "Resolved", "Closed", "Canceled"),
-}
-_CHANGE_ACTIVE = ("New", "Assess", "Authorize", "Scheduled", "Implement", "Review")
-CHANGE_STATES: dict[str, tuple[str, ...]] = {
-    **{state.lower(): (state,) for state in (*_CHANGE_ACTIVE, "Closed", "Canceled")},
-    "authorise": ("Authorize",), "cancelled": ("Canceled",), "open": _CHANGE_ACTIVE,
-    "all": (*_CHANGE_ACTIVE, "Closed", "Canceled"),
-}
-CHANGE_TYPES: dict[str, tuple[str, ...]] = {name: (name,) for name in ("normal", "standard", "emergency")}
-APPROVALS: dict[str, tuple[str, ...]] = {
-    "not_requested": ("not requested",), "not_yet_requested": ("not requested",), "requested": ("requested",),
-    "approved": ("approved",), "rejected": ("rejected",),
-}
-_FILTER_LABELS = {
-    "state": "state {!r}", "priority": "priority {} or more urgent", "assignment_group": "group {!r}",
-    "configuration_item": "CI {!r}", "text": "text {!r}", "opened_since": "opened in {}", "type": "type {!r}",
-    "approval": "approval {!r}", "window": "planned window overlapping {}",
-}
+_INCIDENT_STATE_HELP = (
+    "open (= New, In Progress and On Hold), new, in_progress, on_hold, resolved, closed, canceled or all; "
+    "a list ('new, on_hold'); or 'not <state>' for every other state, e.g. 'not resolved' = all but Resolved, "
+    "'not open' = Resolved, Closed or Canceled"
+)
+_CHANGE_STATE_HELP = (
+    "all (default), open (= not Closed or Canceled), new, assess, authorize, scheduled, implement, review, "
+    "closed or canceled; a list ('scheduled, implement'); or 'not <state>' for every other state, "
+    "e.g. 'not closed'"
+)
 _TICKET = re.compile(r"^\s*([A-Za-z]{3})?[\s-]*(\d{1,7})\s*$")
 _TICKET_KINDS = {"INC": ("an incident", "get_incident"), "CHG": ("a change request", "get_change_request")}
 
@@ -119,56 +100,49 @@ def change_row(change: ChangeRequest, *, full: bool = False) -> dict[str, Any]:
     return row
 
 
-def describe_filters(call: ToolCall, *names: str) -> str:
-    """`` (priority 2 or more urgent, group 'Data Platform Ops')`` from the filters set in ``call.query``."""
-    parts = []
-    for name in names:
-        value = call.query.get(name)
-        if isinstance(value, dict):
-            value = value["phrase"]
-        if value not in (None, "", "all"):
-            parts.append(_FILTER_LABELS[name].format(value))
-    return f" ({', '.join(parts)})" if parts else ""
-
-
 def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) -> list[FunctionTool]:
     """The four ServiceNow tools, bound to ``backends.servicenow``, the clock and the row cap."""
     backend = backends.servicenow
 
     @tool
     async def list_incidents(
-        state: Annotated[str, Field(description="open (New+In Progress+On Hold), new, in_progress, on_hold, resolved, closed, canceled or all")] = "open",
-        priority: Annotated[int | None, Field(description="Only priority N or more urgent: 1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning")] = None,
+        state: Annotated[str, Field(description=_INCIDENT_STATE_HELP)] = "open",
+        priority: Annotated[int | None, Field(description=(
+            "Priority 1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning; priority_match says whether more "
+            "urgent ones count too. Omit for any priority"))] = None,
+        priority_match: Annotated[PriorityMatch, Field(description=(
+            "'or_higher' (default): that priority or more urgent, e.g. priority=2 gives P1 and P2 "
+            "('P2 or higher', 'P1/P2'); 'exactly': only that priority, e.g. 'P2 incidents', 'only the P3s'"))] = "or_higher",
         assignment_group: Annotated[str | None, Field(description="Assignment group name or part of it, e.g. 'Data Platform Ops'")] = None,
         configuration_item: Annotated[str | None, Field(description="Configuration item (CI) name or part of it, e.g. 'adf-prod-weu'")] = None,
         text: Annotated[str | None, Field(description="Case-insensitive text in number, short description, description or CI, e.g. a pipeline name")] = None,
-        opened_since: Annotated[str | None, Field(description="Plain time phrase, e.g. 'last 24 hours', 'since yesterday', '2025-01-10'")] = None,
+        opened_within: Annotated[str | None, Field(description=(
+            "Only incidents opened inside this UTC window (start included, end excluded): a phrase such as "
+            "'last 24 hours', 'today', 'since yesterday', 'since 2025-01-09T18:00Z', or a range "
+            "'2025-01-09T18:00Z to 2025-01-10T09:00Z'. Omit unless the user limits the opening time: "
+            "an open incident opened long ago still counts"))] = None,
         limit: Annotated[int | None, Field(description=f"Maximum rows (capped at {max_rows})")] = None,
     ) -> str:
         """List ServiceNow incidents, newest first, filtered by state, priority, group, CI, text and opening time.
 
         Use it to find incidents (e.g. open P1/P2s, incidents that mention a pipeline or a CI) before
         answering. Returns a JSON envelope: total matches, the rows shown (at most the cap), a
-        truncation flag and one-line message. Never guess an incident number; list first.
+        truncation flag, the resolved filters in "query" and a one-line message that states them.
+        Never guess an incident number; list first.
         """
         call = ToolCall("list_incidents", backend.kind, SYSTEM, query={
             "state": state, "priority": priority, "assignment_group": assignment_group,
-            "configuration_item": configuration_item, "text": text, "opened_since": opened_since,
+            "configuration_item": configuration_item, "text": text, "opened_within": opened_within,
         })
 
         async def work() -> ToolResult:
-            states = parse_choice(state, INCIDENT_STATES, argument="state")
-            if priority is not None and not 1 <= priority <= 5:
-                raise ArgumentError(f"priority: {priority} is not 1-5 (1 = Critical, 5 = Planning).")
-            since = call.window("opened_since", opened_since, clock()) if opened_since else None
-            page = await backend.list_incidents(IncidentQuery(
-                states=list(states), priority_at_most=priority, assignment_group=assignment_group,
-                configuration_item=configuration_item, text=text, opened_since=since.start if since else None,
-                limit=clamp_limit(limit, max_rows, call.warnings),
-            ))
-            detail = describe_filters(call, "priority", "assignment_group", "configuration_item", "text", "opened_since")
-            noun = f"{state.strip().lower().replace('_', ' ')} incident" if state.strip().lower() != "all" else "incident"
-            message = partial(count_message, page.total, noun=noun, detail=detail)
+            resolved = resolve_incident_filters(
+                call, now=clock(), limit=clamp_limit(limit, max_rows, call.warnings), state=state, priority=priority,
+                priority_match=priority_match, assignment_group=assignment_group,
+                configuration_item=configuration_item, text=text, opened_within=opened_within,
+            )
+            page = await backend.list_incidents(resolved.query)
+            message = partial(count_message, page.total, noun=resolved.noun, detail=resolved.detail)
             return call.page_rows(page, incident_row, message)
 
         return await call.run(work)
@@ -196,10 +170,18 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
 
     @tool
     async def list_change_requests(
-        state: Annotated[str, Field(description="all, open (not Closed/Canceled), new, assess, authorize, scheduled, implement, review, closed or canceled")] = "all",
-        type: Annotated[str | None, Field(description="normal, standard or emergency")] = None,
-        approval: Annotated[str | None, Field(description="not requested, requested, approved or rejected")] = None,
-        window: Annotated[str | None, Field(description="Plain time phrase; matches changes whose planned window overlaps it, e.g. 'next 7 days', 'last 24 hours'")] = None,
+        state: Annotated[str, Field(description=_CHANGE_STATE_HELP)] = "all",
+        type: Annotated[str | None, Field(description=(
+            "normal, standard or emergency; a list ('normal, emergency'); or 'not <type>' for the others. "
+            "Omit for any type"))] = None,
+        approval: Annotated[str | None, Field(description=(
+            "not_requested (approval never asked for), requested (awaiting approval), approved or rejected; "
+            "a list ('requested, rejected'); or 'not <value>' for every other value, e.g. 'not approved' = "
+            "not_requested, requested or rejected (use it for 'not approved yet', 'still needs approval'). "
+            "Omit for any approval"))] = None,
+        window: Annotated[str | None, Field(description=(
+            "UTC time window; matches changes whose planned window overlaps it: a phrase such as 'next 7 days', "
+            "'last 24 hours', 'since yesterday', or a range '2025-01-09T17:00Z to 2025-01-09T19:30Z'"))] = None,
         configuration_item: Annotated[str | None, Field(description="Configuration item (CI) name or part of it, e.g. 'vm-shir-01'")] = None,
         text: Annotated[str | None, Field(description="Case-insensitive text in number, short description, description or CI")] = None,
         limit: Annotated[int | None, Field(description=f"Maximum rows (capped at {max_rows})")] = None,
@@ -208,7 +190,8 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
 
         Use it to find changes that could explain an incident or failure (a planned window that
         overlaps the failure time, the same CI) or what is scheduled next. Returns a JSON envelope
-        with total, rows shown (at most the cap) and truncation. Never guess a change number; list first.
+        with total, rows shown (at most the cap), truncation, the resolved filters in "query" and a
+        message that states them. Never guess a change number; list first.
         """
         call = ToolCall("list_change_requests", backend.kind, SYSTEM, query={
             "state": state, "type": type, "approval": approval, "window": window,
@@ -216,17 +199,12 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
         })
 
         async def work() -> ToolResult:
-            states = parse_choice(state, CHANGE_STATES, argument="state")
-            kinds = parse_choice(type, CHANGE_TYPES, argument="type") if type else (None,)
-            approvals = parse_choice(approval, APPROVALS, argument="approval") if approval else (None,)
-            span = call.window("window", window, clock()) if window else None
-            page = await backend.list_change_requests(ChangeQuery(
-                states=list(states), type=kinds[0], approval=approvals[0], configuration_item=configuration_item,
-                text=text, window_start=span.start if span else None, window_end=span.end if span else None,
-                limit=clamp_limit(limit, max_rows, call.warnings),
-            ))
-            detail = describe_filters(call, "state", "type", "approval", "window", "configuration_item", "text")
-            message = partial(count_message, page.total, noun="change request", detail=detail,
+            resolved = resolve_change_filters(
+                call, now=clock(), limit=clamp_limit(limit, max_rows, call.warnings), state=state, type=type,
+                approval=approval, window=window, configuration_item=configuration_item, text=text,
+            )
+            page = await backend.list_change_requests(resolved.query)
+            message = partial(count_message, page.total, noun="change request", detail=resolved.detail,
                               order="with the latest planned start")
             return call.page_rows(page, change_row, message)
 

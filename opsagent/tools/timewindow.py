@@ -14,6 +14,8 @@ Accepted forms (case-insensitive):
 - dates: ``2025-01-10`` (that whole day), ``2025-01-10T02:00`` (that minute onwards, to now),
   ranges ``2025-01-10 to 2025-01-12`` (both days included; also ``..``, ``from A to B``, ``between A and B``);
 - ``since <any form above>``: from the start of that window to now (``since yesterday``, ``since 2025-01-10``).
+
+``resolve_time_point`` turns a phrase into one moment (an ISO date-time, or a window's start).
 """
 
 from __future__ import annotations
@@ -67,6 +69,19 @@ def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
     if end <= start:
         raise ValueError(f"Time window {phrase!r} ends before it starts; give the earlier date first.")
     return TimeWindow(start, end, label)
+
+
+def resolve_time_point(phrase: str, now: datetime) -> datetime:
+    """Turn a phrase into one UTC moment: an ISO date-time as written (``2025-01-10T08:00Z``), else
+    the start of the window the phrase names (``yesterday`` -> yesterday 00:00).
+
+    Raises:
+        ValueError: the phrase is neither (the message lists the accepted forms).
+    """
+    moment = _parse_moment(phrase)
+    if moment is not None and not moment[1]:
+        return moment[0]  # not through resolve_time_window: a moment after "now" is a fine point
+    return resolve_time_window(phrase, now).start
 
 
 def _resolve(label: str, now: datetime) -> tuple[datetime, datetime] | None:

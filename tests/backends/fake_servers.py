@@ -50,6 +50,8 @@ class Recorded:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    raw_query: str = ""
+    """The query string as sent (still URL-encoded)."""
 
     def param(self, name: str) -> str | None:
         values = self.query.get(name)
@@ -114,7 +116,7 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             recorded = Recorded(
                 method=self.command, path=parts.path, query=parse_qs(parts.query),
-                headers={k.lower(): v for k, v in self.headers.items()}, body=body,
+                headers={k.lower(): v for k, v in self.headers.items()}, body=body, raw_query=parts.query,
             )
             reply = server._next_reply(recorded)
             if reply.delay:

@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from opsagent.backends.base import Backends, ChangeQuery, IncidentQuery
+from opsagent.backends.base import Backends, ChangeQuery, ComponentInfo, IncidentQuery, PipelineInfo
 from opsagent.backends.demo import make_demo_backends
 from opsagent.backends.demo.seed import DATABASE_NAME, ensure_database, parse_offset, seed_version
 from opsagent.errors import BackendNotFoundError, BackendResponseError
@@ -122,9 +123,29 @@ async def test_times_follow_the_clock(data_dir: Path, now: datetime) -> None:
 
 async def test_list_incidents_filters_combine(data_dir: Path) -> None:
     servicenow = backends_at(data_dir, NOW).servicenow
-    page = await servicenow.list_incidents(IncidentQuery(states=OPEN, priority_at_most=3, configuration_item="DBX", limit=1))
-    assert page.total == 2 and [i.number for i in page.items] == ["INC0010050"]
+    page = await servicenow.list_incidents(IncidentQuery(states=OPEN, priorities=[1, 2, 3], configuration_item="DBX", limit=1))
+    [(total,)] = rows(data_dir, "SELECT COUNT(*) FROM incidents WHERE state IN ('New', 'In Progress', 'On Hold') "
+                                "AND priority <= 3 AND configuration_item LIKE '%dbx%'")
+    assert page.total == total > 1 and len(page.items) == 1
     assert all(i.is_active and i.priority <= 3 and i.configuration_item == "dbx-prod-weu" for i in page.items)
+
+
+async def test_list_incidents_opened_window_is_half_open(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    incident = await servicenow.get_incident("INC0010049")
+    at = incident.opened_at
+    inside = await servicenow.list_incidents(IncidentQuery(opened_from=at, opened_before=at + timedelta(minutes=1)))
+    after = await servicenow.list_incidents(IncidentQuery(opened_from=at - timedelta(minutes=1), opened_before=at))
+    assert "INC0010049" in [i.number for i in inside.items]
+    assert "INC0010049" not in [i.number for i in after.items]
+
+
+@pytest.mark.parametrize("field", ["states", "priorities", "types", "approvals"])
+def test_query_sets_are_never_empty(field: str) -> None:
+    """An empty set would mean "nothing" to one reader and "anything" to another: it is refused."""
+    model = ChangeQuery if field in ("types", "approvals") else IncidentQuery
+    with pytest.raises(ValidationError, match="at least 1 item"):
+        model(**{field: []})
 
 
 async def test_list_change_requests_window_overlap(data_dir: Path) -> None:
@@ -133,6 +154,67 @@ async def test_list_change_requests_window_overlap(data_dir: Path) -> None:
     assert [c.number for c in inside.items] == ["CHG0030017"]
     edge = await servicenow.list_change_requests(ChangeQuery(window_start=NOW - timedelta(hours=14), window_end=NOW - timedelta(hours=13)))
     assert edge.total == 0  # a window that only touches the end does not overlap
+
+
+async def test_list_change_requests_by_sets(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    page = await servicenow.list_change_requests(ChangeQuery(types=["normal", "emergency"], approvals=["requested", "rejected"], limit=50))
+    expected = rows(data_dir, "SELECT number FROM change_requests WHERE type IN ('normal', 'emergency') "
+                              "AND approval IN ('requested', 'rejected') ORDER BY start_min DESC, number DESC")
+    assert [c.number for c in page.items] == [number for (number,) in expected] and page.total == len(expected) > 1
+
+
+async def test_servicenow_inventory_lists_the_names_incidents_and_changes_use(data_dir: Path) -> None:
+    servicenow = backends_at(data_dir, NOW).servicenow
+    items = rows(data_dir, "SELECT configuration_item FROM incidents UNION SELECT configuration_item FROM change_requests")
+    groups = rows(data_dir, "SELECT assignment_group FROM incidents UNION SELECT assignment_group FROM change_requests")
+    assert await servicenow.list_configuration_items() == sorted(name for (name,) in items if name)
+    assert await servicenow.list_assignment_groups() == sorted(name for (name,) in groups if name)
+    assert "vm-shir-01" in await servicenow.list_configuration_items()
+    assert len(await servicenow.list_configuration_items(limit=3)) == 3
+
+
+async def test_pipeline_inventory_names_each_pipeline_with_its_factory(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    everything = await pipelines.list_pipelines(since=NOW - timedelta(days=30))
+    expected = rows(data_dir, "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs ORDER BY 1, 2")
+    assert [(p.name, p.factory) for p in everything] == expected
+    assert PipelineInfo(name="pl_ingest_iot_telemetry", factory="adf-prod-neu") in everything
+    recent = await pipelines.list_pipelines(since=NOW - timedelta(hours=6))
+    expected_recent = rows(data_dir, "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs WHERE start_min >= -360 "
+                                     "ORDER BY 1, 2")
+    assert [(p.name, p.factory) for p in recent] == expected_recent and len(recent) < len(everything)
+
+
+async def test_health_inventory_is_every_component(data_dir: Path) -> None:
+    components = await backends_at(data_dir, NOW).health.list_components()
+    expected = rows(data_dir, "SELECT platform, name, region FROM health_components ORDER BY platform, position")
+    assert [(c.platform, c.name, c.region) for c in components] == expected
+    assert ComponentInfo(platform="Databricks", name="Jobs", region="Azure West Europe") in components
+
+
+async def test_failed_runs_filter_by_factory_and_pipeline(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    week = {"start": NOW - timedelta(days=7), "end": NOW, "limit": 50}
+    neu = await pipelines.list_failed_runs(**week, factory="ADF-prod-NEU")
+    sales = await pipelines.list_failed_runs(**week, pipeline_name="INGEST_SALES", factory="adf-prod-weu")
+    assert neu.total == len(neu.items) > 0 and {r.factory for r in neu.items} == {"adf-prod-neu"}
+    assert sales.total == len(sales.items) > 0 and {r.pipeline_name for r in sales.items} == {"pl_ingest_sales"}
+    status = await pipelines.pipeline_status(**week, pipeline_name=None, factory="adf-prod-neu")
+    assert {s.pipeline_name for s in status.items} == {r[0] for r in rows(
+        data_dir, "SELECT DISTINCT pipeline_name FROM pipeline_runs WHERE factory = 'adf-prod-neu' AND start_min >= -10080")}
+
+
+async def test_run_details_around_a_time_point(data_dir: Path) -> None:
+    pipelines = backends_at(data_dir, NOW).pipelines
+    point = NOW - timedelta(hours=5)
+    details = await pipelines.run_details(pipeline_name="pl_ingest_sales", around=point)
+    starts = [NOW + timedelta(minutes=m) for (m,) in rows(
+        data_dir, "SELECT start_min FROM pipeline_runs WHERE pipeline_name = 'pl_ingest_sales'")]
+    assert abs(details.run.start - point) == min(abs(start - point) for start in starts)
+    with pytest.raises(BackendNotFoundError, match="within 1 h of"):
+        await pipelines.run_details(pipeline_name="pl_load_finance_dwh", around=NOW - timedelta(hours=15),
+                                    within=timedelta(hours=1))
 
 
 async def test_lookups_raise_not_found(data_dir: Path) -> None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 from azure.core.pipeline.policies import SansIOHTTPPolicy
 
 from opsagent.backends.http import RetryPolicy
-from opsagent.backends.log_analytics import LogAnalyticsPipelineRunsBackend, kql_string
+from opsagent.backends.base import PipelineInfo
+from opsagent.backends.log_analytics import LogAnalyticsPipelineRunsBackend
+from opsagent.backends.log_analytics_kql import kql_string
 from opsagent.errors import BackendAuthError, BackendError, BackendNotFoundError, BackendUnavailableError
 from opsagent.settings import Settings
 from tests.backends.fake_servers import FakeCredential, FakeServer, ManualTime, Reply, json_reply
@@ -59,6 +61,72 @@ async def test_failed_runs_query_shape_and_parsing(server: FakeServer, backend: 
     assert run.parameters == {"runDate": "2025-01-09", "retries": "2"}
     assert run.end is not None and run.end.tzinfo is not None and run.duration_minutes == 14.1
     assert page.total == 9 and page.warnings == []
+
+
+FACTORY_OF_RUN = 'extract(@"(?i)/factories/([^/]+)/?$", 1, coalesce(_ResourceId, ResourceId))'
+
+
+async def test_failed_runs_filter_by_factory_and_pipeline(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    server.script("POST", QUERY_PATH, json_reply(table([*RUN_COLUMNS, ("Total", "long")], [])))
+    await backend.list_failed_runs(start=START, end=END, limit=5, pipeline_name="ingest_sales", factory="ADF-Prod-NEU")
+    query = server.requests[0].json()["query"]
+    window = "| where TimeGenerated between (datetime(2025-01-10T00:00:00Z) .. datetime(2025-01-11T00:00:00Z))"
+    assert (f'{window}\n| where PipelineName contains "ingest_sales"\n| where {FACTORY_OF_RUN} =~ "ADF-Prod-NEU"'
+            "\n| summarize arg_max(TimeGenerated, *) by RunId") in query
+
+
+async def test_factory_filter_text_cannot_escape_its_string(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    server.script("POST", QUERY_PATH, json_reply(table([("PipelineName", "string"), ("Total", "long")], [])))
+    await backend.pipeline_status(start=START, end=END, pipeline_name=None, limit=10, factory='x" or 1==1 //\nADFActivityRun')
+    query = server.requests[0].json()["query"]
+    assert f'| where {FACTORY_OF_RUN} =~ "x\\" or 1==1 //\\nADFActivityRun"\n' in query
+    assert "PipelineName contains" not in query
+
+
+async def test_run_details_around_picks_the_closest_start_within_reach(
+    server: FakeServer, backend: LogAnalyticsPipelineRunsBackend
+) -> None:
+    columns = [("Kind", "string"), *RUN_COLUMNS]
+    server.script("POST", QUERY_PATH, json_reply(table(columns, [["pipeline", *failed_run_row()]])))
+    point = datetime(2025, 1, 10, 8, tzinfo=UTC)
+    details = await backend.run_details(pipeline_name='pl_"sales', around=point, within=timedelta(hours=12))
+    body = server.requests[0].json()
+    assert body["query"].startswith(
+        'let rid = toscalar(ADFPipelineRun | where PipelineName =~ "pl_\\"sales" and Start between '
+        "(datetime(2025-01-09T20:00:00Z) .. datetime(2025-01-10T20:00:00Z))\n"
+        "  | summarize Start = min(Start) by RunId\n"
+        "  | extend Distance = abs(Start - datetime(2025-01-10T08:00:00Z))\n"
+        "  | order by Distance asc, Start desc | take 1 | project RunId);")
+    assert body["timespan"].startswith("2025-01-09T20:00:00") and body["timespan"].split("/")[1].startswith("2025-01-11T20:00:00")
+    assert details.run.run_id == RUN_ID
+
+
+async def test_run_details_around_not_found_names_the_search(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    server.script("POST", QUERY_PATH, json_reply(table([("Kind", "string"), *RUN_COLUMNS], [])))
+    with pytest.raises(BackendNotFoundError, match=r"run of pipeline 'pl_x' starting within 12 h of 2025-01-10 08:00 UTC$"):
+        await backend.run_details(pipeline_name="pl_x", around=datetime(2025, 1, 10, 8, tzinfo=UTC))
+
+
+async def test_run_details_by_id_ignores_around(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    server.script("POST", QUERY_PATH, json_reply(table([("Kind", "string"), *RUN_COLUMNS], [["pipeline", *failed_run_row()]])))
+    await backend.run_details(run_id=RUN_ID, around=datetime(2025, 1, 10, 8, tzinfo=UTC))
+    body = server.requests[0].json()
+    assert f'let rid = "{RUN_ID}";' in body["query"] and "Distance" not in body["query"]
+    assert body["timespan"] == "PT2592000.0S", "the 30-day lookback, not the reach around a time point"
+
+
+async def test_pipeline_inventory_query_and_parsing(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    rows = [["pl_ingest_iot_telemetry", "ADF-PROD-NEU"], ["pl_ingest_sales", "adf-prod-weu"], ["", "adf-prod-weu"]]
+    server.script("POST", QUERY_PATH, json_reply(table([("PipelineName", "string"), ("Factory", "string")], rows)))
+    pipelines = await backend.list_pipelines(since=datetime(2024, 12, 11, tzinfo=UTC))
+    assert pipelines == [PipelineInfo(name="pl_ingest_iot_telemetry", factory="ADF-PROD-NEU"),
+                         PipelineInfo(name="pl_ingest_sales", factory="adf-prod-weu")]
+    body = server.requests[0].json()
+    assert body["query"] == (
+        "ADFPipelineRun\n| where TimeGenerated >= datetime(2024-12-11T00:00:00Z)\n"
+        f"| extend Factory = {FACTORY_OF_RUN}\n| summarize by PipelineName, Factory\n"
+        "| order by PipelineName asc, Factory asc\n| take 5000")
+    assert body.get("timespan") is None
 
 
 async def test_partial_error_becomes_a_warning(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:

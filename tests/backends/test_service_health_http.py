@@ -187,3 +187,40 @@ async def test_azure_forbidden_is_unknown_with_warnings(server: FakeServer, make
     assert report.warnings == [
         "Azure service issues could not be read: not authorised for Azure Resource Health (check credentials): "
         "AuthorizationFailed: no access"]
+
+
+async def test_component_inventory_from_status_pages_probe_and_resources(
+    server: FakeServer, make_backend: Factory, caplog: pytest.LogCaptureFixture
+) -> None:
+    components = [
+        {"id": "g1", "name": "Azure West Europe", "status": "degraded_performance", "group": True, "components": ["c1"]},
+        component("c1", "Jobs", "degraded_performance", group_id="g1"),
+        component("c2", "AWS - EU (Frankfurt)", "operational"),
+    ]
+    server.script("GET", SUMMARY, json_reply(summary("minor", components)))
+    server.script("GET", "/api/2.0/preview/scim/v2/Me", json_reply({"userName": "svc@example.com"}))
+    server.script("GET", "/api/2.0/sql/warehouses", json_reply({"warehouses": [{"id": "w1", "name": "bi", "state": "RUNNING"}]}))
+    backend = make_backend(databricks_host=server.url, databricks_token="dapi-secret", azure_subscription_id=SUB,
+                           azure_resource_ids=[FACTORY])
+    caplog.set_level("WARNING")
+    inventory = await backend.list_components()
+    page_components = [("Jobs", "Azure West Europe"), ("AWS - EU (Frankfurt)", "")]
+    assert [(c.platform, c.name, c.region) for c in inventory] == [
+        *(("Snowflake", name, region) for name, region in page_components),
+        *(("Databricks", name, region) for name, region in page_components),
+        ("Databricks", "workspace", ""), ("Databricks", "SQL warehouse bi", ""), ("Azure", "adf-prod-weu", ""),
+    ]
+    assert len(server.calls(SUMMARY)) == 2, "one summary per status page, nothing else fetched for the pages"
+    assert not server.calls(f"{FACTORY}/providers/Microsoft.ResourceHealth/availabilityStatuses/current")
+    assert "health inventory" not in caplog.text
+
+
+async def test_component_inventory_skips_what_cannot_be_read_and_says_so(
+    server: FakeServer, make_backend: Factory, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.script("GET", SUMMARY, Reply(200, body="<html>status</html>", headers={"Content-Type": "text/html"}))
+    caplog.set_level("WARNING")
+    assert await make_backend().list_components() == []
+    assert "Snowflake status page could not be read" in caplog.text
+    assert "Databricks status page could not be read" in caplog.text
+    assert "Azure health is not configured: set AZURE_SUBSCRIPTION_ID" in caplog.text

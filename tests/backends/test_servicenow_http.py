@@ -63,14 +63,16 @@ async def test_list_incidents_parses_display_value_pairs(server: FakeServer, bac
 async def test_incident_query_encoding_and_parameters(server: FakeServer, backend: HttpServiceNowBackend) -> None:
     server.script("GET", INCIDENTS, json_reply({"result": []}))
     query = IncidentQuery(
-        states=["New", "In Progress"], priority_at_most=2, assignment_group="Data Platform^Ops",
-        configuration_item="adf-prod", text="pipeline", opened_since=datetime(2025, 1, 10, 1, tzinfo=UTC), limit=7,
+        states=["New", "In Progress"], priorities=[1, 2], assignment_group="Data Platform^Ops",
+        configuration_item="adf-prod", text="pipeline", opened_from=datetime(2025, 1, 10, 1, tzinfo=UTC),
+        opened_before=datetime(2025, 1, 10, 9, 30, tzinfo=UTC), limit=7,
     )
     await backend.list_incidents(query)
     (request,) = server.requests
     assert request.param("sysparm_query") == (
         "stateIN1,2^priority<=2^assignment_group.nameLIKEData Platform Ops^cmdb_ci.nameLIKEadf-prod"
-        "^opened_at>=2025-01-10 01:00:00^short_descriptionLIKEpipeline^ORdescriptionLIKEpipeline^ORDERBYDESCopened_at"
+        "^opened_at>=2025-01-10 01:00:00^opened_at<2025-01-10 09:30:00"
+        "^short_descriptionLIKEpipeline^ORdescriptionLIKEpipeline^ORDERBYDESCopened_at"
     )
     assert (request.param("sysparm_limit"), request.param("sysparm_offset")) == ("7", "0")
     assert request.param("sysparm_display_value") == "all"
@@ -86,7 +88,7 @@ async def test_change_window_overlap_query(server: FakeServer, backend: HttpServ
               "short_description": "Upgrade SHIR on vm-shir-01"}
     server.script("GET", CHANGES, json_reply({"result": [change]}))
     page = await backend.list_change_requests(ChangeQuery(
-        states=["Scheduled", "Implement"], type="normal", window_start=datetime(2025, 1, 10, tzinfo=UTC),
+        states=["Scheduled", "Implement"], types=["normal"], window_start=datetime(2025, 1, 10, tzinfo=UTC),
         window_end=datetime(2025, 1, 12, tzinfo=UTC),
     ))
     assert server.requests[0].param("sysparm_query") == (
@@ -95,6 +97,77 @@ async def test_change_window_overlap_query(server: FakeServer, backend: HttpServ
     (item,) = page.items  # plain strings (server ignoring display_value) parse too
     assert (item.state, item.risk, item.approval, item.configuration_item) == ("Scheduled", "Moderate", "approved", "")
     assert item.end_date == datetime(2025, 1, 11, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("query", "encoded"),
+    [
+        (IncidentQuery(priorities=[2]), "priority=2^ORDERBYDESCopened_at"),
+        (IncidentQuery(priorities=[2, 1]), "priority<=2^ORDERBYDESCopened_at"),
+        (IncidentQuery(priorities=[1]), "priority=1^ORDERBYDESCopened_at"),
+        (IncidentQuery(priorities=[2, 3]), "priorityIN2,3^ORDERBYDESCopened_at"),
+        (IncidentQuery(states=["Resolved"]), "state=6^ORDERBYDESCopened_at"),
+        (IncidentQuery(states=["New", "In Progress", "On Hold", "Closed", "Canceled"]),
+         "stateIN1,2,3,7,8^ORDERBYDESCopened_at"),
+        (IncidentQuery(opened_from=datetime(2025, 1, 9, 18, tzinfo=UTC)), "opened_at>=2025-01-09 18:00:00^ORDERBYDESCopened_at"),
+        (ChangeQuery(approvals=["not requested", "requested", "rejected"]),
+         "approvalINnot requested,requested,rejected^ORDERBYDESCstart_date"),
+        (ChangeQuery(approvals=["approved"]), "approval=approved^ORDERBYDESCstart_date"),
+        (ChangeQuery(types=["normal", "emergency"]), "typeINnormal,emergency^ORDERBYDESCstart_date"),
+        (ChangeQuery(states=["New", "Assess", "Authorize", "Scheduled", "Implement", "Review"], types=["emergency"],
+                     approvals=["requested"]),
+         "stateIN-5,-4,-3,-2,-1,0^type=emergency^approval=requested^ORDERBYDESCstart_date"),
+    ],
+    ids=["priority-exactly", "priority-or-higher", "p1", "priority-set", "one-state", "not-resolved", "opened-since",
+         "approval-not-approved", "approval-one", "type-set", "open-emergency-awaiting-approval"],
+)
+async def test_filter_sets_encoding(
+    server: FakeServer, backend: HttpServiceNowBackend, query: IncidentQuery | ChangeQuery, encoded: str
+) -> None:
+    if isinstance(query, IncidentQuery):
+        server.script("GET", INCIDENTS, json_reply({"result": []}))
+        await backend.list_incidents(query)
+    else:
+        server.script("GET", CHANGES, json_reply({"result": []}))
+        await backend.list_change_requests(query)
+    assert server.requests[0].param("sysparm_query") == encoded
+
+
+async def test_encoded_query_is_url_encoded_on_the_wire(server: FakeServer, backend: HttpServiceNowBackend) -> None:
+    server.script("GET", CHANGES, json_reply({"result": []}))
+    await backend.list_change_requests(ChangeQuery(approvals=["not requested", "rejected"]))
+    assert "sysparm_query=approvalINnot+requested%2Crejected%5EORDERBYDESCstart_date" in server.requests[0].raw_query
+
+
+def reference(name: str) -> dict[str, str]:
+    return {"display_value": name, "value": f"sys-{name}"}
+
+
+async def test_configuration_item_inventory_reads_recent_incidents_and_changes(
+    server: FakeServer, backend: HttpServiceNowBackend
+) -> None:
+    server.script("GET", INCIDENTS, json_reply({"result": [
+        {"cmdb_ci": reference("vm-shir-01")}, {"cmdb_ci": reference("adf-prod-weu")}, {"cmdb_ci": reference("vm-shir-01")},
+        {"cmdb_ci": ""}]}))
+    server.script("GET", CHANGES, json_reply({"result": [{"cmdb_ci": reference("Fw-Hub-Weu")}, {"cmdb_ci": reference("adf-prod-weu")}]}))
+    assert await backend.list_configuration_items() == ["adf-prod-weu", "Fw-Hub-Weu", "vm-shir-01"]
+    for path in (INCIDENTS, CHANGES):
+        (request,) = server.calls(path)
+        assert request.param("sysparm_query") == "cmdb_ciISNOTEMPTY^ORDERBYDESCsys_updated_on"
+        assert (request.param("sysparm_fields"), request.param("sysparm_limit")) == ("cmdb_ci", "1000")
+        assert (request.param("sysparm_display_value"), request.param("sysparm_no_count")) == ("all", "true")
+
+
+async def test_inventory_limit_keeps_the_most_recent_names_of_both_tables(
+    server: FakeServer, backend: HttpServiceNowBackend
+) -> None:
+    def groups(*names: str) -> Reply:
+        return json_reply({"result": [{"assignment_group": reference(name)} for name in names]})
+
+    server.script("GET", INCIDENTS, groups("Service Desk", "Network Operations", "Data Platform Ops"))
+    server.script("GET", CHANGES, groups("Cloud Infrastructure", "Service Desk", "Database Administration"))
+    assert await backend.list_assignment_groups(limit=3) == ["Cloud Infrastructure", "Network Operations", "Service Desk"]
+    assert server.calls(INCIDENTS)[0].param("sysparm_query") == "assignment_groupISNOTEMPTY^ORDERBYDESCsys_updated_on"
 
 
 async def test_paging_follows_link_next_up_to_the_limit(server: FakeServer, policy: RetryPolicy) -> None:

@@ -175,10 +175,10 @@ def recording_servicenow(log: list) -> list:
 
     @tool
     def list_incidents(state: str = "open", priority: int | None = None, assignment_group: str | None = None,
-                       text: str | None = None, opened_since: str | None = None) -> str:
+                       text: str | None = None, opened_within: str | None = None) -> str:
         """List incidents."""
         given = {"state": state, "priority": priority, "assignment_group": assignment_group, "text": text,
-                 "opened_since": opened_since}
+                 "opened_within": opened_within}
         log.append(("list_incidents", {key: value for key, value in given.items() if value is not None}))
         return json.dumps({"tool": "list_incidents", "status": "no_data", "message": "No incidents match."})
 
@@ -189,7 +189,7 @@ def recording_servicenow(log: list) -> list:
     ("Show me INC0010049", [("get_incident", {"number": "INC0010049"})]),
     ("list open P2 incidents for Data Platform Ops opened since yesterday",
      [("list_incidents", {"state": "open", "priority": 2, "assignment_group": "Data Platform Ops",
-                          "opened_since": "since yesterday"})]),
+                          "opened_within": "since yesterday"})]),
 ])
 async def test_specialist_calls_tools_with_extracted_arguments(local_client, task, expected) -> None:
     log: list = []

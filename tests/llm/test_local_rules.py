@@ -90,9 +90,9 @@ def recording(log: list) -> list:
 
     @tool
     def list_incidents(state: str = "open", configuration_item: str | None = None,
-                       opened_since: str | None = None) -> str:
+                       opened_within: str | None = None) -> str:
         """List incidents."""
-        return envelope("list_incidents", state=state, configuration_item=configuration_item, opened_since=opened_since)
+        return envelope("list_incidents", state=state, configuration_item=configuration_item, opened_within=opened_within)
 
     @tool
     def get_pipeline_run_details(pipeline_name: str | None = None) -> str:
@@ -117,7 +117,7 @@ def recording(log: list) -> list:
      [("list_change_requests", {"configuration_item": "vm-shir-01"}),
       ("list_incidents", {"state": "all", "configuration_item": "vm-shir-01"})]),
     ("servicenow", "What happened on vm-shir-01 yesterday evening?",
-     [("list_incidents", {"state": "all", "configuration_item": "vm-shir-01", "opened_since": "last night"}),
+     [("list_incidents", {"state": "all", "configuration_item": "vm-shir-01", "opened_within": "last night"}),
       ("list_change_requests", {"configuration_item": "vm-shir-01", "window": "last night"})]),
     ("log_analytics", "latest run of pl_load_finance_dwh?",
      [("get_pipeline_run_details", {"pipeline_name": "pl_load_finance_dwh"})]),

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from opsagent.backends.base import Backends
 from opsagent.backends.demo import make_demo_backends
+from opsagent.backends.demo.seed import ensure_database
 from opsagent.settings import Settings
 from opsagent.agents.specialists import SPECIALISTS
 from opsagent.contracts.tool_result import ToolResult
@@ -19,11 +22,35 @@ DEMO_NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
 
 RunTool = Callable[..., Awaitable[ToolResult]]
 RunToolText = Callable[..., Awaitable[str]]
+DemoSql = Callable[..., list[tuple[Any, ...]]]
+
+
+def minutes_from_now(moment: datetime) -> float:
+    """The demo store's offset for ``moment``: minutes from ``DEMO_NOW`` (negative in the past)."""
+    return (moment - DEMO_NOW).total_seconds() / 60
 
 
 @pytest.fixture(scope="session")
 def demo_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("demo-data")
+
+
+@pytest.fixture
+def demo_sql(demo_data_dir: Path) -> DemoSql:
+    """``demo_sql(sql, *params)``: rows straight from the demo SQLite file, the oracle expected values come from.
+
+    Times there are minute offsets from "now"; turn datetimes into them with ``minutes_from_now``.
+    """
+    path = ensure_database(demo_data_dir)
+
+    def run(sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return connection.execute(sql, params).fetchall()
+        finally:
+            connection.close()
+
+    return run
 
 
 @pytest.fixture

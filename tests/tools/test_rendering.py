@@ -20,9 +20,10 @@ from opsagent.tools.rendering import (
     clamp_limit,
     count_message,
     iso_minute,
-    parse_choice,
     shorten,
+    window_words,
 )
+from opsagent.tools.timewindow import resolve_time_window
 
 
 def test_iso_minute_is_utc_minute_precision() -> None:
@@ -56,13 +57,11 @@ def test_clamp_limit_caps_and_warns() -> None:
         clamp_limit(0, 20, warnings)
 
 
-def test_parse_choice_is_lenient_about_case_spaces_and_lists() -> None:
-    choices = {"open": ("New", "In Progress"), "in_progress": ("In Progress",), "closed": ("Closed",)}
-    assert parse_choice("In Progress", choices, argument="state") == ("In Progress",)
-    assert parse_choice("in-progress, closed", choices, argument="state") == ("In Progress", "Closed")
-    assert parse_choice("open,in_progress", choices, argument="state") == ("New", "In Progress")
-    with pytest.raises(ArgumentError, match=r"state: unknown value 'nope'; accepted: closed, in_progress, open\."):
-        parse_choice("nope", choices, argument="state")
+def test_window_words_state_the_resolved_window() -> None:
+    now = datetime(2025, 1, 10, 9, 30, tzinfo=timezone.utc)
+    assert window_words(resolve_time_window("last 24 hours", now)) == (
+        "last 24 hours (2025-01-09T09:30Z to 2025-01-10T09:30Z)")
+    assert window_words(resolve_time_window("since 2025-01-09T18:00Z", now)) == "2025-01-09T18:00Z to 2025-01-10T09:30Z"
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from opsagent.tools.timewindow import TimeWindow, resolve_time_window
+from opsagent.tools.timewindow import TimeWindow, resolve_time_point, resolve_time_window
 
 NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)  # a Friday
 MIDNIGHT = datetime(2025, 1, 10, tzinfo=UTC)
@@ -75,3 +75,19 @@ def test_resolve_time_window_rejects_with_accepted_forms(phrase: str) -> None:
 def test_resolve_time_window_rejects_reversed_range() -> None:
     with pytest.raises(ValueError, match="ends before it starts"):
         resolve_time_window("2025-01-12 to 2025-01-10", NOW)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "point"),
+    [("2025-01-10T08:00Z", MIDNIGHT + 8 * H), ("2025-01-10 08:15", MIDNIGHT + 8.25 * H),
+     ("2025-01-10T12:00Z", MIDNIGHT + 12 * H), ("yesterday", MIDNIGHT - D), ("2025-01-08", MIDNIGHT - 2 * D),
+     ("last 2 hours", NOW - 2 * H)],
+    ids=["iso", "iso-space", "after-now", "phrase-start", "date", "rolling-start"],
+)
+def test_resolve_time_point(phrase: str, point: datetime) -> None:
+    assert resolve_time_point(phrase, NOW) == point
+
+
+def test_resolve_time_point_rejects_what_is_not_a_time() -> None:
+    with pytest.raises(ValueError, match="use one of 'last 24 hours'"):
+        resolve_time_point("around breakfast", NOW)

@@ -11,12 +11,9 @@ import sqlite3
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
-from typing import Literal
 
-from opsagent.backends.base import ComponentHealth, HealthIncident, HealthReport
+from opsagent.backends.base import ComponentHealth, ComponentInfo, HealthIncident, HealthReport, Platform
 from opsagent.backends.demo.store import DemoStore, normalise, to_record
-
-Platform = Literal["Databricks", "Snowflake", "Azure"]
 
 _SEVERITY: Mapping[str, int] = MappingProxyType(
     {"operational": 0, "maintenance": 1, "degraded": 2, "partial_outage": 3, "major_outage": 4}
@@ -43,6 +40,10 @@ class DemoHealthBackend:
 
     def __init__(self, store: DemoStore) -> None:
         self._store = store
+
+    async def list_components(self) -> list[ComponentInfo]:
+        rows = self._store.rows("SELECT platform, name, region FROM health_components ORDER BY platform, position")
+        return [ComponentInfo(platform=row["platform"], name=row["name"], region=row["region"]) for row in rows]
 
     async def databricks(self, *, region: str | None = None) -> HealthReport:
         return self._report("Databricks", region=region)

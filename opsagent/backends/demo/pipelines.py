@@ -2,15 +2,24 @@
 
 Implements ``PipelineRunsBackend`` (``backends/base.py``) with the semantics of the project's KQL
 (``docs/backends.md`` §2): one row per run, windows on the run start, failures newest first,
-per-pipeline summaries ordered by failures then name, activities in execution order.
+per-pipeline summaries ordered by failures then name, activities in execution order. Pipeline
+names match as substrings and factories exactly, both ignoring case.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from opsagent.backends.base import ActivityRun, Page, PipelineRun, PipelineStatusSummary, RunDetails
+from opsagent.backends.base import (
+    AROUND_TOLERANCE,
+    ActivityRun,
+    Page,
+    PipelineInfo,
+    PipelineRun,
+    PipelineStatusSummary,
+    RunDetails,
+)
 from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
 from opsagent.errors import BackendNotFoundError
 
@@ -36,24 +45,37 @@ class DemoPipelineRunsBackend:
     def __init__(self, store: DemoStore) -> None:
         self._store = store
 
-    async def list_failed_runs(self, *, start: datetime, end: datetime, limit: int) -> Page[PipelineRun]:
+    async def list_failed_runs(
+        self, *, start: datetime, end: datetime, limit: int, pipeline_name: str | None = None, factory: str | None = None
+    ) -> Page[PipelineRun]:
         now = self._store.now()
-        where = self._window(now, start, end).add("status = 'Failed'")
+        where = self._filters(now, start, end, pipeline_name=pipeline_name, factory=factory).add("status = 'Failed'")
         rows, total = self._store.page("pipeline_runs", where, order="start_min DESC, run_id", limit=limit)
         return Page(items=[_run(row, now) for row in rows], total=total)
 
     async def pipeline_status(
-        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
+        self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
     ) -> Page[PipelineStatusSummary]:
         now = self._store.now()
-        where = self._window(now, start, end).contains(("pipeline_name",), pipeline_name)
+        where = self._filters(now, start, end, pipeline_name=pipeline_name, factory=factory)
         rows = self._store.rows(_SUMMARY_SQL.format(where=where.sql), where.params)
         items = [_summary(row, now) for row in rows[:limit]]
         return Page(items=items, total=len(rows))
 
-    async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
+    async def run_details(
+        self, *, run_id: str | None = None, pipeline_name: str | None = None,
+        around: datetime | None = None, within: timedelta = AROUND_TOLERANCE,
+    ) -> RunDetails:
+        now = self._store.now()
         if run_id:
             sql, params, asked = "SELECT * FROM pipeline_runs WHERE run_id = ?", [run_id.lower()], f"run_id={run_id}"
+        elif pipeline_name and around is not None:
+            point, reach = offset(now, around), within.total_seconds() / 60
+            sql = ("SELECT * FROM pipeline_runs WHERE lower(pipeline_name) = lower(?) AND start_min BETWEEN ? AND ? "
+                   "ORDER BY abs(start_min - ?), start_min DESC LIMIT 1")
+            params = [pipeline_name.strip(), point - reach, point + reach, point]
+            asked = (f"pipeline_name={pipeline_name} starting within {within.total_seconds() / 3600:g} h "
+                     f"of {around:%Y-%m-%dT%H:%MZ}")
         elif pipeline_name:
             sql = "SELECT * FROM pipeline_runs WHERE lower(pipeline_name) = lower(?) ORDER BY start_min DESC LIMIT 1"
             params, asked = [pipeline_name.strip()], f"pipeline_name={pipeline_name}"
@@ -62,15 +84,26 @@ class DemoPipelineRunsBackend:
         rows = self._store.rows(sql, params)
         if not rows:
             raise BackendNotFoundError(f"No pipeline run found for {asked}.", backend=_SYSTEM, query=asked)
-        now = self._store.now()
         activities = self._store.rows(
             "SELECT * FROM activity_runs WHERE run_id = ? ORDER BY position", [rows[0]["run_id"]]
         )
         return RunDetails(run=_run(rows[0], now), activities=[_activity(row, now) for row in activities])
 
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        rows = self._store.rows(
+            "SELECT DISTINCT pipeline_name, factory FROM pipeline_runs WHERE start_min >= ? ORDER BY 1, 2",
+            [offset(self._store.now(), since)],
+        )
+        return [PipelineInfo(name=row["pipeline_name"], factory=row["factory"]) for row in rows]
+
     @staticmethod
-    def _window(now: datetime, start: datetime, end: datetime) -> Where:
-        return Where().add("start_min >= ? AND start_min < ?", offset(now, start), offset(now, end))
+    def _filters(
+        now: datetime, start: datetime, end: datetime, *, pipeline_name: str | None, factory: str | None
+    ) -> Where:
+        where = Where().add("start_min >= ? AND start_min < ?", offset(now, start), offset(now, end))
+        if factory:
+            where.add("lower(factory) = lower(?)", factory.strip())
+        return where.contains(("pipeline_name",), pipeline_name)
 
 
 def _run(row: sqlite3.Row, now: datetime) -> PipelineRun:

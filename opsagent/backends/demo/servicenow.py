@@ -32,14 +32,14 @@ class DemoServiceNowBackend:
 
     async def list_incidents(self, query: IncidentQuery) -> Page[Incident]:
         now = self._store.now()
-        where = Where().one_of("state", query.states)
-        if query.priority_at_most is not None:
-            where.add("priority <= ?", query.priority_at_most)
+        where = Where().one_of("state", query.states).one_of("priority", query.priorities)
         where.contains(("assignment_group",), query.assignment_group)
         where.contains(("configuration_item",), query.configuration_item)
         where.contains(_TEXT_COLUMNS, query.text)
-        if query.opened_since is not None:
-            where.add("opened_min >= ?", offset(now, query.opened_since))
+        if query.opened_from is not None:
+            where.add("opened_min >= ?", offset(now, query.opened_from))
+        if query.opened_before is not None:
+            where.add("opened_min < ?", offset(now, query.opened_before))
         rows, total = self._store.page("incidents", where, order="opened_min DESC, number DESC", limit=query.limit)
         return Page(items=[_incident(row, now) for row in rows], total=total)
 
@@ -48,8 +48,7 @@ class DemoServiceNowBackend:
 
     async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]:
         now = self._store.now()
-        where = Where().one_of("state", query.states).one_of("type", [query.type] if query.type else None)
-        where.one_of("approval", [query.approval] if query.approval else None)
+        where = Where().one_of("state", query.states).one_of("type", query.types).one_of("approval", query.approvals)
         where.contains(("configuration_item",), query.configuration_item)
         where.contains(_TEXT_COLUMNS, query.text)
         if query.window_end is not None:
@@ -61,6 +60,19 @@ class DemoServiceNowBackend:
 
     async def get_change_request(self, number: str) -> ChangeRequest:
         return _change(*self._one("change_requests", number, noun="change request"))
+
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        return self._names("configuration_item", limit)
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        return self._names("assignment_group", limit)
+
+    def _names(self, column: str, limit: int) -> list[str]:
+        """Distinct non-empty values of ``column`` over incidents and changes, by name."""
+        rows = self._store.rows(
+            f"SELECT {column} FROM incidents WHERE {column} != '' UNION "
+            f"SELECT {column} FROM change_requests WHERE {column} != '' ORDER BY 1 LIMIT ?", [limit])
+        return [row[0] for row in rows]
 
     def _one(self, table: str, number: str, *, noun: str) -> tuple[sqlite3.Row, datetime]:
         rows = self._store.rows(f"SELECT * FROM {table} WHERE number = ?", (number.upper(),))

@@ -112,8 +112,9 @@ class Where:
         self.params.extend(params)
         return self
 
-    def one_of(self, column: str, values: Sequence[str] | None) -> Where:
-        if values:
+    def one_of(self, column: str, values: Sequence[object] | None) -> Where:
+        """``column IN (values)``; ``None`` adds no condition."""
+        if values is not None:
             self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
         return self
 

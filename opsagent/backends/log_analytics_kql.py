@@ -1,0 +1,108 @@
+"""KQL for ``LogAnalyticsPipelineRunsBackend``: the queries on ``ADFPipelineRun`` / ``ADFActivityRun``.
+
+Sits under ``backends.log_analytics`` (which runs them). A run writes several rows
+(Queued/InProgress, then final), so queries dedupe with ``arg_max(TimeGenerated, *) by RunId``.
+Values from people or models never reach KQL raw: names become escaped string literals
+(``kql_string``), run ids are checked to be GUIDs by the caller, numbers pass through ``int``.
+The factory is the last segment of the run's resource id (``…/FACTORIES/<NAME>``), matched
+ignoring case.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+_FACTORY_NAME = 'extract(@"(?i)/factories/([^/]+)/?$", 1, coalesce(_ResourceId, ResourceId))'
+_FACTORY = f"Factory = {_FACTORY_NAME}"
+_RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage, Parameters"
+INVENTORY_ROWS = 5000
+"""At most this many (pipeline, factory) pairs are read for the pipeline inventory."""
+
+
+def kql_string(value: str) -> str:
+    """A KQL double-quoted string literal: backslash, quote and control characters escaped."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def _kql_datetime(value: datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return f"datetime({aware.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')})"
+
+
+def _window(start: datetime, end: datetime) -> str:
+    return f"| where TimeGenerated between ({_kql_datetime(start)} .. {_kql_datetime(end)})"
+
+
+def _filters(pipeline_name: str | None, factory: str | None) -> str:
+    """Pipeline (substring) and factory (whole name) filters, both case-insensitive, values escaped."""
+    lines = [f"| where PipelineName contains {kql_string(pipeline_name)}"] if pipeline_name else []
+    lines += [f"| where {_FACTORY_NAME} =~ {kql_string(factory)}"] if factory else []
+    return "".join(f"\n{line}" for line in lines)
+
+
+def failed_runs_query(
+    start: datetime, end: datetime, limit: int, *, pipeline_name: str | None, factory: str | None
+) -> str:
+    return f"""let runs = ADFPipelineRun
+{_window(start, end)}{_filters(pipeline_name, factory)}
+| summarize arg_max(TimeGenerated, *) by RunId
+| where Status == "Failed";
+let total = toscalar(runs | count);
+runs
+| order by TimeGenerated desc
+| take {int(limit)}
+| extend {_FACTORY}, Parameters = parse_json(Parameters), Total = total
+| project {_RUN_COLUMNS}, Total"""
+
+
+def status_query(
+    start: datetime, end: datetime, limit: int, *, pipeline_name: str | None, factory: str | None
+) -> str:
+    return f"""let summary = ADFPipelineRun
+{_window(start, end)}{_filters(pipeline_name, factory)}
+| summarize arg_max(TimeGenerated, Status, Start, End) by RunId, PipelineName
+| summarize Runs = count(), Succeeded = countif(Status == "Succeeded"), Failed = countif(Status == "Failed"),
+    Cancelled = countif(Status == "Cancelled"), Running = countif(Status in ("Queued", "InProgress")),
+    arg_max(Start, Status, RunId) by PipelineName
+| project-rename LastStart = Start, LastStatus = Status, LastRunId = RunId;
+let total = toscalar(summary | count);
+summary
+| order by Failed desc, PipelineName asc
+| take {int(limit)}
+| extend Total = total"""
+
+
+def pipelines_query(since: datetime) -> str:
+    return f"""ADFPipelineRun
+| where TimeGenerated >= {_kql_datetime(since)}
+| extend {_FACTORY}
+| summarize by PipelineName, Factory
+| order by PipelineName asc, Factory asc
+| take {INVENTORY_ROWS}"""
+
+
+def details_query(
+    run_id: str | None, pipeline_name: str | None, *, around: datetime | None, within: timedelta
+) -> str:
+    named = f"ADFPipelineRun | where PipelineName =~ {kql_string(pipeline_name or '')}"
+    if run_id:
+        rid = kql_string(run_id)
+    elif around is not None:  # the run starting closest to the point, within reach; the later one on a tie
+        reach = f"{_kql_datetime(around - within)} .. {_kql_datetime(around + within)}"
+        rid = (f"toscalar({named} and Start between ({reach})\n  | summarize Start = min(Start) by RunId"
+               f"\n  | extend Distance = abs(Start - {_kql_datetime(around)})"
+               "\n  | order by Distance asc, Start desc | take 1 | project RunId)")
+    else:
+        rid = f"toscalar({named} | top 1 by Start desc | project RunId)"
+    return f"""let rid = {rid};
+let pipe = ADFPipelineRun | where RunId == rid | summarize arg_max(TimeGenerated, *) by RunId
+  | extend {_FACTORY}, Parameters = parse_json(Parameters)
+  | project Kind = "pipeline", {_RUN_COLUMNS};
+let acts = ADFActivityRun | where PipelineRunId == rid | summarize arg_max(TimeGenerated, *) by ActivityRunId
+  | extend ErrorMessage = coalesce(ErrorMessage, tostring(parse_json(Error).message))
+  | project Kind = "activity", RunId = PipelineRunId, ActivityRunId, ActivityName, ActivityType,
+    Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage;
+union pipe, acts
+| order by Start asc"""

@@ -1,0 +1,88 @@
+"""How Data Factory runs look in the tools' envelopes: rows, and the sentences that sum them up.
+
+Sits between the Log Analytics tools (``tools/log_analytics.py``) and ``rendering.py``: each
+record of ``PipelineRunsBackend`` becomes a compact row (UTC minutes, errors cut to a size the
+model can read), and a list of runs gets a one-line count per pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from opsagent.backends.base import ActivityRun, PipelineRun, PipelineStatusSummary
+from opsagent.tools.rendering import iso_minute, shorten
+
+_TARGET = re.compile(r"^Operation on target (\S+) failed: (.*)$", re.DOTALL)
+
+
+def split_target(message: str) -> tuple[str, str]:
+    """ADF's ``"Operation on target Copy_Sales failed: <error>"`` -> ``("Copy_Sales", "<error>")``."""
+    match = _TARGET.match(message)
+    return (match.group(1), match.group(2)) if match else ("", message)
+
+
+def run_row(run: PipelineRun, *, text_chars: int = 120) -> dict[str, Any]:
+    failed_activity, error = split_target(run.error_message)
+    return {
+        "run_id": run.run_id,
+        "pipeline_name": run.pipeline_name,
+        "factory": run.factory,
+        "start": iso_minute(run.start),
+        "duration_min": run.duration_minutes,
+        "error_code": run.error_code,
+        "failed_activity": failed_activity,
+        "error_message": shorten(error, text_chars),
+    }
+
+
+def summary_row(summary: PipelineStatusSummary) -> dict[str, Any]:
+    return {
+        "pipeline_name": summary.pipeline_name,
+        "runs": summary.runs,
+        "succeeded": summary.succeeded,
+        "failed": summary.failed,
+        "cancelled": summary.cancelled,
+        "running": summary.running,
+        "success_rate_pct": summary.success_rate_pct,
+        "last_status": summary.last_status,
+        "last_run_id": summary.last_run_id,
+        "last_start": iso_minute(summary.last_start),
+    }
+
+
+def activity_row(activity: ActivityRun) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "activity_name": activity.activity_name,
+        "activity_type": activity.activity_type,
+        "status": activity.status,
+        "start": iso_minute(activity.start),
+        "end": iso_minute(activity.end),
+    }
+    if activity.error_code or activity.error_message:
+        row |= {
+            "error_code": activity.error_code,
+            "failure_type": activity.failure_type,
+            "error_message": shorten(activity.error_message),
+        }
+    return row
+
+
+def pipelines_sentence(runs: list[PipelineRun], *, is_complete: bool) -> str:
+    """`` Pipelines: pl_a (3), pl_b (1).`` counted over the rows shown."""
+    if not runs:
+        return ""
+    counts = Counter(run.pipeline_name for run in runs)
+    listed = ", ".join(f"{name} ({count})" for name, count in counts.most_common())
+    return f" {'Pipelines' if is_complete else 'Pipelines among the rows shown'}: {listed}."
+
+
+def run_message(run: PipelineRun, activities: list[ActivityRun], *, which: str) -> str:
+    """"<which> (<run id>): Failed, started …, 25.0 min. Failed activity: Copy_Sales (2200)." """
+    duration = f", {run.duration_minutes} min" if run.duration_minutes is not None else ""
+    message = f"{which} ({run.run_id}): {run.status}, started {iso_minute(run.start)}{duration}."
+    failed = [item for item in activities if item.status == "Failed"]
+    if failed:
+        message += " Failed activity: " + ", ".join(f"{item.activity_name} ({item.error_code})" for item in failed) + "."
+    return message
