@@ -17,7 +17,8 @@ from opsagent.local_model.text import Entities, contains_phrase, find_phrase
 ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
 TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to)\s+(?:the\s+|an?\s+)?([a-z0-9_\-]+(?:\s+[a-z0-9_\-]+)?)")
 TOPIC_STOP = frozenset("the a an any them those these it this that any of all open my our me p1 p2 p3 p4 last next "
-                       "today yesterday priority team group incidents incident changes change tickets".split())
+                       "today yesterday priority team group incidents incident changes change tickets too also "
+                       "either as well now".split())
 
 FINISHED = ("closed", "resolved", "canceled", "cancelled")
 """"…, including closed ones": every state, not only the finished ones."""

@@ -26,8 +26,8 @@ from opsagent.workflows.evidence_index import EvidenceIndex, identifiers_in, num
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*`_-])|\n+|;\s+")
-CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|:\s+|\s+[-–—]\s+", re.IGNORECASE)
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*`_'\"-])|\n+")
+CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
 NEGATION = re.compile(
     r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"

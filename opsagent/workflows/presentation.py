@@ -102,8 +102,8 @@ def task_limitations(results: Sequence[TaskResult], titles: Mapping[str, str]) -
             if item.status == "error" and result.status == "ok":
                 lines.append(f"{title}: {item.tool} failed: {item.message}")
             if item.truncated and item.status == "ok":
-                lines.append(f"{title}: {item.tool} found {item.total} but returned {item.shown}; "
-                             "the answer covers the rows returned (narrow the question for the rest)")
+                lines.append(f"{title}: {item.tool} found {item.total}, showing the {item.shown} returned; "
+                             "the answer covers those (narrow the question for the rest)")
             lines += [f"{title}: {warning}" for warning in item.warnings]
         lines += [f"{title}: {note}" for note in result.notes]
     return lines

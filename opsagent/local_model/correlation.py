@@ -1,0 +1,118 @@
+"""A step-2 part answered against what step 1 found: the conclusion across two results.
+
+Three shapes, recognised from the calls themselves, not from the wording:
+
+- per item: one search per value step 1 returned ("open incident for pl_a? for pl_b?…") →
+  "3 of the 5 pipelines have one: …; pl_d and pl_e have none";
+- inside a window: a search whose time window is a step-1 record's planned window →
+  "During CHG…'s window (…): …";
+- a reference: a lookup of an id that a step-1 row mentions → "INC… points to CHG…, which is …".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.local_model.part_answers import PartAnswer, first_sentence, listing_answer, lower_first, record_answer
+from opsagent.local_model.rows import identity, label, row_kind, when
+from opsagent.local_model.shapes import Shape
+
+NOUNS = {"pipeline_name": "pipelines", "configuration_item": "configuration items", "number": "tickets",
+         "run_id": "runs"}
+SEARCH_NOUNS = {"list_incidents": "incident", "list_change_requests": "change", "query_pipeline_status": "run",
+                "list_failed_pipelines": "failed run"}
+
+
+def _producer_values(producers: Sequence[ToolEvidence]) -> dict[str, list[str]]:
+    """Field → the distinct values step 1 returned, in row order."""
+    values: dict[str, list[str]] = {}
+    for item in producers:
+        for row in item.rows:
+            for key in NOUNS:
+                if isinstance(row.get(key), str) and row[key] not in values.setdefault(key, []):
+                    values[key].append(row[key])
+    return values
+
+
+def per_item(shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
+    """Which of step 1's items the step-2 searches found something for, and which they did not."""
+    values = _producer_values(producers)
+    for key, found in values.items():
+        searched = {str(value): call for call in calls for value in call.arguments.values() if value in found}
+        if len(searched) < 1 or len({call.tool for call in calls}) > 1:
+            continue
+        noun, thing = NOUNS[key], SEARCH_NOUNS.get(calls[0].tool, "result")
+        have = [(value, call) for value, call in searched.items() if call.rows]
+        lack = [value for value, call in searched.items() if not call.rows and call.answered]
+        opened = "an open " if str(calls[0].arguments.get("state", "")).lower() == "open" else "a matching "
+        parts = []
+        if have:
+            listed = ", ".join(f"{value} ({', '.join(identity(row) for row in call.rows[:3])})" for value, call in have)
+            parts.append(f"{len(have)} of the {len(found)} {noun} have {opened}{thing}: {listed}")
+        else:
+            parts.append(f"none of the {len(found)} {noun} has {opened}{thing}")
+        if lack and have:
+            parts.append(f"{', '.join(lack)} {'has' if len(lack) == 1 else 'have'} none")
+        lead = ("Yes — " if have else "No — ") if shape == "yes_no" else ""
+        sentence = lead + "; ".join(parts) + "."
+        unsearched = [value for value in found if value not in searched]
+        facts = [f"{value}: {label(row)}" for value, call in have for row in call.rows[:2]]
+        if unsearched:
+            facts.append(f"Not searched (the search cap was reached): {', '.join(unsearched)}")
+        return PartAnswer(sentence[0].upper() + sentence[1:], facts)
+    return None
+
+
+def _window_owner(call: ToolEvidence, producers: Sequence[ToolEvidence]) -> dict | None:
+    """The step-1 record whose planned window this call searched, if any."""
+    windows = [value for value in call.query.values() if isinstance(value, dict) and "start" in value]
+    for window in windows:
+        for item in producers:
+            for row in item.rows:
+                if row.get("start_date") == window.get("start") and row.get("end_date") == window.get("end"):
+                    return row
+    return None
+
+
+def inside_window(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
+    for call in calls:
+        owner = _window_owner(call, producers)
+        if owner is None:
+            continue
+        answer = listing_answer(text, "list", call)
+        window = f"{identity(owner)}'s planned window ({when(owner.get('start_date'))} to {when(owner.get('end_date'))})"
+        if call.rows:
+            lead = "Yes — during " if shape == "yes_no" else "During "
+            return PartAnswer(f"{lead}{window}: {lower_first(answer.sentence)}", answer.facts)
+        return PartAnswer(f"No — nothing matched during {window}: {lower_first(first_sentence(call.message))}")
+    return None
+
+
+def reference(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
+    """Step 2 looked up a record a step-1 row names (the change an incident waits for)."""
+    for call in calls:
+        if not call.tool.startswith("get_") or not call.rows:
+            continue
+        wanted = str(call.arguments.get("number") or call.arguments.get("run_id") or "")
+        source = next((row for item in producers for row in item.rows
+                       if wanted and wanted in json.dumps(row) and identity(row) != wanted), None)
+        if source is None:
+            continue
+        record = record_answer(text, shape, call)
+        kind = "waits for" if row_kind(source) == "incident" else "points to"
+        return PartAnswer(f"{identity(source)} ({source.get('state', '')}) {kind} {wanted}: {record.sentence}",
+                          [label(source), *record.facts])
+    return None
+
+
+def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything: Sequence[TaskResult]) -> PartAnswer | None:
+    """The cross-result conclusion for a part answered in a later step, if its calls show one."""
+    step = min(result.step for result in results)
+    producers = [item for result in everything if result.step < step and result.succeeded for item in result.evidence]
+    calls = [item for result in results for item in result.evidence if item.answered]
+    if not producers or not calls:
+        return None
+    return (inside_window(text, shape, calls, producers) or reference(text, shape, calls, producers)
+            or per_item(shape, calls, producers))

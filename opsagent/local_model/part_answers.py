@@ -1,0 +1,225 @@
+"""One part of the question answered from its own evidence: a lead sentence and the supporting facts.
+
+Three families of evidence, each with its own voice: listings (the tool's counted message, led by
+"Yes —" / "No —" for yes/no questions, then the rows that matter), single records (the field the
+question asks about first), and platform health (the status, then what is not operational).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.local_model.rows import activities_line, clause, identity, is_open, label, row_kind, when
+from opsagent.local_model.shapes import Shape, asked_state
+
+MAX_ITEMS = 8
+MAX_IDS = 20
+"""Up to this many ids are named in a listing's lead sentence (the rows shown, in order)."""
+STATUS_WORDS: dict[str, tuple[str, ...]] = {"running": ("InProgress",), "in progress": ("InProgress",),
+                                            "queued": ("Queued",)}
+"""A run state the question names → the pipelines whose latest run is in it ("which are running?"):
+the run tools cannot filter on it, so the summary does, over the rows returned."""
+PLATFORMS = {"check_databricks_health": "Databricks", "check_snowflake_health": "Snowflake",
+             "check_azure_service_health": "Azure"}
+SUPERLATIVES: tuple[tuple[tuple[str, ...], str, bool], ...] = (
+    (("success rate", "reliab", "least success", "lowest"), "success_rate_pct", False),
+    (("most runs", "busiest"), "runs", True),
+    (("longest", "slowest"), "duration_min", True),
+    (("most urgent", "highest priority", "most critical"), "priority", False),
+    (("most", "worst", "top", "highest", "biggest"), "failed", True),
+)
+"""Words → the row field to rank by and whether bigger ranks first."""
+
+
+@dataclass
+class PartAnswer:
+    sentence: str
+    facts: list[str] = field(default_factory=list)
+
+
+def first_sentence(text: str) -> str:
+    head = text.split(". ", 1)[0].strip()
+    return head if head.endswith((".", "!", "?")) else f"{head}."
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def failed_run_facts(rows: Sequence[dict]) -> list[str]:
+    """Failed runs grouped by pipeline: how many, and the latest one's error (rows come newest first)."""
+    by_pipeline: OrderedDict[str, list[dict]] = OrderedDict()
+    for row in rows:
+        by_pipeline.setdefault(str(row.get("pipeline_name")), []).append(row)
+    facts = []
+    for pipeline, runs in by_pipeline.items():
+        latest = runs[0]
+        count = f"{len(runs)} failed run{'s' if len(runs) > 1 else ''}"
+        where = f" in {latest['failed_activity']}" if latest.get("failed_activity") else ""
+        cause = f": {clause(latest.get('error_message'))}" if latest.get("error_message") else ""
+        ids = ", ".join(str(run.get("run_id")) for run in runs)
+        facts.append(f"{pipeline}: {count} (runs {ids}), latest {when(latest.get('start'))} "
+                     f"with {latest.get('error_code')}{where}{cause}")
+    return facts
+
+
+def _most_failing(rows: Sequence[dict], text: str) -> PartAnswer | None:
+    """Failed runs ranked by pipeline: "the most failures" over a list of runs."""
+    if not any(word in text.lower() for word in ("most", "worst", "top", "highest", "biggest")):
+        return None
+    counts: OrderedDict[str, int] = OrderedDict()
+    for row in rows:
+        counts[str(row.get("pipeline_name"))] = counts.get(str(row.get("pipeline_name")), 0) + 1
+    top = max(counts.values())
+    leaders = [name for name, count in counts.items() if count == top]
+    runs = f"{top} failed run{'s' if top > 1 else ''}"
+    if len(leaders) == 1:
+        return PartAnswer(f"{leaders[0]} had the most failures: {runs}.")
+    return PartAnswer(f"{', '.join(leaders)} had the most failures: {runs} each.")
+
+
+def _ranked(rows: Sequence[dict], text: str) -> dict | None:
+    low = text.lower()
+    for words, key, biggest in SUPERLATIVES:
+        usable = [row for row in rows if isinstance(row.get(key), (int, float))]
+        if usable and any(word in low for word in words):
+            return max(usable, key=lambda row: row[key]) if biggest else min(usable, key=lambda row: row[key])
+    return None
+
+
+def _with_status(rows: Sequence[dict], text: str) -> tuple[list[dict], str]:
+    """The rows in the status the question names ("which are running or queued?"), with its word."""
+    low = text.lower()
+    named = [word for word in STATUS_WORDS if f" {word}" in f" {low}"]
+    values = {value for word in named for value in STATUS_WORDS[word]}
+    if not values or not all("last_status" in row for row in rows):
+        return list(rows), ""
+    return [row for row in rows if row.get("last_status") in values], " or ".join(named)
+
+
+def _named(rows: Sequence[dict]) -> str:
+    ids = [identity(row) for row in rows if identity(row)]
+    if not ids or row_kind(rows[0]) in ("run", "component", "health_incident"):
+        return ""
+    listed = ", ".join(dict.fromkeys(ids[:MAX_IDS]))
+    return f": {listed}" + (", …" if len(ids) > MAX_IDS else "")
+
+
+def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
+    lead = first_sentence(item.message) if item.message else f"{item.total} found."
+    if not item.rows:
+        return PartAnswer(f"No — {lower_first(lead)}" if shape == "yes_no" else lead)
+    rows, status = _with_status(item.rows, text)
+    if status:
+        names = ", ".join(dict.fromkeys(identity(row) for row in rows))
+        others = sorted({str(row.get("last_status")) for row in item.rows})
+        sentence = (f"{status[0].upper()}{status[1:]}: {names}." if rows
+                    else f"All {len(item.rows)} returned are in another state ({', '.join(others)}).")
+        return PartAnswer(sentence, [label(row) for row in rows[:MAX_ITEMS]])
+    lead = f"{lead[:-1]}{_named(rows)}."
+    facts = failed_run_facts(rows) if row_kind(rows[0]) == "run" else [label(row) for row in rows[:MAX_ITEMS]]
+    if len(rows) > MAX_ITEMS and row_kind(rows[0]) != "run":
+        facts.append(f"…and the other rows of the {len(rows)} in the evidence")
+    if shape == "yes_no":
+        return PartAnswer(f"Yes — {lower_first(lead)}", facts)
+    if shape == "latest":
+        return PartAnswer(f"The latest is {label(rows[0])}.", facts[1:4])
+    if shape == "superlative" and row_kind(rows[0]) == "run" and (most := _most_failing(rows, text)) is not None:
+        return PartAnswer(f"{most.sentence} {lead}", facts)
+    if shape == "superlative" and (top := _ranked(rows, text)) is not None:
+        return PartAnswer(f"{label(top)}.", [fact for fact in facts if label(top) != fact][:3])
+    if shape == "who" and row_kind(rows[0]) in ("incident", "change"):
+        groups = list(dict.fromkeys(str(row.get("assignment_group")) for row in rows if row.get("assignment_group")))
+        return PartAnswer(f"{lead[:-1]}, with {', '.join(groups)}." if groups else lead, facts)
+    return PartAnswer(lead, facts)
+
+
+def record_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
+    if not item.rows:
+        return PartAnswer(first_sentence(item.message) if item.message else "Not found.")
+    row = item.rows[0]
+    kind = row_kind(row)
+    state = asked_state(text) if shape == "yes_no" else None
+    if kind == "incident":
+        return PartAnswer(_incident_sentence(row, shape, state), [label(row)])
+    if kind == "change":
+        return PartAnswer(_change_sentence(row, shape, state), [label(row)])
+    if kind == "run_detail":
+        activities = activities_line(row)
+        return PartAnswer(_run_sentence(row, item, state), [f"Activities in order: {activities}"] if activities else [])
+    return PartAnswer(f"{label(row)}.")
+
+
+def _incident_sentence(row: dict, shape: Shape, state: str | None) -> str:
+    number, status = row["number"], row.get("state")
+    who = f"assigned to {row['assigned_to']}" if row.get("assigned_to") else "not assigned to anyone"
+    group = f" in {row['assignment_group']}" if row.get("assignment_group") else ""
+    if shape == "who":
+        return f"{number} is {who}{group} ({status}, P{row.get('priority')})."
+    if state == "open":
+        return (f"Yes — {number} is still open ({status})." if is_open(row)
+                else f"{number} is not open any more: it is {status}.")
+    return f"{number} is {status} (P{row.get('priority')}), {who}{group}: {clause(row.get('short_description'))}."
+
+
+def _change_sentence(row: dict, shape: Shape, state: str | None) -> str:
+    number = row["number"]
+    window = (f"planned from {when(row.get('start_date'))} to {when(row.get('end_date'))}"
+              if row.get("start_date") else "without a planned window")
+    if state == "approved":
+        approval = row.get("approval")
+        return (f"Yes — {number} is approved ({row.get('state')}, {window})." if approval == "approved"
+                else f"{number} is not approved yet: its approval is {approval} ({row.get('state')}, {window}).")
+    if shape == "when":
+        return f"{number} is {window} ({row.get('state')}, approval {row.get('approval')})."
+    ci = f" on {row['configuration_item']}" if row.get("configuration_item") else ""
+    return (f"{number} is a {row.get('type')} change{ci}, {row.get('state')}, approval {row.get('approval')}, "
+            f"{window}: {clause(row.get('short_description'))}.")
+
+
+def _run_sentence(row: dict, item: ToolEvidence, state: str | None) -> str:
+    which = "The run" if item.arguments.get("run_id") else f"The latest run of {row.get('pipeline_name')}"
+    if item.arguments.get("run_id"):
+        which = f"Run {row.get('run_id')} of {row.get('pipeline_name')}"
+    status = row.get("status")
+    took = f", took {row['duration_min']} min" if row.get("duration_min") is not None else ""
+    head = f"{which} (started {when(row.get('start'))}{took}) {str(status).lower()}"
+    if status != "Failed":
+        return f"{head}." if state != "failed" else f"{head}: it did not fail."
+    where = f" in {row['failed_activity']}" if row.get("failed_activity") else ""
+    lead = "Yes — " if state == "failed" else ""
+    return f"{lead}{head}{where} with {row.get('error_code')}: {clause(row.get('error_message'), 300)}"
+
+
+def health_answer(shape: Shape, text: str, items: Sequence[ToolEvidence], *, question: str = "") -> PartAnswer:
+    """Each platform's status, what is not operational, and its active incidents.
+
+    For a yes/no lead, the user's own word counts ("is X *degraded*?"), even when the part was
+    reworded by the planner.
+    """
+    sentences, facts = [], []
+    health_states = ("degraded", "healthy")
+    state = (asked_state(question, health_states) or asked_state(text, health_states)) if shape == "yes_no" else None
+    for item in items:
+        platform = PLATFORMS.get(item.tool, item.tool)
+        overall = item.message.split(".", 1)[0].split(":", 1)[-1].strip() if item.message else "unknown"
+        problems = [label(row) for row in item.rows if row_kind(row) == "component"]
+        incidents = [label(row) for row in item.rows if row_kind(row) == "health_incident"]
+        if overall == "operational":
+            sentence = f"{platform} is operational"
+        elif overall == "unknown":
+            sentence = f"{platform}'s status is unknown ({first_sentence(item.message)[:-1]})"
+        else:
+            sentence = f"{platform} is {overall.replace('_', ' ')}" + (f": {problems[0]}" if problems else "")
+        facts += [first_sentence(item.message)[:-1] + "."] if item.message else []
+        facts += [f"{platform} incident {incident}" for incident in incidents]
+        sentences.append(sentence)
+    lead = ""
+    if state == "degraded" and any(" is operational" not in sentence for sentence in sentences):
+        lead = "Yes — "
+    elif state == "healthy" and all(" is operational" in sentence for sentence in sentences):
+        lead = "Yes — "
+    return PartAnswer(lead + "; ".join(sentences) + ".", facts)
