@@ -47,11 +47,29 @@ def identifiers_in(text: str) -> set[str]:
     return found
 
 
+COUNTED = re.compile(
+    r"^\s*(?:(?:more|other|open|new|active|failed|failing|distinct|unique|matching|scheduled)\s+)*"
+    r"(?:failed|failures?|runs?|incidents?|changes?|change requests?|pipelines?|tickets?|times|rows|records|components|"
+    r"items|results|calls|of\b)",
+    re.IGNORECASE,
+)
+"""What follows a number that counts things ("4 failed", "3 of the 5", "2 open incidents")."""
+
+
+def _cleaned(text: str) -> str:
+    cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
+    return LABEL_NUMBER.sub(" ", NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned))
+
+
 def numbers_in(text: str) -> list[float]:
     """Quantities in ``text``: numbers that are not part of an id, a date, a time or a label."""
-    cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
-    cleaned = LABEL_NUMBER.sub(" ", NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned))
-    return [float(match.group()) for match in NUMBER.finditer(cleaned)]
+    return [float(match.group()) for match in NUMBER.finditer(_cleaned(text))]
+
+
+def counted_numbers_in(text: str) -> list[tuple[float, bool]]:
+    """Each quantity with whether it counts things (a count must be a count of rows, not any value)."""
+    cleaned = _cleaned(text)
+    return [(float(match.group()), bool(COUNTED.match(cleaned[match.end():]))) for match in NUMBER.finditer(cleaned)]
 
 
 def _leaves(value: Any) -> Iterable[Any]:
@@ -111,7 +129,9 @@ class EvidenceIndex:
             if item.status in ("no_data", "not_found"):  # asked about and reported missing
                 index.identifiers |= identifiers_in(json.dumps([item.arguments, item.query], default=str))
             index.numbers |= _numbers_of(item.rows)
-            index.numbers |= set(numbers_in(item.message))
+            message_numbers = set(numbers_in(item.message))  # the tool's own counts ("9 failed runs")
+            index.numbers |= message_numbers
+            index.counts |= {int(number) for number in message_numbers if number.is_integer()}
             index.counts |= _item_counts(item)
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
@@ -119,8 +139,10 @@ class EvidenceIndex:
         index.text = "\n".join(texts).lower()
         return index
 
-    def vouches_for_number(self, number: float) -> bool:
-        return number in self.numbers or (number.is_integer() and int(number) in self.counts)
+    def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
+        """A count must be a count of evidence rows; any other quantity may also be a value in a row."""
+        counted = number.is_integer() and int(number) in self.counts
+        return counted if is_count else counted or number in self.numbers
 
     def empty_searches(self) -> list[ToolEvidence]:
         return [item for item in self.items if item.status in ("no_data", "not_found")]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.plans import QuestionPart
-from opsagent.workflows.evidence_index import EvidenceIndex, identifiers_in, numbers_in
+from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in, identifiers_in
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -46,7 +46,11 @@ FAMILY_WORDS: dict[str, tuple[str, ...]] = {
     "degrad": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
     "outage": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
     "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
+    "problem": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
 }
+PLATFORM_TOOLS = {"databricks": "check_databricks_health", "snowflake": "check_snowflake_health",
+                  "azure": "check_azure_service_health"}
+"""A platform a negative claim names narrows it to that platform's check."""
 """Nouns of a negative claim → the tools whose empty answer can back it."""
 TOOL_TOPICS: dict[str, tuple[str, ...]] = {
     "list_incidents": ("incident", "ticket"), "get_incident": ("incident", "ticket"),
@@ -94,11 +98,12 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
-    for number in dict.fromkeys(numbers_in(text)):
+    for number, is_count in dict.fromkeys(counted_numbers_in(text)):
         shown = f"{number:g}"
-        ok = index.vouches_for_number(number)
-        checks.append(GroundingCheck(kind="number", claim=shown, passed=ok,
-                                     detail="" if ok else f"{shown} is neither a value in the evidence nor a count of its rows"))
+        ok = index.vouches_for_number(number, is_count=is_count)
+        detail = (f"{shown} is not a count of the evidence rows" if is_count
+                  else f"{shown} is neither a value in the evidence nor a count of its rows")
+        checks.append(GroundingCheck(kind="number", claim=shown, passed=ok, detail="" if ok else detail))
     return checks
 
 
@@ -128,12 +133,17 @@ def _backs_negative(sentence: str, index: EvidenceIndex) -> str | None:
         return None
     words = sentence.lower()
     tools = {tool for word, family in FAMILY_WORDS.items() if word in words for tool in family}
-    empty = [item for item in index.empty_searches() if not tools or item.tool in tools]
-    if empty:
-        return f"{empty[0].tool} came back empty"
-    health = [item for item in index.items if item.tool in tools and item.status == "ok"
-              and item.tool.startswith("check_") and not any(row.get("kind") == "incident" for row in item.rows)]
-    return f"{health[0].tool} reports no active incident" if health and "incident" in words else None
+    platforms = {tool for name, tool in PLATFORM_TOOLS.items() if name in words}
+    tools = (tools & platforms or platforms) if platforms else tools
+    relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools)]
+    if "incident" in words and relevant and all(item.tool.startswith("check_") for item in relevant):
+        if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
+            return f"{relevant[0].tool} reports no active incident"
+        return None
+    # "nothing / none / no X" holds only when every search for X came back empty
+    if relevant and all(not item.rows for item in relevant):
+        return f"{relevant[0].tool} came back empty"
+    return None
 
 
 def check_negative_claims(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
@@ -154,12 +164,18 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
     """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
     lowered = text.lower()
     checks = []
+
+    def evidence_of(part_id: str, *, other: bool = False) -> list:
+        return [item for result in results if (part_id in [p.strip() for p in result.part.split(",")]) != other
+                for item in result.evidence]
+
     for part in parts:
-        evidence = [item for result in results if part.id in [p.strip() for p in result.part.split(",")]
-                    for item in result.evidence]
+        evidence = evidence_of(part.id)
         if not evidence:
             continue  # a part nobody could answer is a limitation, not a grounding failure
-        ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence))
+        shared = set().union(set(), *(identifiers_in(str(item.rows) + str(item.arguments))
+                                     for item in evidence_of(part.id, other=True)))
+        ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence)) - shared
         topics = {word for item in evidence for word in TOOL_TOPICS.get(item.tool, ())}
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:

@@ -337,7 +337,7 @@ def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: 
     from opsagent.service import teams_agent
 
     monkeypatch.setattr(teams_agent, "TEAMS_MESSAGE_LIMIT", 60)
-    question = "Which incidents?\n\n" + "\n".join(f"line {i} of a long answer" for i in range(12))
+    question = "Which incidents?\n\n" + "\n".join(f"line {chr(97 + i)} of a long answer" for i in range(12))
     with serving(make_app(teams_anonymous_dev=True)) as url:
         response = httpx.post(url + "/api/messages", json=activity(question), timeout=20)
     parts = replies(response)

@@ -1,0 +1,87 @@
+"""The grounding evaluator on its own: what it accepts, what it catches, and how it scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.contracts.plans import QuestionPart
+from opsagent.workflows.grounding_check import Thresholds, evaluate, grounding_report, score, verdict
+
+FAILED = ToolEvidence(tool="list_failed_pipelines", arguments={"time_window": "last 24 hours"}, status="ok", total=3,
+                      shown=3, message="3 failed pipeline runs in last 24 hours.",
+                      rows=[{"pipeline_name": "pl_ingest_sales", "run_id": "ff352a82-e82a-442a-a962-b3700363cea0",
+                             "error_code": "2200", "duration_min": 3.0, "start": "2025-01-10T08:12Z"},
+                            {"pipeline_name": "pl_ingest_sales", "run_id": "26967468-f9dd-49f1-b6bc-c45336672d9e",
+                             "error_code": "2200", "duration_min": 4.0, "start": "2025-01-10T05:12Z"},
+                            {"pipeline_name": "pl_export_marketing", "run_id": "a582f0ad-e199-4b41-9c76-bd399ef2514c",
+                             "error_code": "2108", "duration_min": 12.0, "start": "2025-01-10T02:02Z"}])
+FOUND = ToolEvidence(tool="list_incidents", arguments={"state": "open", "text": "pl_ingest_sales"}, status="ok",
+                     total=1, shown=1, rows=[{"number": "INC0010049", "short_description": "ADF pl_ingest_sales failing",
+                                              "state": "In Progress", "priority": 2}])
+NONE = ToolEvidence(tool="list_incidents", arguments={"state": "open", "text": "pl_export_marketing"}, status="no_data",
+                    message="No open incidents (text 'pl_export_marketing') found.")
+RESULTS = [
+    TaskResult(step=1, agent="log_analytics", question="failed?", status="ok", part="p1", evidence=[FAILED]),
+    TaskResult(step=2, agent="servicenow", question="incidents?", status="ok", part="p2", evidence=[FOUND, NONE]),
+]
+PARTS = [QuestionPart(id="p1", text="Which pipelines failed in the last 24 hours"),
+         QuestionPart(id="p2", text="is there an open incident for any of them")]
+CORRECT = ("3 failed pipeline runs in the last 24 hours. 1 of the 2 pipelines has an open incident: pl_ingest_sales "
+           "(INC0010049, P2); pl_export_marketing has none.")
+
+
+def failures(text: str) -> list[tuple[str, str]]:
+    return [(check.kind, check.claim) for check in evaluate(text, RESULTS, parts=PARTS, question="last 24 hours")
+            if not check.passed]
+
+
+def test_a_correct_summary_passes_every_check() -> None:
+    checks = evaluate(CORRECT, RESULTS, parts=PARTS, question="Which pipelines failed in the last 24 hours?")
+    assert checks and all(check.passed for check in checks)
+    assert {check.kind for check in checks} == {"identifier", "number", "negative_claim", "part_coverage"}
+
+
+@pytest.mark.parametrize(("text", "caught"), [
+    (CORRECT.replace("INC0010049", "INC0010066"), ("identifier", "inc0010066")),
+    (CORRECT.replace("pl_ingest_sales", "pl_ingest_salez"), ("identifier", "pl_ingest_salez")),
+    (CORRECT.replace("3 failed", "4 failed"), ("number", "4")),
+    (CORRECT + " The runs took 17 minutes in all.", ("number", "17")),
+    (CORRECT.replace("pl_export_marketing has none", "pl_ingest_sales has none"), ("negative_claim", "pl_ingest_sales has none.")),
+    ("3 failed pipeline runs in the last 24 hours. None of them has an open incident.", ("negative_claim", "None of them has an open incident.")),
+], ids=["invented-ticket", "misspelt-name", "wrong-count", "number-not-in-evidence", "false-none-for-a-name",
+        "false-none-overall"])
+def test_wrong_claims_are_caught(text: str, caught: tuple[str, str]) -> None:
+    assert caught in failures(text)
+
+
+def test_a_dropped_part_is_caught_but_a_part_nobody_answered_is_not_held_against_the_answer() -> None:
+    assert ("part_coverage", "p2: is there an open incident for any of them") in failures(
+        "3 failed pipeline runs in the last 24 hours: pl_ingest_sales and pl_export_marketing.")
+    unanswered = [RESULTS[0], TaskResult(step=2, agent="servicenow", question="?", status="failed", part="p2")]
+    checks = evaluate("3 failed pipeline runs in the last 24 hours.", unanswered, parts=PARTS)
+    assert all(check.passed for check in checks)
+
+
+def test_quoted_negations_and_counts_of_rows_are_fine() -> None:
+    quoted = ToolEvidence(tool="get_pipeline_run_details", status="ok", total=1, shown=1,
+                          rows=[{"error_message": "Cannot find the file: source file not found"}])
+    result = TaskResult(agent="log_analytics", question="why?", status="ok", part="p1", evidence=[quoted])
+    assert all(check.passed for check in evaluate("It failed: source file not found.", [result]))
+    counts = evaluate("pl_ingest_sales failed 2 times; 2 pipelines failed in all; 3 runs; 1 of the 2 has an incident.",
+                      RESULTS, parts=PARTS)
+    assert all(check.passed for check in counts if check.kind == "number")  # per value, distinct, total, cross
+
+
+def test_score_caps_any_failure_below_the_pass_mark_and_verdicts_follow_the_thresholds() -> None:
+    report = grounding_report(CORRECT.replace("INC0010049", "INC0010066"), RESULTS, attempt=1, thresholds=Thresholds(),
+                              can_regenerate=True, parts=PARTS)
+    assert report.score <= 0.6 and report.verdict == "regenerate"
+    assert "INC0010066 appears in no tool output".lower() in report.failures[0].detail.lower()
+    again = grounding_report(CORRECT.replace("INC0010049", "INC0010066"), RESULTS, attempt=2, thresholds=Thresholds(),
+                             can_regenerate=False, parts=PARTS)
+    assert again.verdict == "block"
+    assert grounding_report("", RESULTS, attempt=1, thresholds=Thresholds(), can_regenerate=True).verdict == "block"
+    assert score([]) == 1.0
+    assert verdict(0.2, attempt=1, thresholds=Thresholds(), can_regenerate=True) == "block"
+    assert verdict(0.5, attempt=1, thresholds=Thresholds(pass_at=0.4), can_regenerate=True) == "pass"
