@@ -13,10 +13,13 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any
 
 from flask import Flask, Response, g, request
+
+from opsagent.redaction import RedactingFilter
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("opsagent_request_id", default=None)
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -42,18 +45,28 @@ class JsonFormatter(logging.Formatter):
             "request_id": getattr(record, "request_id", None) or REQUEST_ID.get(),
         }
         entry.update({k: v for k, v in vars(record).items() if k not in _RESERVED and k != "request_id"})
-        if record.exc_info:
+        if record.exc_text:  # already rendered (and redacted) by the RedactingFilter
+            entry["exc"] = record.exc_text
+        elif record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
 
 
-def configure_logging(level: str) -> None:
-    """JSON lines on stderr for the whole process (called by the servers, not by ``create_app``)."""
+def configure_logging(level: str, *, secrets: Iterable[str] = ()) -> None:
+    """JSON lines on stderr for the whole process (called by the servers, not by ``create_app``).
+
+    Every record passes the ``RedactingFilter`` (``secrets`` are the configured secret values).
+    httpx logs each request URL at INFO, and backend URLs carry words from the user's question,
+    so httpx and httpcore log from WARNING up, whatever ``level`` says.
+    """
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter())
+    handler.addFilter(RedactingFilter(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     if level != "DEBUG":  # MAF narrates every superstep at INFO; keep our one line per request readable
         logging.getLogger("agent_framework").setLevel(logging.WARNING)
 
