@@ -148,7 +148,7 @@ class LogAnalyticsPipelineRunsBackend:
         rows, warnings = await self._query(_prepare_failed_runs_query(start, end, limit), (start, end),
                                            f"failed pipeline runs {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC")
         items = _parse_rows(rows, _parse_run_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
+        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def pipeline_status(
         self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int
@@ -156,7 +156,7 @@ class LogAnalyticsPipelineRunsBackend:
         described = f"pipeline status {pipeline_name or '(all)'} {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC"
         rows, warnings = await self._query(_prepare_status_query(start, end, pipeline_name, limit), (start, end), described)
         items = _parse_rows(rows, _parse_summary_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
+        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def run_details(self, *, run_id: str | None = None, pipeline_name: str | None = None) -> RunDetails:
         """One run by id (a GUID), or the latest run of the pipeline with that exact name (case-insensitive)."""

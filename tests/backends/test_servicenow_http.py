@@ -224,3 +224,11 @@ async def test_secrets_never_reach_the_logs(
     await sn.aclose()
     assert "ServiceNow answered HTTP 503: busy" in caplog.text and "ServiceNow attempt 1 failed (HTTP 503)" in caplog.text
     assert "SECRET" not in caplog.text and "SECRET" not in repr(settings)
+
+
+async def test_unreadable_records_count_in_the_total(server: FakeServer, backend: HttpServiceNowBackend) -> None:
+    """Unparseable records are not "no data": the page says how many matched but could not be read."""
+    broken = [incident(f"INC000000{n}", state=pair("42", "Pondering")) for n in range(4)]
+    server.script("GET", INCIDENTS, json_reply({"result": broken}))
+    page = await backend.list_incidents(IncidentQuery())
+    assert (page.items, page.total, page.unreadable) == ([], 4, 4)
