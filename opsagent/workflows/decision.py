@@ -102,6 +102,9 @@ def record_decision(ledger: RunLedger, decision: TriageDecision, notes: list[str
 
 
 def progress_for(decision: TriageDecision) -> ProgressEvent | None:
+    """What the watching user sees of a decision; nothing for a failed planner (its error follows)."""
+    if decision.failure is not None:
+        return None
     if decision.route == "execute":
         return plan_chosen(decision)
     if decision.route in ("reject", "clarify"):
