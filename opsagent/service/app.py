@@ -14,6 +14,7 @@ from flask import Flask
 from opsagent.runtime import Runtime, build_runtime
 from opsagent.service.chat_api import chat_api
 from opsagent.service.chats import default_workflow
+from opsagent.service.edges import register_edge_policies
 from opsagent.service.errors import register_error_handlers
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions[EXTENSION_KEY] = _build_state(settings, runtime)
     register_request_logging(app)
+    register_edge_policies(app)
     register_error_handlers(app)
     for blueprint in (chat_api, openai_api, teams_bot, web):
         app.register_blueprint(blueprint)
