@@ -3,14 +3,17 @@
 The SDK's ``HttpAdapterBase`` is framework-agnostic: we wrap the Flask request in an object that
 satisfies its ``HttpRequestProtocol``, validate the caller's JWT first (``auth.py``), and run
 ``process_request`` on the app's loop thread. With bot credentials (``BOT_APP_ID``...) every call
-needs a valid Bot Framework token; without them the endpoint answers 503, unless
-``TEAMS_ANONYMOUS_DEV=true`` (local dev: no tokens in, none out).
+needs a valid Bot Framework token; without them the endpoint is not enabled (404, so monitors do
+not read it as an outage), unless ``TEAMS_ANONYMOUS_DEV=true`` (local dev: no tokens in, none out).
+Everything the SDK would choke on (a ``serviceUrl`` that is not an http(s) URL with a host and a
+valid port) is a 400 before any work, and the SDK's own refusals get the service's JSON error shape.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, request
 from microsoft_agents.activity import Activity, ActivityTypes
@@ -68,8 +71,11 @@ class TeamsBot:
 
 def _connection_settings(settings: Settings) -> dict[str, Any]:
     secret = settings.bot_app_password.get_secret_value() if settings.bot_app_password else None
+    # VALIDATE_ISSUER: accept only the Bot Connector issuer and the Entra issuers of our tenant (plus the
+    # SDK's Microsoft first-party ones); the SDK leaves this check off unless asked.
     return {"CLIENTID": settings.bot_app_id, "CLIENTSECRET": secret, "TENANTID": settings.bot_tenant_id,
-            "AUTHTYPE": "ClientSecret", "ANONYMOUS_ALLOWED": settings.bot_app_id is None and settings.teams_anonymous_dev}
+            "AUTHTYPE": "ClientSecret", "ANONYMOUS_ALLOWED": settings.bot_app_id is None and settings.teams_anonymous_dev,
+            "VALIDATE_ISSUER": True}
 
 
 def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind) -> TeamsBot | None:
@@ -106,6 +112,27 @@ def _check_message(activity: Activity) -> None:
             check_text(value, where)
 
 
+def service_url_problem(value: str) -> str | None:
+    """Why a ``serviceUrl`` cannot be replied to (the SDK's connector raises a bare ValueError), or ``None``."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:
+        return "is not a valid URL (bad host or port)"
+    if parts.scheme not in ("http", "https"):
+        return "must be an http or https URL"
+    if not parts.hostname:
+        return "has no host"
+    if parts.username is not None or any(ch.isspace() or not ch.isprintable() for ch in value):
+        return "must be a plain URL (no credentials, spaces or control characters)"
+    return None
+
+
+def _check_service_url(activity: Activity) -> None:
+    if activity.service_url is not None and (problem := service_url_problem(activity.service_url)):
+        raise RequestError(400, "invalid_activity", f"'serviceUrl' {problem}.", param="serviceUrl")
+
+
 def _activity_body() -> dict[str, Any]:
     body = json_object_body("The request body must be a Bot Framework Activity (a JSON object).")
     try:
@@ -115,10 +142,18 @@ def _activity_body() -> dict[str, Any]:
         raise RequestError(400, "invalid_activity", f"The Activity is invalid at '{where}'.") from None
     if activity.type == ActivityTypes.message:
         _check_message(activity)
+    _check_service_url(activity)
     return body
 
 
+_SDK_REFUSALS = {400: "invalid_activity", 401: "unauthorized", 405: "method_not_allowed", 415: "unsupported_media_type"}
+
+
 def _to_flask(response: HttpResponse) -> Response:
+    """The SDK's answer; its refusals (``{"error": "..."}``, e.g. the host validator's 401) in our error shape."""
+    if response.status_code >= 400 and isinstance(response.body, dict) and isinstance(response.body.get("error"), str):
+        code = _SDK_REFUSALS.get(response.status_code, "bot_request_refused")
+        raise RequestError(response.status_code, code, response.body["error"])
     if response.body is None:
         return Response(status=response.status_code)
     out = jsonify(response.body)
@@ -131,7 +166,7 @@ def messages() -> Response:
     state = get_state()
     bot = state.bot
     if bot is None:
-        raise RequestError(503, "bot_not_configured", "The Teams endpoint is not configured: set BOT_APP_ID, "
+        raise RequestError(404, "teams_not_enabled", "The Teams endpoint is not enabled on this server: set BOT_APP_ID, "
                            "BOT_APP_PASSWORD and BOT_TENANT_ID (or TEAMS_ANONYMOUS_DEV=true for local testing).")
     timeout = state.settings.request_timeout_seconds + TURN_MARGIN_SECONDS
     claims = state.loop.submit(authorize_bot_request(request.headers.get("Authorization"), bot.auth_config), timeout=30)
