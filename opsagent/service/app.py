@@ -8,10 +8,12 @@ The loop thread starts on first use, so a forking server starts it in each worke
 from __future__ import annotations
 
 import logging
+import uuid
 
 from flask import Flask
 
 from opsagent.runtime import Runtime, build_runtime
+from opsagent.service.admission import Admission
 from opsagent.service.chat_api import chat_api
 from opsagent.service.chats import default_workflow
 from opsagent.service.edges import register_edge_policies
@@ -40,27 +42,31 @@ def _warn_about_dev_modes(settings: Settings) -> None:
                        "Local dev only: never expose this endpoint with it.")
 
 
-def _build_state(settings: Settings, runtime: Runtime | None) -> ServiceState:
+def _build_state(settings: Settings, runtime: Runtime | None, run_id: str) -> ServiceState:
     store = ConversationStore(settings.data_dir / CONVERSATIONS_DB)
     state = ServiceState(settings=settings, runtime=runtime or build_runtime(settings),
-                         loop=LoopThread(propagate=(REQUEST_ID,)), store=store, owns_runtime=runtime is None)
-    state.bot = make_teams_bot(settings, state.runtime, store, workflow=default_workflow(state))
+                         loop=LoopThread(propagate=(REQUEST_ID,)), store=store,
+                         admission=Admission(settings.max_chats_in_flight), owns_runtime=runtime is None)
+    state.bot = make_teams_bot(settings, state.runtime, store, workflow=default_workflow(state), admission=state.admission,
+                               run_id=run_id)
     return state
 
 
-def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> Flask:
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, run_id: str | None = None) -> Flask:
     """Build the Flask app.
 
     Args:
         settings: defaults to ``load_settings()`` (``.env`` + environment).
         runtime: an already-built runtime (tests); by default one is built from ``settings``.
             A runtime passed in is closed by its owner, not by ``close_app``.
+        run_id: names this server run, shared by all its worker processes (pending Teams
+            follow-ups of another run are apologised for at start); a fresh one by default.
     """
     settings = settings or load_settings()
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions[EXTENSION_KEY] = _build_state(settings, runtime)
+    app.extensions[EXTENSION_KEY] = _build_state(settings, runtime, run_id or uuid.uuid4().hex)
     register_request_logging(app)
     register_edge_policies(app)
     register_error_handlers(app)

@@ -90,6 +90,12 @@ def _is_json(mimetype: str) -> bool:
     return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
 
 
+def raw_security_headers() -> list[tuple[bytes, bytes]]:
+    """The security headers (and the default CSP) as raw header pairs, for answers given before Flask runs."""
+    pairs = [*SECURITY_HEADERS.items(), ("Content-Security-Policy", DEFAULT_CSP)]
+    return [(name.lower().encode(), value.encode()) for name, value in pairs]
+
+
 def _add_security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)

@@ -1,4 +1,4 @@
-"""What one app instance owns: settings, runtime, loop thread, conversation store, Teams bot.
+"""What one app instance owns: settings, runtime, loop thread, conversation store, admission, Teams bot.
 
 Kept in ``app.extensions["opsagent"]`` (never in module globals), so two apps in one process,
 as in tests, share nothing.
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from flask import Flask, current_app
 
 from opsagent.runtime import Runtime
+from opsagent.service.admission import Admission
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
 from opsagent.settings import Settings
@@ -28,6 +29,7 @@ class ServiceState:
     runtime: Runtime
     loop: LoopThread
     store: ConversationStore
+    admission: Admission
     bot: TeamsBot | None = None
     owns_runtime: bool = True
 

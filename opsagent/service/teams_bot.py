@@ -26,7 +26,9 @@ from pydantic import ValidationError
 from opsagent.contracts.results import WorkflowKind
 from opsagent.errors import RequestError
 from opsagent.runtime import Runtime
+from opsagent.service.admission import Admission
 from opsagent.service.auth import authorize_bot_request
+from opsagent.service.follow_ups import FollowUps, PendingStore
 from opsagent.service.history import ConversationStore
 from opsagent.service.state import get_state
 from opsagent.service.teams_agent import OpsTeamsAgent, on_turn_error
@@ -78,7 +80,8 @@ def _connection_settings(settings: Settings) -> dict[str, Any]:
             "VALIDATE_ISSUER": True}
 
 
-def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind) -> TeamsBot | None:
+def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind,
+                   admission: Admission, run_id: str) -> TeamsBot | None:
     """The bot when it is configured (credentials, or explicit anonymous dev mode), else ``None``."""
     if settings.bot_app_id is None and not settings.teams_anonymous_dev:
         return None
@@ -88,8 +91,9 @@ def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStor
     validator = OutboundHostValidator(enabled=settings.bot_app_id is not None)
     adapter = FlaskCloudAdapter(connection_manager=connections, host_validator=validator)
     adapter.on_turn_error = on_turn_error
+    follow_ups = FollowUps(adapter, PendingStore(store.path, run_id=run_id))
     agent = OpsTeamsAgent(runtime, store, workflow=workflow, reply_window_seconds=settings.teams_reply_window_seconds,
-                          history_limit=settings.history_max_messages)
+                          history_limit=settings.history_max_messages, admission=admission, follow_ups=follow_ups)
     return TeamsBot(adapter=adapter, agent=agent, auth_config=connections.get_default_connection_configuration())
 
 
