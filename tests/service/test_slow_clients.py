@@ -151,3 +151,24 @@ def test_real_server_answers_chats_and_streams(real_server: tuple[Flask, str]) -
     streamed = httpx.post(url + "/api/chat/stream", json=CHAT, timeout=10)
     assert streamed.status_code == 200 and "event: answer" in streamed.text
     assert model_calls(app) > before
+
+
+def test_asgi_root_has_a_seam_for_another_app(real_server: tuple[Flask, str]) -> None:
+    """A later ASGI app (an MCP endpoint, say) mounts at a path prefix next to Flask."""
+    from opsagent.service.asgi import OpsAgentAsgi
+
+    async def mounted(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": f"mounted {scope['path']}".encode()})
+
+    app, _ = real_server
+    root = OpsAgentAsgi(app, mounts={"/mcp": mounted}, owns_app=False)
+    transport = httpx.ASGITransport(app=root)
+
+    async def ask(path: str) -> httpx.Response:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return await client.get(path)
+
+    assert asyncio.run(ask("/mcp/tools")).text == "mounted /mcp/tools"
+    assert asyncio.run(ask("/mcpx")).status_code == 404  # a prefix is a path segment, not a string start
+    assert asyncio.run(ask("/healthz")).json() == {"status": "ok"}
