@@ -42,6 +42,7 @@ from opsagent.errors import (
     BackendResponseTooLargeError,
     BackendUnavailableError,
 )
+from opsagent.redaction import redact
 from opsagent.settings import Settings
 
 T = TypeVar("T")
@@ -148,8 +149,8 @@ def error_for_status(
 
     ``detail`` (from the error body) is logged, not put in the exception: see the module docstring.
     """
-    if detail:
-        logger.warning("%s answered HTTP %d: %s", backend, status, detail)
+    if detail:  # redacted here too, for hosts that log without the service's RedactingFilter
+        logger.warning("%s answered HTTP %d: %s", backend, status, redact(detail))
     if status in (408, 429) or status >= 500:
         return RetryableFailure(f"HTTP {status}", status_code=status, retry_after=retry_after_seconds(retry_after))
     if status in (401, 403):
@@ -275,7 +276,7 @@ async def call_azure(
         try:
             return await operation()
         except ClientAuthenticationError as error:  # also credential failures that never reached HTTP
-            logger.warning("%s refused the credentials: %s", backend, _azure_detail(error))
+            logger.warning("%s refused the credentials: %s", backend, redact(_azure_detail(error)))
             raise BackendAuthError(
                 f"not authorised for {backend} (check credentials)",
                 backend=backend, status_code=error.status_code, query=query,
