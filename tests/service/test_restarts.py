@@ -1,6 +1,6 @@
 """Restarts with promised Teams follow-ups, on real server processes (``python -m opsagent serve``).
 
-The model is a loopback Chat Completions fake whose planner answers after 0.5 s ("slow ..."), never
+The model is a loopback Chat Completions fake whose planner answers after 1 s ("slow ..."), never
 in time ("hang ..."), or with a 401 that echoes the API key ("fail ..."); the Bot Framework
 connector is a loopback fake. Server A promises a follow-up and is SIGKILLed; server B (two
 workers, same DATA_DIR) apologises for it at start, promises two more, and is sent SIGTERM: it
@@ -46,7 +46,7 @@ def _model_reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     if schema == "UserModeOutput" and "hang " in asked:
         time.sleep(60)  # longer than the test: the drain has to give up on it
     elif schema == "UserModeOutput" and "slow " in asked:
-        time.sleep(0.5)
+        time.sleep(1.0)  # past the 0.3 s reply window, well within the drain
     return 200, reply_to(body)
 
 
@@ -88,7 +88,7 @@ class ServerProcess:
         clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AZURE_", "LLM_", "BOT_"))}
         env = {**clean, "DATA_DIR": str(tmp_path / "var"), "LLM_PROVIDER": "openai", "OPENAI_BASE_URL": fake_model,
                "OPENAI_API_KEY": API_KEY, "OPENAI_MODEL": "fake-model", "DYNAMIC_PLAN": "true",
-               "TEAMS_ANONYMOUS_DEV": "true", "TEAMS_REPLY_WINDOW_SECONDS": "0.5", "REQUEST_TIMEOUT_SECONDS": "120",
+               "TEAMS_ANONYMOUS_DEV": "true", "TEAMS_REPLY_WINDOW_SECONDS": "0.3", "REQUEST_TIMEOUT_SECONDS": "120",
                "DRAIN_TIMEOUT_SECONDS": str(DRAIN_SECONDS), "SERVER_WORKERS": str(workers), "PYTHONUNBUFFERED": "1"}
         with self.log.open("w") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "opsagent", "serve", "--port", str(self.port)],
