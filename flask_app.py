@@ -1,6 +1,7 @@
 """OpsAgent's WSGI app: ``create_app()`` for servers and tests; ``python flask_app.py`` serves it.
 
-    gunicorn 'flask_app:create_app()' --worker-class gthread --threads 16   # or: make run
+Served in production by uvicorn through the ASGI root in ``opsagent/service/asgi.py`` (``make run``,
+``python -m opsagent serve``), which buffers requests on its I/O loop before Flask gets a thread.
 """
 
 from __future__ import annotations

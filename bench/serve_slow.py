@@ -1,4 +1,4 @@
-"""The production server (gunicorn, as ``make run``) on a latency-simulating model and backends.
+"""The production server (uvicorn, as ``make run``) on a latency-simulating model and backends.
 
     python -m bench.serve_slow --port 8765 --model-delay 0.2 --backend-delay 0.05
 
@@ -8,23 +8,10 @@ Used by ``bench/http_load.py``; bench-only, so the product has no latency knobs.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from functools import partial
 
 from bench.scenarios import bench_settings, make_runtime
-from opsagent.service.server import OpsAgentServer
-
-
-class SlowServer(OpsAgentServer):
-    def __init__(self, settings: Any, banner: str, *, model_delay: float, backend_delay: float) -> None:
-        self.model_delay = model_delay
-        self.backend_delay = backend_delay
-        super().__init__(settings, banner)
-
-    def load(self) -> Any:
-        from opsagent.service.app import create_app
-
-        runtime = make_runtime(self.settings, model_delay=self.model_delay, backend_delay=self.backend_delay)
-        return create_app(self.settings, runtime=runtime)
+from opsagent.service.server import WorkerApp, run_server
 
 
 def main() -> None:
@@ -40,10 +27,10 @@ def main() -> None:
 
     settings = bench_settings(Path(args.data_dir)).model_copy(
         update={"port": args.port, "server_threads": args.threads, "server_workers": args.workers,
-                "log_level": "WARNING"}
+                "max_chats_in_flight": args.threads - 16, "log_level": "WARNING"}
     )
-    SlowServer(settings, f"bench server on http://127.0.0.1:{args.port}", model_delay=args.model_delay,
-               backend_delay=args.backend_delay).run()
+    slow = partial(make_runtime, model_delay=args.model_delay, backend_delay=args.backend_delay)
+    run_server(settings, WorkerApp(settings, make_runtime=slow), f"bench server on http://127.0.0.1:{args.port}")
 
 
 if __name__ == "__main__":

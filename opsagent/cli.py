@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, ProgressEvent
 from opsagent.errors import OpsAgentError
+from opsagent.redaction import RedactingFilter
 from opsagent.runtime import Runtime, build_runtime
 from opsagent.settings import load_settings
 from opsagent.workflows.plan_preview import preview_plan
@@ -113,6 +114,8 @@ async def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # a provider error may echo a key (serve adds the configured secrets)
+        handler.addFilter(RedactingFilter())
     try:
         if args.command == "serve":
             from opsagent.service.server import serve

@@ -64,3 +64,7 @@ class BackendUnavailableError(BackendError):
 
 class BackendResponseError(BackendError):
     """The backend answered, but not in a shape we can read."""
+
+
+class BackendResponseTooLargeError(BackendResponseError):
+    """The backend's reply was larger than BACKEND_MAX_RESPONSE_BYTES, so it was not read."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from opsagent.errors import ConfigError
 
@@ -62,6 +62,7 @@ class Settings(BaseModel):
     data_dir: Path = PROJECT_ROOT / "var"
     backend_timeout_seconds: float = Field(default=20.0, gt=0)
     backend_max_attempts: int = Field(default=4, ge=1, le=10)
+    backend_max_response_bytes: int = Field(default=5_000_000, ge=10_000, description="larger replies are refused")
     servicenow_instance_url: str | None = None
     servicenow_username: str | None = None
     servicenow_password: SecretStr | None = None
@@ -81,8 +82,13 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     server_workers: int = Field(default=1, ge=1, le=64)
-    server_threads: int = Field(default=64, ge=1, le=1024)
+    server_threads: int = Field(default=64, ge=2, le=1024)
+    max_chats_in_flight: int = Field(default=48, ge=1, le=1000, description="per process; past it chats get a 503")
+    drain_timeout_seconds: float = Field(default=25.0, ge=0, description="SIGTERM: time to finish in-flight answers")
+    request_read_timeout_seconds: float = Field(default=30.0, gt=0, description="time a client may take to send a body")
     opsagent_api_keys: list[SecretStr] = Field(default_factory=list)
+    allowed_hosts: list[str] = Field(default_factory=list, description="Host headers accepted; empty = see host_policy")
+    allowed_origins: list[str] = Field(default_factory=list, description="browser origins besides our own that may POST")
     max_request_bytes: int = Field(default=1_000_000, ge=1_000)
     max_messages: int = Field(default=50, ge=1)
     max_message_chars: int = Field(default=8_000, ge=1)
@@ -97,11 +103,16 @@ class Settings(BaseModel):
     teams_reply_window_seconds: float = Field(default=10.0, gt=0, description="later answers go as a follow-up")
     history_max_messages: int = Field(default=20, ge=0, le=200, description="stored turns fed back per conversation")
 
-    @field_validator("azure_resource_ids", "opsagent_api_keys", mode="before")
+    @field_validator("azure_resource_ids", "opsagent_api_keys", "allowed_hosts", "allowed_origins", mode="before")
     @classmethod
     def _split_comma_list(cls, value: Any) -> Any:
+        """``"a, b"`` -> ``["a", "b"]``. A value made only of separators (``","``) is a mistake, not an
+        empty list: for OPSAGENT_API_KEYS it would silently switch authentication off."""
         if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
+            parts = [part.strip() for part in value.split(",") if part.strip()]
+            if value.strip() and not parts:
+                raise ValueError("holds only separators and no value; leave it empty or list values separated by commas")
+            return parts
         return value
 
     @field_validator("data_dir", "agent_config_dir", mode="after")
@@ -113,6 +124,28 @@ class Settings(BaseModel):
     @classmethod
     def _upper_log_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _threads_outnumber_chats(self) -> Settings:
+        if self.server_threads <= self.max_chats_in_flight:
+            raise ValueError(f"SERVER_THREADS ({self.server_threads}) must be larger than MAX_CHATS_IN_FLIGHT "
+                             f"({self.max_chats_in_flight}), so probes and cheap requests always find a thread")
+        return self
+
+    @property
+    def is_loopback(self) -> bool:
+        """Bound to this machine only (the default ``make run``): the dev-mode Host policy applies."""
+        return self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret in clear, for the log redaction filter only (never for output)."""
+        values: list[str] = []
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, SecretStr):
+                    values.append(item.get_secret_value())
+        return values
 
     @property
     def provider(self) -> Provider:
@@ -168,6 +201,8 @@ def load_settings(
         return Settings.model_validate(values)
     except ValidationError as error:
         first = error.errors()[0]
-        field = str(first["loc"][0]) if first["loc"] else "?"
+        if not first["loc"]:  # a rule between settings (model validator): its message names them
+            raise ConfigError(f"Invalid settings: {first['msg'].removeprefix('Value error, ')}") from None
+        field = str(first["loc"][0])
         shown = "***" if "SecretStr" in str(Settings.model_fields.get(field, Field()).annotation) else values.get(field)
         raise ConfigError(f"Invalid setting {env_name(field)}={shown!r}: {first['msg']}") from None

@@ -95,3 +95,10 @@ def test_readme_diagram_matches_the_graph_maf_builds(tmp_path):
     block = readme.split("```mermaid", 1)[1].split("```", 1)[0]
     assert mermaid_edges(block) == mermaid_edges(result.stdout)
     assert len(mermaid_edges(result.stdout)) == 11
+
+
+def test_serve_refuses_a_separator_only_api_key_list(tmp_path):
+    """``OPSAGENT_API_KEYS=","`` must stop start-up, not serve without authentication."""
+    result = run_cli("serve", "--port", "1", env={"OPSAGENT_API_KEYS": ","}, data_dir=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("opsagent: Invalid setting OPSAGENT_API_KEYS='***'")

@@ -61,3 +61,17 @@ def test_the_env_file_can_be_chosen_or_switched_off(tmp_path, monkeypatch):
     assert load_settings({}).tool_max_rows == 9
     monkeypatch.setenv("OPSAGENT_ENV_FILE", "")
     assert load_settings({}).tool_max_rows == 20
+
+
+@pytest.mark.parametrize("name", ["OPSAGENT_API_KEYS", "AZURE_RESOURCE_IDS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS"])
+@pytest.mark.parametrize("value", [",", " , ,"], ids=["comma", "commas-and-spaces"])
+def test_separator_only_lists_are_refused_naming_the_variable(name, value):
+    """``OPSAGENT_API_KEYS=","`` once parsed to no keys and silently switched authentication off."""
+    with pytest.raises(ConfigError, match=rf"^Invalid setting {name}=.*only separators"):
+        load_settings({name: value}, env_file=None)
+
+
+def test_threads_must_outnumber_chats_in_flight():
+    """Otherwise chats could take every thread and /healthz would queue behind them."""
+    with pytest.raises(ConfigError, match=r"^Invalid settings: SERVER_THREADS \(8\) must be larger than MAX_CHATS_IN"):
+        load_settings({"SERVER_THREADS": "8", "MAX_CHATS_IN_FLIGHT": "8"}, env_file=None)

@@ -30,6 +30,8 @@ class Page(BaseModel, Generic[RecordT]):
     total: int = 0
     warnings: list[str] = Field(default_factory=list)
     """Partial results, skipped pages and similar limitations the user should hear about."""
+    unreadable: int = 0
+    """Matching records that came back but could not be parsed (counted in ``total``, not in ``items``)."""
 
 
 # ------------------------------------------------------------------------------ ServiceNow

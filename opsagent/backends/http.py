@@ -6,11 +6,18 @@ Flow: a backend builds one *attempt* (an httpx request or an Azure SDK call) and
 Retryable failures are repeated with exponential backoff and full jitter, honouring
 ``Retry-After``, until ``max_attempts`` or the overall deadline runs out; then the last failure
 becomes ``BackendUnavailableError``. Sleep, clock and random are injected so tests never wait.
+
+Bodies are read as a stream and never past ``RetryPolicy.max_response_bytes``
+(BACKEND_MAX_RESPONSE_BYTES): a larger reply is a ``BackendResponseTooLargeError``, not a
+worker's memory. An error body is for operators only: its most useful line is logged (the
+log handler redacts secrets), and the exception the user's answer is built from names the
+backend and the status, never the body (it may hold internal host names or echoed input).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
@@ -32,8 +39,10 @@ from opsagent.errors import (
     BackendError,
     BackendNotFoundError,
     BackendResponseError,
+    BackendResponseTooLargeError,
     BackendUnavailableError,
 )
+from opsagent.redaction import redact
 from opsagent.settings import Settings
 
 T = TypeVar("T")
@@ -54,13 +63,15 @@ class RetryableFailure(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try: attempts, an overall deadline in seconds, and the backoff curve.
+    """How hard to try: attempts, an overall deadline in seconds, the backoff curve, and the most
+    bytes one response body may have.
 
     ``clock`` is monotonic seconds; ``sleep`` and ``random`` are injectable for tests.
     """
 
     max_attempts: int = 4
     deadline_seconds: float = 20.0
+    max_response_bytes: int = 5_000_000
     base_delay_seconds: float = 0.25
     max_delay_seconds: float = 8.0
     sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, repr=False)
@@ -69,8 +80,9 @@ class RetryPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetryPolicy:
-        """Attempts and deadline come from BACKEND_MAX_ATTEMPTS / BACKEND_TIMEOUT_SECONDS."""
-        return cls(max_attempts=settings.backend_max_attempts, deadline_seconds=settings.backend_timeout_seconds)
+        """Attempts, deadline and body cap: BACKEND_MAX_ATTEMPTS / _TIMEOUT_SECONDS / _MAX_RESPONSE_BYTES."""
+        return cls(max_attempts=settings.backend_max_attempts, deadline_seconds=settings.backend_timeout_seconds,
+                   max_response_bytes=settings.backend_max_response_bytes)
 
     def backoff(self, attempt: int) -> float:
         """Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2**(n-1)))."""
@@ -133,16 +145,20 @@ def retry_after_seconds(value: str | None) -> float | None:
 def error_for_status(
     status: int, *, backend: str, detail: str, query: str | None, retry_after: str | None = None
 ) -> BackendError | RetryableFailure:
-    """The exception a non-2xx status means: retryable (408/429/5xx) or a final ``BackendError`` leaf."""
-    suffix = f": {detail}" if detail else ""
+    """The exception a non-2xx status means: retryable (408/429/5xx) or a final ``BackendError`` leaf.
+
+    ``detail`` (from the error body) is logged, not put in the exception: see the module docstring.
+    """
+    if detail:  # redacted here too, for hosts that log without the service's RedactingFilter
+        logger.warning("%s answered HTTP %d: %s", backend, status, redact(detail))
     if status in (408, 429) or status >= 500:
-        return RetryableFailure(f"HTTP {status}{suffix}", status_code=status, retry_after=retry_after_seconds(retry_after))
+        return RetryableFailure(f"HTTP {status}", status_code=status, retry_after=retry_after_seconds(retry_after))
     if status in (401, 403):
-        message = f"not authorised for {backend} (check credentials){suffix}"
+        message = f"not authorised for {backend} (check credentials; HTTP {status})"
         return BackendAuthError(message, backend=backend, status_code=status, query=query)
     if status == 404:
-        return BackendNotFoundError(f"{backend}: not found{suffix}", backend=backend, status_code=status, query=query)
-    return BackendError(f"{backend} rejected the request (HTTP {status}){suffix}", backend=backend, status_code=status, query=query)
+        return BackendNotFoundError(f"{backend}: not found (HTTP 404)", backend=backend, status_code=status, query=query)
+    return BackendError(f"{backend} rejected the request (HTTP {status})", backend=backend, status_code=status, query=query)
 
 
 def error_detail(body: Any) -> str:
@@ -186,30 +202,54 @@ async def request_json(
     """Send a request built fresh per attempt (so auth can change) and return its JSON body.
 
     Raises:
+        BackendResponseTooLargeError: the body is over ``policy.max_response_bytes`` (not retried).
         BackendResponseError: 2xx whose body is not JSON (an HTML login page, a proxy error page).
         BackendAuthError, BackendNotFoundError, BackendUnavailableError, BackendError: see ``error_for_status``.
     """
 
     async def attempt() -> JsonResponse:
         try:
-            response = await client.send(await request())
+            response = await client.send(await request(), stream=True)
+            try:
+                content = await _read_capped(response, policy.max_response_bytes, backend=backend, query=query)
+            finally:
+                await response.aclose()
         except httpx.TimeoutException as error:
             raise RetryableFailure(f"timed out ({type(error).__name__})") from error
         except httpx.TransportError as error:
             raise RetryableFailure(f"connection failed ({type(error).__name__})") from error
-        return _parse_json_from_response(response, backend=backend, query=query)
+        return _parse_json_from_response(response, content, backend=backend, query=query)
 
     return await with_retries(attempt, policy=policy, backend=backend, query=query)
 
 
-def _parse_json_from_response(response: httpx.Response, *, backend: str, query: str | None) -> JsonResponse:
+async def _read_capped(response: httpx.Response, limit: int, *, backend: str, query: str | None) -> bytes:
+    """The whole body, read chunk by chunk and abandoned as soon as it passes ``limit`` bytes."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(backend, limit, query)
+    content = bytearray()
+    async for chunk in response.aiter_bytes():
+        content.extend(chunk)
+        if len(content) > limit:
+            raise _too_large(backend, limit, query)
+    return bytes(content)
+
+
+def _too_large(backend: str, limit: int, query: str | None) -> BackendResponseTooLargeError:
+    return BackendResponseTooLargeError(
+        f"{backend} sent more than {limit / 1_000_000:g} MB (BACKEND_MAX_RESPONSE_BYTES), so the reply was not "
+        "read; ask for fewer rows or a shorter time window", backend=backend, query=query)
+
+
+def _parse_json_from_response(response: httpx.Response, content: bytes, *, backend: str, query: str | None) -> JsonResponse:
     content_type = response.headers.get("content-type", "")
     try:
-        body: Any = response.json() if "json" in content_type else None
-    except ValueError:
+        body: Any = json.loads(content) if "json" in content_type else None
+    except (ValueError, RecursionError):
         body = None
     if not response.is_success:
-        detail = error_detail(body if body is not None else response.text)
+        detail = error_detail(body if body is not None else content.decode(response.encoding or "utf-8", "replace"))
         raise error_for_status(
             response.status_code, backend=backend, detail=detail, query=query,
             retry_after=response.headers.get("retry-after"),
@@ -236,9 +276,9 @@ async def call_azure(
         try:
             return await operation()
         except ClientAuthenticationError as error:  # also credential failures that never reached HTTP
-            detail = _azure_detail(error)
+            logger.warning("%s refused the credentials: %s", backend, redact(_azure_detail(error)))
             raise BackendAuthError(
-                f"not authorised for {backend} (check credentials): {detail}",
+                f"not authorised for {backend} (check credentials)",
                 backend=backend, status_code=error.status_code, query=query,
             ) from error
         except (ServiceRequestError, ServiceResponseError) as error:

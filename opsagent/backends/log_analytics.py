@@ -104,7 +104,7 @@ class LogAnalyticsPipelineRunsBackend:
         rows, warnings = await self._query(kql, (start, end), _describe("failed pipeline runs", start, end,
                                                                          pipeline_name=pipeline_name, factory=factory))
         items = _parse_rows(rows, _parse_run_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
+        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def pipeline_status(
         self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
@@ -113,7 +113,7 @@ class LogAnalyticsPipelineRunsBackend:
         rows, warnings = await self._query(kql, (start, end), _describe("pipeline status", start, end,
                                                                          pipeline_name=pipeline_name, factory=factory))
         items = _parse_rows(rows, _parse_summary_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings)
+        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def run_details(
         self, *, run_id: str | None = None, pipeline_name: str | None = None,

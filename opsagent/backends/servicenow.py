@@ -141,7 +141,7 @@ class HttpServiceNowBackend:
         rows, total = await self._collect(table, encoded, fields, limit)
         items, skipped = parse_records(rows, parse, describe=lambda row: _field(row, "number") or "?")
         warnings = [f"skipped {len(skipped)} unreadable {table} record(s): {', '.join(skipped[:5])}"] if skipped else []
-        return Page(items=items, total=max(total, len(items)), warnings=warnings)
+        return Page(items=items, total=max(total, len(items) + len(skipped)), warnings=warnings, unreadable=len(skipped))
 
     async def _collect(self, table: str, encoded: str, fields: str, limit: int) -> tuple[list[Mapping[str, Any]], int]:
         """Follow offset paging (Link rel=next or X-Total-Count) until ``limit`` rows or the end."""

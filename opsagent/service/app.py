@@ -8,12 +8,15 @@ The loop thread starts on first use, so a forking server starts it in each worke
 from __future__ import annotations
 
 import logging
+import uuid
 
 from flask import Flask
 
 from opsagent.runtime import Runtime, build_runtime
+from opsagent.service.admission import Admission
 from opsagent.service.chat_api import chat_api
 from opsagent.service.chats import default_workflow
+from opsagent.service.edges import register_edge_policies
 from opsagent.service.errors import register_error_handlers
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
@@ -42,16 +45,19 @@ def _warn_about_dev_modes(settings: Settings) -> None:
 def _build_state(settings: Settings, runtime: Runtime | None) -> ServiceState:
     store = ConversationStore(settings.data_dir / CONVERSATIONS_DB)
     return ServiceState(settings=settings, runtime=runtime or build_runtime(settings),
-                        loop=LoopThread(propagate=(REQUEST_ID,)), store=store, owns_runtime=runtime is None)
+                        loop=LoopThread(propagate=(REQUEST_ID,)), store=store,
+                        admission=Admission(settings.max_chats_in_flight), owns_runtime=runtime is None)
 
 
-def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> Flask:
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, run_id: str | None = None) -> Flask:
     """Build the Flask app.
 
     Args:
         settings: defaults to ``load_settings()`` (``.env`` + environment).
         runtime: an already-built runtime (tests); by default one is built from ``settings``.
             A runtime passed in is closed by its owner, not by ``close_app``.
+        run_id: names this server run, shared by all its worker processes (pending Teams
+            follow-ups of another run are apologised for at start); a fresh one by default.
     """
     settings = settings or load_settings()
     app = Flask(__name__, static_folder=None)
@@ -59,10 +65,12 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.json.sort_keys = False  # type: ignore[attr-defined]
     state = _build_state(settings, runtime)
     app.extensions[EXTENSION_KEY] = state
-    bot = make_teams_bot(settings, state.runtime, state.store, workflow=default_workflow(state))
+    bot = make_teams_bot(settings, state.runtime, state.store, workflow=default_workflow(state),
+                         admission=state.admission, run_id=run_id or uuid.uuid4().hex)
     app.extensions[TEAMS_EXTENSION_KEY] = bot
     state.teams_configured = bot is not None
     register_request_logging(app)
+    register_edge_policies(app)
     register_error_handlers(app)
     for blueprint in (chat_api, openai_api, teams_bot, web):
         app.register_blueprint(blueprint)

@@ -2,20 +2,28 @@
 
 API keys: when ``OPSAGENT_API_KEYS`` is set, ``/api/chat*`` and ``/v1/*`` need
 ``Authorization: Bearer <key>``; every configured key is compared in constant time. Unset means
-local dev mode (a warning at start-up). Teams: with bot credentials the token's signature and
-audience are checked by the Agents SDK's ``JwtTokenValidator``; anonymous calls are accepted only
-in explicit local-dev mode (``TEAMS_ANONYMOUS_DEV=true``).
+local dev mode (a warning at start-up). Teams: with bot credentials the token's signature,
+audience and issuer are checked by the Agents SDK's ``JwtTokenValidator`` (issuer validation is
+switched on in ``teams_bot``); its lifetime check is lenient (5 minutes of leeway, ``exp``
+optional), so ``check_token_lifetime`` then requires ``exp`` and allows only ``CLOCK_SKEW_SECONDS``.
+Anonymous calls are accepted only in explicit local-dev mode (``TEAMS_ANONYMOUS_DEV=true``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
 
 from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, JwtTokenValidator
 from pydantic import SecretStr
 
 from opsagent.errors import RequestError
+
+logger = logging.getLogger(__name__)
 
 
 def _bearer_token(header: str | None) -> str | None:
@@ -67,6 +75,28 @@ async def authorize_bot_request(header: str | None, config: AgentAuthConfigurati
     if token is None:
         raise RequestError(401, "unauthorized", "Authorization header must be 'Bearer <token>'.")
     try:
-        return await validator.validate_token(token)
+        identity = await validator.validate_token(token)
+        check_token_lifetime(identity.claims, now=time.time())
     except Exception as error:  # PyJWT errors, ValueError, JWKS fetch failures: all mean "not accepted"
+        logger.warning("Teams token refused (%s: %s)", type(error).__name__, error)
         raise RequestError(401, "unauthorized", "Invalid token or authentication failed.") from error
+    return identity
+
+
+CLOCK_SKEW_SECONDS = 60
+
+
+def check_token_lifetime(claims: Mapping[str, Any], *, now: float) -> None:
+    """Require a numeric ``exp`` in the future and any ``nbf`` in the past, give or take the clock skew.
+
+    Raises:
+        ValueError: naming the claim (logged, never sent to the caller).
+    """
+    expires = claims.get("exp")
+    if not isinstance(expires, int | float) or isinstance(expires, bool):
+        raise ValueError("the token has no numeric 'exp' claim")
+    if expires + CLOCK_SKEW_SECONDS <= now:
+        raise ValueError("the token has expired")
+    starts = claims.get("nbf")
+    if starts is not None and (not isinstance(starts, int | float) or starts - CLOCK_SKEW_SECONDS > now):
+        raise ValueError("the token is not valid yet")

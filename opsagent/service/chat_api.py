@@ -16,7 +16,7 @@ from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.service.auth import check_api_key
 from opsagent.service.bodies import ChatRequest, ChatStreamRequest
 from opsagent.service.chats import (ApiConversation, default_workflow, raise_for_error, remember, run_answer,
-                                    run_stream, with_history)
+                                    start_stream, with_history)
 from opsagent.service.errors import answer_error_body
 from opsagent.service.sse import sse_event, sse_response
 from opsagent.service.state import ServiceState, get_state
@@ -64,9 +64,10 @@ def chat_stream() -> Response:
     messages = [message.to_message() for message in body.messages]
     check_messages(messages, state.settings)
     chat, conversation = with_history(state, messages, body.conversation_id, g.api_owner)
+    items, slot = start_stream(state, chat, body.workflow or default_workflow(state))
 
     def frames() -> Iterator[str]:
-        for item in run_stream(state, chat, body.workflow or default_workflow(state)):
+        for item in items:
             if not isinstance(item, Answer):
                 yield sse_event(item.model_dump(mode="json"), "progress")
             elif (failed := answer_error_body(item)) is not None:
@@ -75,7 +76,7 @@ def chat_stream() -> Response:
                 remember(state, conversation, messages, item)
                 yield sse_event(_answer_body(item, conversation), "answer")
 
-    return sse_response(frames())
+    return sse_response(frames(), on_close=slot.release)
 
 
 @chat_api.get("/healthz")
@@ -91,6 +92,8 @@ def readyz() -> tuple[Response, int]:
     store_ok = state.store.check_writable()
     body = {
         "status": "ok" if store_ok else "unavailable",
+        "chats_in_flight": state.admission.in_flight,
+        "max_chats_in_flight": state.admission.limit,
         "config": "loaded",
         "store": "writable" if store_ok else "not writable",
         "backends": state.runtime.backends.describe(),

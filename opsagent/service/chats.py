@@ -1,7 +1,10 @@
-"""Running a chat for any HTTP surface: pick the workflow, add stored history, enforce the deadline.
+"""Running a chat for any HTTP surface: admit it, pick the workflow, add stored history, enforce the deadline.
 
-The runner's own deadline (``REQUEST_TIMEOUT_SECONDS``) produces a polite timeout answer and
-cancels the work; the loop-thread timeout a few seconds later is only a safety net.
+A chat first takes an admission slot (``admission.py``: past MAX_CHATS_IN_FLIGHT it is a 503 at
+once). Its deadline (``REQUEST_TIMEOUT_SECONDS``) runs from the request's *arrival*, so time spent
+waiting for a worker thread counts; a request whose time is already up is a 504 without running.
+The runner's own deadline produces a polite timeout answer and cancels the work; the loop-thread
+timeout a few seconds later is only a safety net.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from dataclasses import dataclass
 
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, WorkflowKind
+from opsagent.errors import RequestError
+from opsagent.service.admission import Slot
 from opsagent.service.errors import AnswerFailedError, answer_failure
 from opsagent.service.history import conversation_key
 from opsagent.service.requestlog import REQUEST_ID, add_log_fields
+from opsagent.service.scope import request_age
 from opsagent.service.state import ServiceState
 from opsagent.workflows.runner import StreamItem, answer_chat, stream_chat
 
@@ -29,25 +35,55 @@ def default_workflow(state: ServiceState) -> WorkflowKind:
     return "dynamic" if state.settings.dynamic_plan else "triage"
 
 
-def _deadline(state: ServiceState) -> float:
-    return state.settings.request_timeout_seconds
+def _remaining_seconds(state: ServiceState) -> float:
+    """Time left of this request's deadline, counted from its arrival.
+
+    Raises:
+        RequestError: 504 ``timeout`` when nothing is left (the chat is not started).
+    """
+    age = request_age()
+    remaining = state.settings.request_timeout_seconds - age
+    if remaining <= 0:
+        raise RequestError(504, "timeout", f"No answer in time: the request waited {age:.0f} s before it could "
+                           "start. Please try again.")
+    return max(round(remaining, 1), 0.1)  # tenths: the timeout answer quotes it ("no answer within 240 s")
 
 
 def run_answer(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind) -> Answer:
-    """Run to the end on the loop thread; the answer may be an error answer (see ``raise_for_error``)."""
-    coro = answer_chat(state.runtime, chat, workflow=workflow, deadline_seconds=_deadline(state))
-    answer, _events = state.loop.submit(coro, timeout=_deadline(state) + SAFETY_MARGIN_SECONDS)
+    """Run to the end on the loop thread; the answer may be an error answer (see ``raise_for_error``).
+
+    Raises:
+        RequestError: 504 when the deadline passed before the start; ``OverloadedError`` (503) when full.
+    """
+    deadline = _remaining_seconds(state)
+    with state.admission.enter():
+        coro = answer_chat(state.runtime, chat, workflow=workflow, deadline_seconds=deadline)
+        answer, _events = state.loop.submit(coro, timeout=deadline + SAFETY_MARGIN_SECONDS)
     note_answer(answer)
     return answer
 
 
-def run_stream(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind) -> Iterator[StreamItem]:
-    """Progress events as they happen, then one ``Answer`` (closing the iterator cancels the work)."""
-    items = stream_chat(state.runtime, chat, workflow=workflow, deadline_seconds=_deadline(state))
-    for item in state.loop.stream(items, timeout=_deadline(state) + SAFETY_MARGIN_SECONDS):
-        if isinstance(item, Answer):  # the request's log line is already written when a stream ends
-            logger.info("answer streamed", extra={"request_id": REQUEST_ID.get(), **_answer_facts(item)})
-        yield item
+def start_stream(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind) -> tuple[Iterator[StreamItem], Slot]:
+    """Admit the chat now (so refusals are plain 503/504 responses), then stream it lazily.
+
+    Returns:
+        Progress events as they happen, then one ``Answer`` (closing the iterator cancels the work);
+        and the admission slot, released when the stream ends or the response is closed unread.
+    """
+    deadline = _remaining_seconds(state)
+    slot = state.admission.enter()
+
+    def items() -> Iterator[StreamItem]:
+        try:
+            work = stream_chat(state.runtime, chat, workflow=workflow, deadline_seconds=deadline)
+            for item in state.loop.stream(work, timeout=deadline + SAFETY_MARGIN_SECONDS):
+                if isinstance(item, Answer):  # the request's log line is already written when a stream ends
+                    logger.info("answer streamed", extra={"request_id": REQUEST_ID.get(), **_answer_facts(item)})
+                yield item
+        finally:
+            slot.release()
+
+    return items(), slot
 
 
 def _answer_facts(answer: Answer) -> dict[str, object]:

@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from opsagent.contracts.results import Answer
 from opsagent.errors import OpsAgentError, RequestError
+from opsagent.service.admission import OverloadedError
 from opsagent.service.loop import LoopTimeout
 from opsagent.service.requestlog import current_request_id
 
@@ -28,6 +29,7 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     413: "request_too_large",
     415: "unsupported_media_type",
+    503: "unavailable",
 }
 
 
@@ -54,12 +56,19 @@ class AnswerFailedError(OpsAgentError):
         self.status, self.code = answer_failure(answer) or (500, "internal_error")
 
 
-def error_body(status: int, code: str, message: str, param: str | None = None) -> dict:
-    """The JSON error body for the current request's surface (OpenAI style under ``/v1``)."""
-    if request.path.startswith("/v1/"):
+def error_payload(path: str, status: int, code: str, message: str, param: str | None = None, *,
+                  request_id: str | None) -> dict:
+    """The JSON error body for a request to ``path`` (OpenAI style under ``/v1``); also used by the
+    ASGI layer, which answers some requests (413, 408) before Flask sees them."""
+    if path.startswith("/v1/"):
         kind = "invalid_request_error" if status < 500 else "server_error"
         return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    return {"error": {"code": code, "message": message, "param": param}, "request_id": current_request_id()}
+    return {"error": {"code": code, "message": message, "param": param}, "request_id": request_id}
+
+
+def error_body(status: int, code: str, message: str, param: str | None = None) -> dict:
+    """The JSON error body for the current request's surface (OpenAI style under ``/v1``)."""
+    return error_payload(request.path, status, code, message, param, request_id=current_request_id())
 
 
 def answer_error_body(answer: Answer) -> dict | None:
@@ -74,6 +83,12 @@ def _respond(status: int, code: str, message: str, param: str | None = None) -> 
 
 def _request_error(error: RequestError) -> tuple[Response, int]:
     return _respond(error.status, error.code, error.message, error.param)
+
+
+def _overloaded(error: OverloadedError) -> tuple[Response, int]:
+    response, status = _respond(error.status, error.code, error.message)
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response, status
 
 
 def _answer_failed(error: AnswerFailedError) -> tuple[Response, int]:
@@ -100,6 +115,7 @@ def _unexpected(error: Exception) -> tuple[Response, int]:
 
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(RequestError, _request_error)
+    app.register_error_handler(OverloadedError, _overloaded)
     app.register_error_handler(AnswerFailedError, _answer_failed)
     app.register_error_handler(LoopTimeout, _loop_timeout)
     app.register_error_handler(HTTPException, _http_error)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -37,6 +37,16 @@ CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, id);
 """
 
 
+@contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """One short-lived connection in WAL mode, committed on success and rolled back on error."""
+    with closing(sqlite3.connect(path, timeout=10)) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the file consistent; no fsync per turn
+        with db:  # commits, or rolls back on error
+            yield db
+
+
 def conversation_key(surface: Surface, conversation_id: str, *, owner: str | None = None) -> str:
     """Where a surface's conversation is stored. ``owner`` (an API key's scope) cannot collide with
     an unscoped key: ``#`` never occurs in an HTTP conversation id and Teams keys start ``teams:``."""
@@ -52,13 +62,8 @@ class ConversationStore:
         with self._connect() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL keeps the file consistent; no fsync per turn
-            with db:  # commits, or rolls back on error
-                yield db
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def recent(self, conversation_id: str, *, limit: int) -> list[MessageData]:
         """The last ``limit`` turns of a conversation, oldest first."""

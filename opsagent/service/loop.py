@@ -2,7 +2,8 @@
 
 Flask views are synchronous; workflows, chat clients and aiohttp/httpx sessions are async and
 belong to the loop that created them. So each process owns one loop on a daemon thread, started
-lazily on first use: under a forking server (gunicorn) that is after the fork, in the worker.
+lazily on first use: in each server worker process (uvicorn spawns them; a forked child gets a
+fresh loop too).
 Views hand coroutines over with ``submit`` (wait for a result) or ``stream`` (bridge an async
 iterator to a sync generator for streaming responses).
 """
@@ -66,6 +67,10 @@ class LoopThread:
     def _schedule(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         values = [(var, var.get()) for var in self._propagate if var.get(None) is not None]
         return asyncio.run_coroutine_threadsafe(_with_context(coro, values), self._ensure_loop())
+
+    def start_soon(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` on the loop without waiting for it (background work such as start-up recovery)."""
+        return self._schedule(coro)
 
     def submit(self, coro: Coroutine[Any, Any, T], *, timeout: float | None) -> T:
         """Run ``coro`` on the loop and wait for its result.

@@ -18,12 +18,13 @@ from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.errors import RequestError
 from opsagent.service.auth import check_api_key
 from opsagent.service.bodies import OPENAI_MODELS, ChatCompletionRequest
-from opsagent.service.chats import default_workflow, raise_for_error, run_answer, run_stream
+from opsagent.service.chats import default_workflow, raise_for_error, run_answer, start_stream
 from opsagent.service.errors import answer_error_body
 from opsagent.service.openai_format import ChunkWriter, completion, model_list
 from opsagent.service.sse import sse_event, sse_response
 from opsagent.service.state import ServiceState, get_state
 from opsagent.service.validation import check_messages, parse_body
+from opsagent.workflows.runner import StreamItem
 
 openai_api = Blueprint("openai_api", __name__, url_prefix="/v1")
 
@@ -56,14 +57,15 @@ def chat_completions() -> Response:
     check_messages(messages, state.settings)
     chat = WorkflowInput(messages=messages)
     if body.stream:
-        return sse_response(_stream_frames(state, chat, workflow, ChunkWriter(body.model, body.include_usage)))
+        items, slot = start_stream(state, chat, workflow)
+        return sse_response(_stream_frames(items, ChunkWriter(body.model, body.include_usage)), on_close=slot.release)
     answer = raise_for_error(run_answer(state, chat, workflow))
     return jsonify(completion(answer, body.model))
 
 
-def _stream_frames(state: ServiceState, chat: WorkflowInput, workflow: WorkflowKind, writer: ChunkWriter) -> Iterator[str]:
+def _stream_frames(items: Iterator[StreamItem], writer: ChunkWriter) -> Iterator[str]:
     yield sse_event(writer.start())
-    for item in run_stream(state, chat, workflow):
+    for item in items:
         if not isinstance(item, Answer):
             yield sse_event(writer.progress(item))
         elif (failed := answer_error_body(item)) is not None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, g, stream_with_context
 
 from opsagent.service.requestlog import REQUEST_ID
+from opsagent.service.scope import client_gone_event
 
 
 def sse_event(data: Any, event: str | None = None) -> str:
@@ -28,10 +30,29 @@ def _with_request_id(frames: Iterator[str], request_id: str | None) -> Iterator[
         REQUEST_ID.set(previous)  # set, not reset: a generator may be closed from another context
 
 
-def sse_response(frames: Iterator[str]) -> Response:
-    """A streaming response that proxies must not buffer; the request context lives until the end."""
-    body = _with_request_id(frames, g.get("request_id"))
+def _until_client_gone(frames: Iterator[str], gone: threading.Event | None) -> Iterator[str]:
+    """Stop at the first frame after the client left: closing ``frames`` cancels the work behind it."""
+    try:
+        for frame in frames:
+            if gone is not None and gone.is_set():
+                return
+            yield frame
+    finally:
+        close = getattr(frames, "close", None)
+        if close is not None:
+            close()
+
+
+def sse_response(frames: Iterator[str], *, on_close: Callable[[], None] | None = None) -> Response:
+    """A streaming response that proxies must not buffer; the request context lives until the end.
+
+    ``on_close`` runs when the server closes the response, even one never read (e.g. to free an
+    admission slot); a client that went away ends the stream at its next frame.
+    """
+    body = _with_request_id(_until_client_gone(frames, client_gone_event()), g.get("request_id"))
     response = Response(stream_with_context(body), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
+    if on_close is not None:
+        response.call_on_close(on_close)
     return response

@@ -1,4 +1,4 @@
-"""What one app instance owns: settings, runtime, loop thread, conversation store.
+"""What one app instance owns: settings, runtime, loop thread, conversation store, admission.
 
 Kept in ``app.extensions["opsagent"]`` (never in module globals), so two apps in one process,
 as in tests, share nothing. The Teams bot keeps its own extension (``teams_bot.py``), so this
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app
 
 from opsagent.runtime import Runtime
+from opsagent.service.admission import Admission
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
 from opsagent.settings import Settings
@@ -25,6 +26,7 @@ class ServiceState:
     runtime: Runtime
     loop: LoopThread
     store: ConversationStore
+    admission: Admission
     owns_runtime: bool = True
     teams_configured: bool = False
 

@@ -2,7 +2,8 @@
 
 Teams waits about 15 s for a bot's HTTP answer. So a turn waits at most the reply window
 (``TEAMS_REPLY_WINDOW_SECONDS``) for the answer; a slower answer is announced ("still working")
-and sent later as a proactive follow-up message in the same conversation. ``expectReplies``
+and sent later as a proactive follow-up message in the same conversation (``follow_ups``, which
+also keeps that promise across a restart). ``expectReplies``
 callers (tests, some channels) want every reply in the HTTP response, so they wait for the end.
 History is stored per conversation so a clarifying question and its answer meet on the next turn;
 a turn is stored only after its answer was delivered, and a turn that fails or times out cancels
@@ -16,14 +17,22 @@ import logging
 from contextlib import asynccontextmanager
 from collections.abc import AsyncIterator
 
+from functools import partial
+from typing import TYPE_CHECKING
+
 from microsoft_agents.activity import Activity, ActivityTypes, DeliveryModes
-from microsoft_agents.hosting.core import ChannelServiceAdapter, ClaimsIdentity, TurnContext
+from microsoft_agents.hosting.core import TurnContext
 
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.runtime import Runtime
+from opsagent.service.admission import Admission
 from opsagent.service.history import ConversationStore, conversation_key
+from opsagent.service.teams_messages import send_answer
 from opsagent.workflows.runner import answer_chat
+
+if TYPE_CHECKING:
+    from opsagent.service.follow_ups import FollowUps
 
 logger = logging.getLogger(__name__)
 
@@ -31,39 +40,7 @@ TYPING_INTERVAL_SECONDS = 3.0
 STILL_WORKING = "Still working on it: this one takes a little longer. I'll post the answer here when it's ready."
 EMPTY_MESSAGE = "Send me a question about incidents, changes, pipeline runs or platform health."
 TURN_FAILED = "Sorry, something went wrong while answering. It has been logged."
-
-
-TEAMS_MESSAGE_LIMIT = 20_000
-"""Characters per message we send: Teams refuses activities over about 28 KB, and answers with
-several tool tables can be longer."""
-
-
-def split_message(text: str, limit: int, separators: tuple[str, ...] = ("\n\n", "\n")) -> list[str]:
-    """Chunks of at most ``limit`` characters, cut between paragraphs, else between lines, else anywhere."""
-    if len(text) <= limit:
-        return [text]
-    if not separators:
-        return [text[start:start + limit] for start in range(0, len(text), limit)]
-    separator, finer = separators[0], separators[1:]
-    chunks: list[str] = []
-    current = ""
-    for piece in text.split(separator):
-        candidate = f"{current}{separator}{piece}" if current else piece
-        if len(candidate) <= limit:
-            current = candidate
-            continue
-        if current:
-            chunks.append(current)
-        pieces = split_message(piece, limit, finer)
-        chunks.extend(pieces[:-1])
-        current = pieces[-1]
-    chunks.append(current)
-    return chunks
-
-
-async def send_answer(context: TurnContext, text: str) -> None:
-    for part in split_message(text, TEAMS_MESSAGE_LIMIT):
-        await context.send_activity(part)
+BUSY = "I'm answering as many questions as I can right now; please ask again in a minute."
 
 
 async def _keep_typing(context: TurnContext) -> None:
@@ -88,13 +65,14 @@ class OpsTeamsAgent:
     """Answers Teams messages through the runner; one instance per app, no per-turn state on it."""
 
     def __init__(self, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind,
-                 reply_window_seconds: float, history_limit: int) -> None:
+                 reply_window_seconds: float, history_limit: int, admission: Admission, follow_ups: FollowUps) -> None:
         self.runtime = runtime
+        self.admission = admission
         self.store = store
         self.workflow = workflow
         self.reply_window_seconds = reply_window_seconds
         self.history_limit = history_limit
-        self.follow_ups: set[asyncio.Task[None]] = set()  # strong references until each is sent
+        self.follow_ups = follow_ups
 
     async def on_turn(self, context: TurnContext) -> None:
         if context.activity.type == ActivityTypes.message:
@@ -106,9 +84,14 @@ class OpsTeamsAgent:
         if not question:
             await context.send_activity(EMPTY_MESSAGE)
             return
+        slot = self.admission.try_enter()
+        if slot is None:  # past MAX_CHATS_IN_FLIGHT: say so in the conversation (Teams shows no HTTP status)
+            await context.send_activity(BUSY)
+            return
         key = conversation_key("teams", activity.conversation.id)
         expect_replies = activity.delivery_mode == DeliveryModes.expect_replies
         work = asyncio.create_task(self._answer(key, question))
+        work.add_done_callback(lambda _done: slot.release())
         handed_off = False
         try:
             async with typing_indicator(context, enabled=not expect_replies):
@@ -119,7 +102,7 @@ class OpsTeamsAgent:
                 await self._remember(key, question, answer)
                 return
             await context.send_activity(STILL_WORKING)
-            self._schedule_follow_up(context, work, key, question)
+            await self.follow_ups.promise(context, work, partial(self._remember, key, question))
             handed_off = True
         finally:  # the turn failed, timed out or was cancelled: nobody will deliver (or store) this answer
             if not handed_off and not work.done():
@@ -143,33 +126,6 @@ class OpsTeamsAgent:
             await asyncio.to_thread(self.store.append, key, turns)
         except Exception:  # the user has the answer; only the history is lost, which must not look like a failed turn
             logger.exception("could not store a delivered Teams turn")
-
-    def _schedule_follow_up(self, context: TurnContext, work: asyncio.Task[Answer], key: str, question: str) -> None:
-        adapter = context.adapter
-        assert isinstance(adapter, ChannelServiceAdapter)
-        identity = context.identity or ClaimsIdentity({})
-        continuation = context.activity.get_conversation_reference().get_continuation_activity()
-        task = asyncio.create_task(self._follow_up(adapter, identity, continuation, work, key, question))
-        self.follow_ups.add(task)
-        task.add_done_callback(self.follow_ups.discard)
-
-    async def _follow_up(self, adapter: ChannelServiceAdapter, identity: ClaimsIdentity, continuation: Activity,
-                         work: asyncio.Task[Answer], key: str, question: str) -> None:
-        """Send the late answer as a new message in the conversation (a proactive turn), then store the turn."""
-        answer = await work
-        delivered = False
-
-        async def send(proactive: TurnContext) -> None:
-            nonlocal delivered
-            await send_answer(proactive, answer.text)
-            delivered = True  # a failed send goes to on_turn_error, which does not raise
-
-        try:
-            await adapter.continue_conversation_with_claims(identity, continuation, send)
-        except Exception:  # nobody is waiting on this task: log, never lose it silently
-            logger.exception("could not deliver the follow-up answer to Teams")
-        if delivered:
-            await self._remember(key, question, answer)
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:

@@ -3,16 +3,19 @@
 The SDK's ``HttpAdapterBase`` is framework-agnostic: we wrap the Flask request in an object that
 satisfies its ``HttpRequestProtocol``, validate the caller's JWT first (``auth.py``), and run
 ``process_request`` on the app's loop thread. With bot credentials (``BOT_APP_ID``...) every call
-needs a valid Bot Framework token; without them the endpoint answers 503, unless
-``TEAMS_ANONYMOUS_DEV=true`` (local dev: no tokens in, none out).
+needs a valid Bot Framework token; without them the endpoint is not enabled (404, so monitors do
+not read it as an outage), unless ``TEAMS_ANONYMOUS_DEV=true`` (local dev: no tokens in, none out).
+Everything the SDK would choke on (a ``serviceUrl`` that is not an http(s) URL with a host and a
+valid port) is a 400 before any work, and the SDK's own refusals get the service's JSON error shape.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from microsoft_agents.activity import Activity, ActivityTypes
 from microsoft_agents.authentication.msal import MsalConnectionManager
 from microsoft_agents.hosting.core import AgentAuthConfiguration, ClaimsIdentity, HttpAdapterBase
@@ -23,7 +26,9 @@ from pydantic import ValidationError
 from opsagent.contracts.results import WorkflowKind
 from opsagent.errors import RequestError
 from opsagent.runtime import Runtime
+from opsagent.service.admission import Admission
 from opsagent.service.auth import authorize_bot_request
+from opsagent.service.follow_ups import FollowUps, PendingStore
 from opsagent.service.history import ConversationStore
 from opsagent.service.state import get_state
 from opsagent.service.teams_agent import OpsTeamsAgent, on_turn_error
@@ -68,13 +73,22 @@ class TeamsBot:
     auth_config: AgentAuthConfiguration
 
 
+def teams_bot_of(app: Flask) -> TeamsBot | None:
+    """The app's Teams bot, or ``None`` when Teams is not enabled."""
+    return app.extensions.get(TEAMS_EXTENSION_KEY)
+
+
 def _connection_settings(settings: Settings) -> dict[str, Any]:
     secret = settings.bot_app_password.get_secret_value() if settings.bot_app_password else None
+    # VALIDATE_ISSUER: accept only the Bot Connector issuer and the Entra issuers of our tenant (plus the
+    # SDK's Microsoft first-party ones); the SDK leaves this check off unless asked.
     return {"CLIENTID": settings.bot_app_id, "CLIENTSECRET": secret, "TENANTID": settings.bot_tenant_id,
-            "AUTHTYPE": "ClientSecret", "ANONYMOUS_ALLOWED": settings.bot_app_id is None and settings.teams_anonymous_dev}
+            "AUTHTYPE": "ClientSecret", "ANONYMOUS_ALLOWED": settings.bot_app_id is None and settings.teams_anonymous_dev,
+            "VALIDATE_ISSUER": True}
 
 
-def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind) -> TeamsBot | None:
+def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStore, *, workflow: WorkflowKind,
+                   admission: Admission, run_id: str) -> TeamsBot | None:
     """The bot when it is configured (credentials, or explicit anonymous dev mode), else ``None``."""
     if settings.bot_app_id is None and not settings.teams_anonymous_dev:
         return None
@@ -84,8 +98,9 @@ def make_teams_bot(settings: Settings, runtime: Runtime, store: ConversationStor
     validator = OutboundHostValidator(enabled=settings.bot_app_id is not None)
     adapter = FlaskCloudAdapter(connection_manager=connections, host_validator=validator)
     adapter.on_turn_error = on_turn_error
+    follow_ups = FollowUps(adapter, PendingStore(store.path, run_id=run_id))
     agent = OpsTeamsAgent(runtime, store, workflow=workflow, reply_window_seconds=settings.teams_reply_window_seconds,
-                          history_limit=settings.history_max_messages)
+                          history_limit=settings.history_max_messages, admission=admission, follow_ups=follow_ups)
     return TeamsBot(adapter=adapter, agent=agent, auth_config=connections.get_default_connection_configuration())
 
 
@@ -108,6 +123,27 @@ def _check_message(activity: Activity) -> None:
             check_text(value, where)
 
 
+def service_url_problem(value: str) -> str | None:
+    """Why a ``serviceUrl`` cannot be replied to (the SDK's connector raises a bare ValueError), or ``None``."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:
+        return "is not a valid URL (bad host or port)"
+    if parts.scheme not in ("http", "https"):
+        return "must be an http or https URL"
+    if not parts.hostname:
+        return "has no host"
+    if parts.username is not None or any(ch.isspace() or not ch.isprintable() for ch in value):
+        return "must be a plain URL (no credentials, spaces or control characters)"
+    return None
+
+
+def _check_service_url(activity: Activity) -> None:
+    if activity.service_url is not None and (problem := service_url_problem(activity.service_url)):
+        raise RequestError(400, "invalid_activity", f"'serviceUrl' {problem}.", param="serviceUrl")
+
+
 def _activity_body() -> dict[str, Any]:
     body = json_object_body("The request body must be a Bot Framework Activity (a JSON object).")
     try:
@@ -117,10 +153,18 @@ def _activity_body() -> dict[str, Any]:
         raise RequestError(400, "invalid_activity", f"The Activity is invalid at '{where}'.") from None
     if activity.type == ActivityTypes.message:
         _check_message(activity)
+    _check_service_url(activity)
     return body
 
 
+_SDK_REFUSALS = {400: "invalid_activity", 401: "unauthorized", 405: "method_not_allowed", 415: "unsupported_media_type"}
+
+
 def _to_flask(response: HttpResponse) -> Response:
+    """The SDK's answer; its refusals (``{"error": "..."}``, e.g. the host validator's 401) in our error shape."""
+    if response.status_code >= 400 and isinstance(response.body, dict) and isinstance(response.body.get("error"), str):
+        code = _SDK_REFUSALS.get(response.status_code, "bot_request_refused")
+        raise RequestError(response.status_code, code, response.body["error"])
     if response.body is None:
         return Response(status=response.status_code)
     out = jsonify(response.body)
@@ -131,9 +175,9 @@ def _to_flask(response: HttpResponse) -> Response:
 @teams_bot.post("/api/messages")
 def messages() -> Response:
     state = get_state()
-    bot: TeamsBot | None = current_app.extensions.get(TEAMS_EXTENSION_KEY)
+    bot = teams_bot_of(current_app)
     if bot is None:
-        raise RequestError(503, "bot_not_configured", "The Teams endpoint is not configured: set BOT_APP_ID, "
+        raise RequestError(404, "teams_not_enabled", "The Teams endpoint is not enabled on this server: set BOT_APP_ID, "
                            "BOT_APP_PASSWORD and BOT_TENANT_ID (or TEAMS_ANONYMOUS_DEV=true for local testing).")
     timeout = state.settings.request_timeout_seconds + TURN_MARGIN_SECONDS
     claims = state.loop.submit(authorize_bot_request(request.headers.get("Authorization"), bot.auth_config), timeout=30)

@@ -19,6 +19,7 @@ web = Blueprint("web", __name__, static_folder=str(STATIC_DIR), static_url_path=
 def index() -> Response:
     response = send_from_directory(STATIC_DIR, "index.html", max_age=0)
     response.headers["Content-Security-Policy"] = (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'"
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     )
     return response

@@ -115,6 +115,15 @@ def count_message(total: int, shown: int, noun: str, *, detail: str = "", order:
     return f"{plural(total, noun)}{detail}; showing the {shown} {order}."
 
 
+def _with_unreadable_note(message: str | Callable[[int], str], unreadable: int) -> str | Callable[[int], str]:
+    """``message`` followed by "2 more matching records could not be read and were skipped." when some were."""
+    if not unreadable:
+        return message
+    verb = "was" if unreadable == 1 else "were"
+    note = f" {plural(unreadable, 'more matching record')} could not be read and {verb} skipped."
+    return lambda shown: (message(shown) if callable(message) else message) + note
+
+
 @dataclass
 class ToolCall:
     """One invocation of one tool: what it searched, for the envelope and for error messages.
@@ -169,9 +178,17 @@ class ToolCall:
     def page_rows(
         self, page: Page[RecordT], render: Callable[[RecordT], dict[str, Any]], message: str | Callable[[int], str]
     ) -> ToolResult:
-        """``rows`` for a backend ``Page``: each record rendered, the page's total and warnings kept."""
-        return self.rows([render(item) for item in page.items], total=page.total, message=message,
-                         backend_warnings=page.warnings)
+        """``rows`` for a backend ``Page``: each record rendered, the page's total and warnings kept.
+
+        Records the backend could not read are said in the message, so the counts add up: an error
+        when none could be read (not "4 incidents; showing the 0 most recent"), else a note.
+        """
+        if page.unreadable and not page.items:
+            failed = self.error("bad_response", f"{self.system} returned {plural(page.unreadable, 'matching record')}, "
+                                "but none could be read.", detail="; ".join(page.warnings))
+            return failed.model_copy(update={"total": page.total, "truncated": True})
+        return self.rows([render(item) for item in page.items], total=page.total,
+                         message=_with_unreadable_note(message, page.unreadable), backend_warnings=page.warnings)
 
     def window(self, argument: str, phrase: str, now: datetime) -> TimeWindow:
         """Resolve a time phrase argument and record the resolved window in ``query``."""

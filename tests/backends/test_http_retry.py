@@ -91,22 +91,32 @@ async def test_connection_refused_is_retried_then_unavailable(policy: RetryPolic
 @pytest.mark.parametrize(
     ("status", "error_type", "message"),
     [
-        (401, BackendAuthError, r"not authorised for Thing \(check credentials\): User Not Authenticated"),
-        (403, BackendAuthError, "not authorised for Thing"),
-        (404, BackendNotFoundError, "Thing: not found: User Not Authenticated"),
-        (400, BackendError, r"rejected the request \(HTTP 400\)"),
+        (401, BackendAuthError, r"^not authorised for Thing \(check credentials; HTTP 401\)$"),
+        (403, BackendAuthError, r"^not authorised for Thing \(check credentials; HTTP 403\)$"),
+        (404, BackendNotFoundError, r"^Thing: not found \(HTTP 404\)$"),
+        (400, BackendError, r"^Thing rejected the request \(HTTP 400\)$"),
     ],
     ids=["401", "403", "404", "400"],
 )
 async def test_final_statuses_map_to_the_error_tree(
-    server: FakeServer, policy: RetryPolicy, status: int, error_type: type[BackendError], message: str
+    server: FakeServer, policy: RetryPolicy, status: int, error_type: type[BackendError], message: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    body = {"error": {"message": "User Not Authenticated", "detail": None}, "status": "failure"}
+    """The error body (here naming an internal host) goes to the log only, never into the message."""
+    body = {"error": {"message": "User Not Authenticated at db-7.corp.internal (10.1.2.3)", "detail": None}}
     server.script("GET", "/thing", json_reply(body, status))
     with pytest.raises(error_type, match=message) as caught:
         await _get(server, policy)
     assert type(caught.value) is error_type and caught.value.status_code == status
     assert len(server.requests) == 1, "final statuses are not retried"
+    assert f"Thing answered HTTP {status}: User Not Authenticated at db-7.corp.internal" in caplog.text
+
+
+async def test_retryable_failure_keeps_the_body_out_of_the_message(server: FakeServer, policy: RetryPolicy) -> None:
+    server.script("GET", "/thing", Reply(503, body="upstream db-7.corp.internal (10.1.2.3) refused"))
+    with pytest.raises(BackendUnavailableError) as caught:
+        await _get(server, policy)
+    assert caught.value.message.endswith(": HTTP 503") and "10.1.2.3" not in caught.value.message
 
 
 @pytest.mark.parametrize(
@@ -141,9 +151,11 @@ async def test_call_azure_retries_transport_errors_then_succeeds(policy: RetryPo
     assert len(manual_time.sleeps) == 1
 
 
-async def test_call_azure_maps_credential_failure_to_auth_error(policy: RetryPolicy) -> None:
+async def test_call_azure_maps_credential_failure_to_auth_error(policy: RetryPolicy,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
     async def operation() -> str:
         raise ClientAuthenticationError("DefaultAzureCredential failed to retrieve a token")
 
-    with pytest.raises(BackendAuthError, match="not authorised for Azure .*DefaultAzureCredential failed"):
+    with pytest.raises(BackendAuthError, match=r"^not authorised for Azure \(check credentials\)$"):
         await call_azure(operation, policy=policy, backend="Azure")
+    assert "Azure refused the credentials: DefaultAzureCredential failed" in caplog.text

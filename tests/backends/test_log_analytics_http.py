@@ -139,14 +139,16 @@ async def test_partial_error_becomes_a_warning(server: FakeServer, backend: LogA
     assert page.warnings == ["partial results: There were some errors when processing your query."]
 
 
-async def test_semantic_error_is_clear_and_not_retried(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+async def test_semantic_error_is_clear_and_not_retried(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
     error = {"error": {"message": "The request had some invalid properties", "code": "BadArgumentError",
                        "innererror": {"code": "SemanticError", "message": "A semantic error occurred.",
                                       "innererror": {"code": "SEM0100",
                                                      "message": "'where' operator: Failed to resolve column named 'Stat'"}}}}
     server.script("POST", QUERY_PATH, json_reply(error, 400))
-    with pytest.raises(BackendError, match="HTTP 400.*BadArgumentError/SemanticError.*Failed to resolve column") as caught:
+    with pytest.raises(BackendError, match=r"^Log Analytics rejected the request \(HTTP 400\)$") as caught:
         await backend.list_failed_runs(start=START, end=END, limit=5)
+    assert "BadArgumentError/SemanticError: 'where' operator: Failed to resolve column" in caplog.text  # operators
     assert type(caught.value) is BackendError and caught.value.query.startswith("failed pipeline runs")
     assert len(server.requests) == 1
 
@@ -171,7 +173,7 @@ async def test_persistent_5xx_gives_up(server: FakeServer, backend: LogAnalytics
 @pytest.mark.parametrize("status", [401, 403])
 async def test_auth_failures(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend, status: int) -> None:
     server.script("POST", QUERY_PATH, json_reply({"error": {"code": "InsufficientAccessError", "message": "no"}}, status))
-    with pytest.raises(BackendAuthError, match=r"not authorised for Log Analytics \(check credentials\)"):
+    with pytest.raises(BackendAuthError, match=rf"not authorised for Log Analytics \(check credentials; HTTP {status}\)"):
         await backend.list_failed_runs(start=START, end=END, limit=5)
 
 

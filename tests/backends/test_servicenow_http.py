@@ -219,11 +219,11 @@ async def test_rate_limit_then_success(server: FakeServer, backend: HttpServiceN
     ("reply", "error_type", "message"),
     [
         (json_reply({"error": {"message": "User Not Authenticated", "detail": "Required to provide Auth information"},
-                     "status": "failure"}, 401), BackendAuthError, "User Not Authenticated Required to provide"),
+                     "status": "failure"}, 401), BackendAuthError, r"^not authorised for ServiceNow \(check credentials; HTTP 401\)$"),
         (json_reply({"error": {"message": "Insufficient rights"}, "status": "failure"}, 403), BackendAuthError,
-         "Insufficient rights"),
+         r"\(check credentials; HTTP 403\)$"),
         (json_reply({"error": {"message": "No Record found"}, "status": "failure"}, 404), BackendNotFoundError,
-         "No Record found"),
+         r"^ServiceNow: not found \(HTTP 404\)$"),
         (Reply(200, body=b'{"result": [', headers={"Content-Type": "application/json"}), BackendResponseError, "not JSON"),
         (json_reply({"result": {"number": "x"}}), BackendResponseError, "without a result list"),
     ],
@@ -272,7 +272,7 @@ async def test_oauth_password_grant_and_rejected_client(server: FakeServer, poli
     settings = settings_for(server, servicenow_client_id="cid", servicenow_client_secret="cs",
                             servicenow_username="u", servicenow_password="p")
     sn = HttpServiceNowBackend.from_settings(settings, policy=policy)
-    with pytest.raises(BackendAuthError, match="not authorised for ServiceNow .*access_denied"):
+    with pytest.raises(BackendAuthError, match=r"not authorised for ServiceNow \(check credentials; HTTP 401\)"):
         await sn.get_change_request("CHG0030017")
     await sn.aclose()
     assert server.calls("/oauth_token.do")[0].form()["grant_type"] == "password"
@@ -295,5 +295,13 @@ async def test_secrets_never_reach_the_logs(
     sn = HttpServiceNowBackend.from_settings(settings, policy=policy)
     await sn.list_incidents(IncidentQuery())
     await sn.aclose()
-    assert "ServiceNow attempt 1 failed (HTTP 503: busy)" in caplog.text
+    assert "ServiceNow answered HTTP 503: busy" in caplog.text and "ServiceNow attempt 1 failed (HTTP 503)" in caplog.text
     assert "SECRET" not in caplog.text and "SECRET" not in repr(settings)
+
+
+async def test_unreadable_records_count_in_the_total(server: FakeServer, backend: HttpServiceNowBackend) -> None:
+    """Unparseable records are not "no data": the page says how many matched but could not be read."""
+    broken = [incident(f"INC000000{n}", state=pair("42", "Pondering")) for n in range(4)]
+    server.script("GET", INCIDENTS, json_reply({"result": broken}))
+    page = await backend.list_incidents(IncidentQuery())
+    assert (page.items, page.total, page.unreadable) == ([], 4, 4)

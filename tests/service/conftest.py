@@ -146,6 +146,31 @@ def serving(app: Flask) -> Iterator[str]:
         thread.join(5)
 
 
+@contextmanager
+def serving_for_real(app: Flask) -> Iterator[str]:
+    """The production stack (uvicorn + the ASGI root + a2wsgi) in a thread on a free loopback port.
+
+    Slower to stop than ``serving`` (uvicorn polls), so tests that need the real server layer use
+    it, once per module where they can. The app is closed by its owner, not by the server.
+    """
+    import uvicorn
+
+    from opsagent.service.asgi import OpsAgentAsgi
+    from opsagent.service.server import uvicorn_config
+
+    settings = app.extensions["opsagent"].settings.model_copy(update={"port": 0, "server_workers": 1})
+    server = uvicorn.Server(uvicorn_config(settings, OpsAgentAsgi(app, owns_app=False), factory=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    poll(lambda: server.started, timeout=10, what="uvicorn to start")
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 @pytest.fixture
 def live_url(make_app: AppFactory) -> Iterator[str]:
     """A served app with the echo scripts and default settings."""

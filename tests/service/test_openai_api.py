@@ -107,10 +107,13 @@ def test_openai_model_unavailable_gives_502_and_stream_error(make_app: AppFactor
             client(url).chat.completions.create(model="opsagent", messages=[{"role": "user", "content": "q"}])
         assert caught.value.status_code == 502 and caught.value.body["code"] == "model_unavailable"
         assert caught.value.body["type"] == "server_error"
+        chunks: list[str] = []
         with pytest.raises(openai.APIError) as streamed:
-            list(client(url).chat.completions.create(
-                model="opsagent-dynamic", messages=[{"role": "user", "content": "q"}], stream=True))
+            for chunk in client(url).chat.completions.create(
+                    model="opsagent-dynamic", messages=[{"role": "user", "content": "q"}], stream=True):
+                chunks.extend(choice.delta.content or "" for choice in chunk.choices)
         assert streamed.value.body["code"] == "model_unavailable"
+        assert "".join(chunks) == "", "no 'Route: reject' progress before the error frame"
 
 
 def test_openai_auth_required_when_keys_configured(make_app: AppFactory) -> None:

@@ -1,4 +1,4 @@
-"""``opsagent serve`` (what ``make run`` starts): gunicorn on loopback, the local model and demo data."""
+"""``opsagent serve`` (what ``make run`` starts): uvicorn on loopback, the local model and demo data."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
 def test_server_prints_url_and_answers_with_the_local_model(served: tuple[str, str]) -> None:
     banner, url = served
     assert banner == f"OpsAgent listening on {url} (model: local-rules, data: demo)"
-    assert httpx.get(url + "/healthz").headers["Server"].startswith("gunicorn")
+    assert httpx.get(url + "/healthz").headers["Server"] == "uvicorn"
     ready = httpx.get(url + "/readyz").json()
     assert ready["backends"] == {"servicenow": "demo", "log_analytics": "demo", "service_health": "demo"}
     client = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)

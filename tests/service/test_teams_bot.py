@@ -228,9 +228,25 @@ def test_teams_conversation_is_out_of_reach_of_the_http_api(make_app: AppFactory
     assert seen == [["secret plan"], ["what was said?"], ["secret plan", "Answer: secret plan", "next"]]
 
 
-def test_teams_not_configured_is_503(live_url: str) -> None:
+def test_teams_not_configured_is_a_404_with_a_json_error(live_url: str) -> None:
+    """Not a 5xx: a monitor must not read "Teams is not enabled here" as an outage."""
     response = httpx.post(live_url + "/api/messages", json=activity("hello"))
-    assert response.status_code == 503 and response.json()["error"]["code"] == "bot_not_configured"
+    assert response.status_code == 404 and response.json()["error"]["code"] == "teams_not_enabled"
+    assert "BOT_APP_ID" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("service_url", ["not a url", "file:///etc/passwd", "http://", "javascript:alert(1)",
+                                         "https://smba.example:99999/", "https://host:port/", "https://u:p@evil.example/"],
+                         ids=["not-a-url", "file", "no-host", "javascript", "port-99999", "port-not-a-number",
+                              "credentials"])
+def test_teams_malformed_service_url_is_400_before_any_work(make_app: AppFactory, service_url: str) -> None:
+    """Normal delivery (no expectReplies) used to reach the SDK's connector client and answer 500."""
+    app = make_app(teams_anonymous_dev=True)
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("hello", service_url=service_url, expect_replies=False))
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "invalid_activity" and response.json()["error"]["param"] == "serviceUrl"
+    assert model_calls(app) == 0
 
 
 @pytest.mark.parametrize("header", [None, "Bearer not-a-jwt", "Basic abc", "Bearer"],
@@ -312,12 +328,17 @@ def signing_key(monkeypatch: pytest.MonkeyPatch):
     return private
 
 
-def bot_token(private_key, audience: str) -> str:
+TENANT = "11111111-1111-1111-1111-111111111111"
+
+
+def bot_token(private_key, audience: str, **overrides: Any) -> str:
+    """A signed Bot Connector token; ``overrides`` change claims (``None`` removes one)."""
     import jwt
 
     now = int(time.time())
     claims = {"aud": audience, "iss": "https://api.botframework.com", "iat": now, "nbf": now, "exp": now + 600,
-              "serviceurl": "https://smba.trafficmanager.net/emea/"}
+              "serviceurl": "https://smba.trafficmanager.net/emea/"} | overrides
+    claims = {name: value for name, value in claims.items() if value is not None}
     return jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": "test-key"})
 
 
@@ -333,10 +354,50 @@ def test_teams_signed_token_is_checked_for_audience(make_app: AppFactory, signin
         assert answers(response) == ["Answer: signed hello"]
 
 
-def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory, monkeypatch) -> None:
-    from opsagent.service import teams_agent
+@pytest.mark.parametrize(("claims", "status"), [
+    ({"exp": None}, 401),
+    ({"exp": -120}, 401),
+    ({"nbf": +600}, 401),
+    ({"iss": "https://evil.example/"}, 401),
+    ({"iss": "https://sts.windows.net/22222222-2222-2222-2222-222222222222/",
+      "tid": "22222222-2222-2222-2222-222222222222"}, 401),
+    ({"iss": f"https://login.microsoftonline.com/{TENANT}/v2.0", "tid": TENANT}, 200),
+    ({"exp": -30}, 200),
+], ids=["no-exp", "expired-2-min-ago", "not-yet-valid", "foreign-issuer", "other-tenant", "our-tenant-entra",
+        "expired-within-clock-skew"])
+def test_teams_token_lifetime_and_issuer_are_checked(make_app: AppFactory, signing_key, claims: dict, status: int) -> None:
+    """The SDK alone accepts tokens without exp, 5 minutes after expiry, and from any issuer.
+    (``exp``/``nbf`` numbers here are seconds from now.)"""
+    now = int(time.time())
+    claims = {name: now + value if name in ("exp", "nbf") and value is not None else value
+              for name, value in claims.items()}
+    app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id=TENANT)
+    headers = {"Authorization": f"Bearer {bot_token(signing_key, BOT_ID, **claims)}"}
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=activity("signed hello"), headers=headers, timeout=20)
+    assert response.status_code == status, response.text
+    if status == 401:
+        assert response.json()["error"]["code"] == "unauthorized"
 
-    monkeypatch.setattr(teams_agent, "TEAMS_MESSAGE_LIMIT", 60)
+
+def test_teams_sdk_refusal_has_the_json_error_shape(make_app: AppFactory, signing_key) -> None:
+    """A signed call naming a serviceUrl outside Microsoft's channel hosts: the SDK's host validator 401."""
+    app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id=TENANT)
+    headers = {"Authorization": f"Bearer {bot_token(signing_key, BOT_ID)}"}
+    body = activity("hello", service_url="https://attacker.example/")
+    with serving(app) as url:
+        response = httpx.post(url + "/api/messages", json=body, headers=headers, timeout=20)
+    assert response.status_code == 401
+    error = response.json()["error"]
+    assert error["code"] == "unauthorized" and "host validator" in error["message"]
+    assert response.json()["request_id"] == response.headers["X-Request-ID"]
+    assert model_calls(app) == 0
+
+
+def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory, monkeypatch) -> None:
+    from opsagent.service import teams_messages
+
+    monkeypatch.setattr(teams_messages, "TEAMS_MESSAGE_LIMIT", 60)
     question = "Which incidents?\n\n" + "\n".join(f"line {chr(97 + i)} of a long answer" for i in range(12))
     with serving(make_app(teams_anonymous_dev=True)) as url:
         response = httpx.post(url + "/api/messages", json=activity(question), timeout=20)
@@ -347,7 +408,7 @@ def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: 
 
 @pytest.mark.parametrize("text", ["short", "a\n\nb\n\nc", "x" * 250, "p1 " * 30 + "\n\n" + "line\n" * 40])
 def test_split_message_keeps_every_character_and_the_limit(text: str) -> None:
-    from opsagent.service.teams_agent import split_message
+    from opsagent.service.teams_messages import split_message
 
     parts = split_message(text, 50)
     assert all(len(part) <= 50 for part in parts)

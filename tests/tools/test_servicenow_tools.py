@@ -428,3 +428,34 @@ async def test_list_incidents_through_an_agent(demo_backends: Backends, demo_sql
     assert result is not None and result.total == len(incident_numbers(demo_sql, f"{OPEN} AND priority <= 2"))
     assert response.text == "done"
 
+
+
+@pytest.mark.parametrize(("readable", "status", "message"), [
+    (0, "error", "ServiceNow returned 4 matching records, but none could be read."),
+    (2, "ok", "6 open incidents; showing the 2 most recent. 4 more matching records could not be read and were skipped."),
+], ids=["none-readable", "some-readable"])
+async def test_list_incidents_counts_unreadable_records_honestly(run_tool: RunTool, demo_backends: Backends,
+                                                                 readable: int, status: str, message: str) -> None:
+    """Not "4 open incidents; showing the 0 most recent" with the skip lost: the envelope says it."""
+    from opsagent.backends.http import RetryPolicy
+    from opsagent.backends.servicenow import HttpServiceNowBackend
+    from opsagent.backends.servicenow_auth import StaticAuth
+    from pydantic import SecretStr
+    from tests.backends.fake_servers import FakeServer, json_reply
+    from tests.backends.test_servicenow_http import INCIDENTS, incident, pair
+
+    rows = [incident(f"INC001000{n}") for n in range(readable)]
+    rows += [incident(f"INC000000{n}", state=pair("42", "Pondering")) for n in range(4)]
+    server = FakeServer().start()
+    server.script("GET", INCIDENTS, json_reply({"result": rows}, X_Total_Count=str(len(rows))))
+    servicenow = HttpServiceNowBackend(server.url, StaticAuth(SecretStr("t")), policy=RetryPolicy())
+    try:
+        result = await run_tool("list_incidents", backends=Backends(servicenow=servicenow, pipelines=demo_backends.pipelines,
+                                                                   health=demo_backends.health))
+    finally:
+        await servicenow.aclose()
+        server.stop()
+    assert (result.status, result.message, result.total, result.shown) == (status, message, readable + 4, readable)
+    assert any("skipped 4 unreadable incident record(s): INC0000000 (ValidationError)" in w for w in result.warnings)
+    if status == "error":
+        assert result.error_kind == "bad_response"
