@@ -40,7 +40,7 @@ STILL_WORKING = "Still working on it"
 
 def _model_reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-    asked = json.dumps(body["messages"])
+    asked = json.dumps(body["messages"][-1])  # the question, not the system prompt's wording
     if schema == "UserModeOutput" and "fail " in asked:
         return 401, {"error": {"message": f"Incorrect API key provided: {API_KEY}.", "type": "invalid_request_error"}}
     if schema == "UserModeOutput" and "hang " in asked:
