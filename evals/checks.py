@@ -46,10 +46,13 @@ def grounding_evidence(answer: Answer) -> set[str]:
     they were asked about and reported as not there. A tool's echo of a search term in an ``ok``
     result is not evidence, so an answer cannot ground a made-up name by having searched for it."""
     evidence: set[str] = set()
-    for item in (item for task in answer.metadata.tasks for item in task.evidence):
+    meta = answer.metadata
+    for item in [*(item for task in meta.tasks for item in task.evidence), *meta.lookups]:
         evidence |= entities_in(json.dumps(item.rows) + " " + item.message if item.status == "error" else json.dumps(item.rows))
         if item.status != "ok":
             evidence |= entities_in(json.dumps([item.query, item.arguments]))
+    if meta.analysis is not None:  # the user's own misspelling, quoted back as "read X as Y", claims nothing
+        evidence |= {item.text for item in meta.analysis.entities if item.status in ("corrected", "unknown")}
     return {entity.lower() for entity in evidence}
 
 

@@ -29,11 +29,16 @@ FAULTS: dict[Fault, Callable[[str], BackendError]] = {
 }
 
 
+INVENTORY_READS = frozenset({"list_pipelines", "list_configuration_items", "list_assignment_groups", "list_components"})
+
+
 class FaultyBackend:
     """Stands in for a backend whose calls fail the way the case says.
 
     ``failures=None`` fails every call (a permanent outage); ``failures=1`` fails only the first
-    call and then delegates to the real backend (a transient blip that a retry can get past).
+    query a tool makes and then delegates to the real backend (a transient blip that a retry can
+    get past). The intake's inventory reads do not use up a transient fault: the blip is meant to
+    hit the specialist's tool, whose retry is what the case checks.
     """
 
     def __init__(self, inner: Any, error: Callable[[], BackendError], *, failures: int | None = None) -> None:
@@ -48,7 +53,7 @@ class FaultyBackend:
             return real
 
         async def call(*args: Any, **kwargs: Any) -> Any:
-            if self._left is None or self._left > 0:
+            if self._left is None or (self._left > 0 and name not in INVENTORY_READS):
                 if self._left is not None:
                     self._left -= 1
                 raise self._error()

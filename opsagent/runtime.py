@@ -28,6 +28,7 @@ from opsagent.agents.model_provider import ModelProvider
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.role_inputs import SpecialistInfo
 from opsagent.intake import QuestionAnalyzer
+from opsagent.intake.runbooks import load_runbooks
 from opsagent.llm.providers import make_model_provider
 from opsagent.settings import Settings
 from opsagent.telemetry import configure_tracing
@@ -126,5 +127,6 @@ def build_runtime(
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)
-    intake = QuestionAnalyzer(backends=backends, clock=clock)
+    runbooks = load_runbooks(settings.runbooks_dir, specialists=[spec.name for spec in specialists])
+    intake = QuestionAnalyzer(backends=backends, clock=clock, runbooks=runbooks)
     return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock, intake=intake)

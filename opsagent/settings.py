@@ -56,6 +56,7 @@ class Settings(BaseModel):
     specialist_max_tool_rounds: int = Field(default=4, ge=1, le=20, description="model rounds with tool calls per task")
     specialist_max_tool_calls: int = Field(default=10, ge=1, le=50, description="tool calls per task")
     agent_config_dir: Path = CONFIG_DIR
+    runbooks_dir: Path = PROJECT_ROOT / "runbooks"
 
     # --- tools and backends ---------------------------------------------------------------
     tool_max_rows: int = Field(default=20, ge=1, le=500)
@@ -115,7 +116,7 @@ class Settings(BaseModel):
             return parts
         return value
 
-    @field_validator("data_dir", "agent_config_dir", mode="after")
+    @field_validator("data_dir", "agent_config_dir", "runbooks_dir", mode="after")
     @classmethod
     def _relative_to_project(cls, value: Path) -> Path:
         return value if value.is_absolute() else PROJECT_ROOT / value

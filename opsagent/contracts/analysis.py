@@ -103,13 +103,21 @@ class FollowUp(BaseModel):
     """What changed, in words: "time window: last 7 days"."""
 
 
+class RunbookStepHint(BaseModel):
+    """One step of a matched runbook, with the question's names filled in."""
+
+    step: int = Field(ge=1)
+    specialist: str
+    ask: str
+
+
 class RunbookMatch(BaseModel):
     """A recurring investigation the question matches; its steps are planning hints."""
 
     name: str
     title: str
     intent: str
-    steps: list[str]
+    steps: list[RunbookStepHint]
     score: float = Field(ge=0.0, le=1.0)
 
 

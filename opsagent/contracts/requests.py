@@ -16,6 +16,8 @@ class MessageData(BaseModel):
 
     role: Role
     content: str
+    refs: tuple[str, ...] = ()
+    """For an assistant turn: the ids its answer listed, in order ("the second one" points into it)."""
 
 
 class WorkflowInput(BaseModel):

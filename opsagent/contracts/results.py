@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from opsagent.contracts.analysis import QuestionAnalysis
-from opsagent.contracts.evidence import PlanMode, TaskResult
+from opsagent.contracts.evidence import PlanMode, TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingReport
 from opsagent.contracts.plans import ClarifyOutput, PartGap, PlanStep, QuestionPart, ReviewOutput, Route
 from opsagent.contracts.requests import MessageData
@@ -74,6 +74,8 @@ class AnswerMetadata(BaseModel):
     grounding: list[GroundingReport] = Field(default_factory=list)
     runbooks: list[str] = Field(default_factory=list)
     clarification: ClarifyOutput | None = None
+    lookups: list[ToolEvidence] = Field(default_factory=list)
+    """Reads made outside the plan: the searches behind a question back's options."""
     reject_reason: str = ""
     limitations: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -97,6 +99,8 @@ class Answer(BaseModel):
     facts: list[str] = Field(default_factory=list)
     limitations: list[str] = Field(default_factory=list)
     evidence: list[EvidenceSection] = Field(default_factory=list)
+    refs: list[str] = Field(default_factory=list)
+    """The ids the answer listed, in the order of the evidence rows (kept with the history)."""
     metadata: AnswerMetadata
 
     def as_turn(self, *, max_chars: int) -> MessageData:
@@ -108,4 +112,4 @@ class Answer(BaseModel):
         content = f"{self.summary}\n\n{facts}".strip() if self.summary else self.text
         if len(content) > max_chars:
             content = content[: max_chars - 40].rstrip() + "\n(turn shortened for the history)"
-        return MessageData(role="assistant", content=content)
+        return MessageData(role="assistant", content=content, refs=tuple(self.refs))

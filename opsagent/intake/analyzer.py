@@ -1,28 +1,84 @@
-"""QuestionAnalyzer: the intake step's entry point, one per runtime."""
+"""QuestionAnalyzer: the intake step, one per runtime (its inventory cache and runbooks are shared).
+
+In order: a short follow-up becomes the whole previous question with the new value; references to
+the previous answer become the ids they point at; near-miss names are corrected (with a note);
+then ids, names, time windows and filters are read from the final text, and runbooks matched.
+Everything is deterministic and costs milliseconds, so real and offline models start from it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from opsagent.backends.base import Backends, Clock
-from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Unresolved
 from opsagent.contracts.requests import MessageData
+from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
+from opsagent.intake.entities import find_entities
+from opsagent.intake.filters import find_filters
+from opsagent.intake.followups import resolve_references, rewrite_follow_up
+from opsagent.intake.inventory import Inventory
+from opsagent.intake.runbooks import Runbook, match_runbooks
+from opsagent.intake.times import find_times
+from opsagent.tools.timewindow import parse_moment
+
+KIND_WORDS = {"pipeline": "pipeline", "factory": "Data Factory", "configuration_item": "configuration item",
+              "assignment_group": "assignment group"}
+
+
+def _corrected(text: str, entities: Sequence[EntityMention]) -> tuple[str, list[str]]:
+    """The text with near-miss names replaced by what exists, and a note for each."""
+    notes = []
+    for item in sorted((item for item in entities if item.status == "corrected"), key=lambda item: -item.span.start):
+        if item.text.lower() != item.value.lower():
+            notes.append(f"\"{item.text}\" as {KIND_WORDS.get(item.kind, item.kind)} {item.value}")
+        text = text[:item.span.start] + item.value + text[item.span.end:]
+    return text, list(reversed(notes))
+
+
+def _marked_corrected(entities: Sequence[EntityMention], before: Sequence[EntityMention]) -> list[EntityMention]:
+    """Names found in the corrected text, with the ones we corrected marked so (and spelt as the user did)."""
+    written = {item.value: item.text for item in before if item.status == "corrected"}
+    return [item.model_copy(update={"status": "corrected", "text": written[item.value]})
+            if item.value in written and item.status == "exact" else item for item in entities]
+
+
+def _unresolved(entities: Sequence[EntityMention]) -> list[Unresolved]:
+    return [Unresolved(text=item.text, reason=f"no {KIND_WORDS.get(item.kind, item.kind)} of that name exists",
+                       suggestions=item.suggestions) for item in entities if item.status == "unknown"]
 
 
 class QuestionAnalyzer:
-    """Analyses questions against the runtime's clock and inventory."""
+    """Analyses questions against the runtime's clock, inventory and runbooks."""
 
-    def __init__(self, *, backends: Backends, clock: Clock) -> None:
+    def __init__(self, *, backends: Backends, clock: Clock, runbooks: Sequence[Runbook] = ()) -> None:
         self._backends = backends
         self._clock = clock
+        self._runbooks = tuple(runbooks)
+        self.inventory = Inventory(backends, clock)
+        self._candidates = CandidateFinder(backends, clock)
+        parse_moment("yesterday 6pm", clock())  # the date library loads its data once, now rather than mid-request
 
     async def analyse(self, question: str, history: Sequence[MessageData] = ()) -> QuestionAnalysis:
-        return QuestionAnalysis(question=question, resolved_question=question, now=self._clock())
+        now = self._clock()
+        inventory = await self.inventory.snapshot()
+        follow_up = rewrite_follow_up(question, history, now, inventory)
+        text = follow_up[0] if follow_up else question
+        text, references = resolve_references(text, history, now)
+        found = find_entities(text, inventory)
+        text, notes = _corrected(text, found)
+        entities = _marked_corrected(find_entities(text, inventory), found)
+        analysis = QuestionAnalysis(
+            question=question, resolved_question=text, now=now, entities=entities, times=list(find_times(text, now)),
+            filters=find_filters(text), references=references, follow_up=follow_up[1] if follow_up else None,
+            unresolved=_unresolved(entities), notes=notes,
+        )
+        return analysis.model_copy(update={"runbooks": match_runbooks(self._runbooks, analysis)})
 
     def known_names(self) -> frozenset[str]:
         """Inventory names (factories, components, CIs) the grounding check watches for."""
-        return frozenset()
+        return self.inventory.cached.names()
 
-    async def clarify_candidates(self, analysis: QuestionAnalysis) -> list[str]:
-        """Concrete options from the data for what the question leaves open."""
-        return []
+    async def clarify_candidates(self, analysis: QuestionAnalysis) -> ClarifyCandidates:
+        """Concrete options from the data for what the question leaves open, with the evidence."""
+        return await self._candidates.find(analysis)

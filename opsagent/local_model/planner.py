@@ -50,8 +50,12 @@ class Decision:
 
 def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> Decision:
     """The user-mode decision for the latest question, given the conversation before it."""
-    question = role_input.analysis.resolved_question
-    history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
+    analysis = role_input.analysis
+    question = analysis.resolved_question
+    if analysis.follow_up is not None or analysis.references:  # intake already wrote the whole question
+        history: list[Turn] = []
+    else:
+        history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
     return decide_question(question, history, knowledge, fixer, role_input.max_tasks)
 
 

@@ -14,6 +14,7 @@ another key's conversation, even with the same id.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -31,10 +32,13 @@ CREATE TABLE IF NOT EXISTS turns (
     conversation_id TEXT NOT NULL,
     role TEXT NOT NULL,
     content TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    refs TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, id);
 """
+_ADD_REFS = "ALTER TABLE turns ADD COLUMN refs TEXT NOT NULL DEFAULT '[]'"
+"""Stores created before answers kept their ids get the column on start-up."""
 
 
 @contextmanager
@@ -61,6 +65,8 @@ class ConversationStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(_SCHEMA)
+            if "refs" not in {row[1] for row in db.execute("PRAGMA table_info(turns)")}:
+                db.execute(_ADD_REFS)
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path)
@@ -71,17 +77,18 @@ class ConversationStore:
             return []
         with self._connect() as db:
             rows = db.execute(
-                "SELECT role, content FROM turns WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
+                "SELECT role, content, refs FROM turns WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
                 (conversation_id, limit),
             ).fetchall()
-        return [MessageData(role=role, content=content) for role, content in reversed(rows)]
+        return [MessageData(role=role, content=content, refs=tuple(json.loads(refs)))
+                for role, content, refs in reversed(rows)]
 
     def append(self, conversation_id: str, messages: list[MessageData]) -> None:
         now = time.time()
         with self._connect() as db:
             db.executemany(
-                "INSERT INTO turns (conversation_id, role, content, created_at) VALUES (?, ?, ?, ?)",
-                [(conversation_id, m.role, m.content, now) for m in messages],
+                "INSERT INTO turns (conversation_id, role, content, created_at, refs) VALUES (?, ?, ?, ?, ?)",
+                [(conversation_id, m.role, m.content, now, json.dumps(list(m.refs))) for m in messages],
             )
 
     def check_writable(self) -> bool:

@@ -1,35 +1,35 @@
-"""Plain-language time windows ("last 24 hours", "yesterday", "2025-01-10 to 2025-01-12") -> UTC ranges.
+"""Time expressions → exact UTC windows: the one place OpsAgent turns words about time into ranges.
 
-Sits between the tools and the backends: a tool receives the phrase the model wrote, resolves it
-here against the injected clock's "now", and passes absolute datetimes to its backend. Pure: no
-clock of its own, no I/O, everything in UTC.
+Used by the tools (a model's ``time_window="since yesterday 6pm"``) and by intake (the user's own
+words, resolved before planning). Pure: ``now`` is passed in, everything is UTC. Moments such as
+"yesterday 6pm", "Monday 14:00", "Jan 9 08:00" or "8am" are read by ``dateparser`` (the well-kept
+date library); the window grammar around them is ours:
 
-Accepted forms (case-insensitive):
-
-- rolling: ``last|past|previous N minutes|hours|days|weeks`` (also ``24h``, ``30m``, ``7d``, ``2w``),
-  ``last hour``, ``last day``, ``last week`` (= the last 7 days, ending now), a bare ``24 hours``;
-- ahead: ``next N <unit>``, ``next hour|day|week``;
-- calendar days (whole UTC days): ``today``, ``yesterday``, ``tomorrow``, ``this week`` (Monday 00:00 to
-  next Monday 00:00), ``last night`` (yesterday 18:00 to today 08:00, ending now if it is earlier);
-- dates: ``2025-01-10`` (that whole day), ``2025-01-10T02:00`` (that minute onwards, to now),
-  ranges ``2025-01-10 to 2025-01-12`` (both days included; also ``..``, ``from A to B``, ``between A and B``);
-- ``since <any form above>``: from the start of that window to now (``since yesterday``, ``since 2025-01-10``).
-
-``resolve_time_point`` turns a phrase into one moment (an ISO date-time, or a window's start).
+- rolling: ``last|past|previous N minutes|hours|days|weeks`` (``24h``, ``7d``), ``last hour|day|week``;
+  ahead: ``next N <unit>``;
+- calendar: ``today``, ``yesterday``, ``tomorrow``, ``this morning|afternoon|evening``, ``tonight``,
+  ``last night``/``overnight`` (yesterday 18:00 to today 08:00), ``this week`` (Monday to Monday),
+  a weekday or a date (that whole day);
+- ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
+  ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
+- ISO: ``2025-01-10``, ``2025-01-10T02:00Z``, ranges of either.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, time, timedelta
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+import dateparser
 
 ACCEPTED_FORMS = (
-    "'last 24 hours', 'past 3 days', 'last 30 minutes', 'last week', 'today', 'yesterday', "
-    "'since yesterday', 'this week', 'last night', 'next 7 days', 'tomorrow', '2025-01-10', "
-    "'2025-01-10 to 2025-01-12', 'since 2025-01-10'"
+    "'last 24 hours', 'past 3 days', 'last week', 'today', 'yesterday', 'last night', 'this week', "
+    "'since yesterday 18:00', 'between 06:00 and 09:00', 'around 08:00', 'next 7 days', '2025-01-10', "
+    "'2025-01-10T06:00Z to 2025-01-10T09:00Z', 'since 2025-01-10'"
 )
-
+AROUND = timedelta(hours=1)
+DAY = timedelta(days=1)
 _UNIT_MINUTES = (
     (("m", "min", "mins", "minute", "minutes"), 1),
     (("h", "hr", "hrs", "hour", "hours"), 60),
@@ -37,74 +37,154 @@ _UNIT_MINUTES = (
     (("w", "wk", "wks", "week", "weeks"), 10080),
 )
 _ROLLING = re.compile(r"^(?:(last|past|previous|next)\s+)?(\d+|an?|one)?\s*([a-z]+)$")
-_RANGE = re.compile(r"^(?:from\s+|between\s+)?(.+?)\s*(?:\bto\b|\band\b|\.\.|–|—)\s*(.+)$")
-_FILLER = re.compile(r"^(?:(?:in|during|over|within|for)\s+)?(?:the\s+)?")
+_RANGE = re.compile(r"^(?:from\s+|between\s+)?(.+?)\s+(?:to|and|until|till)\s+(.+)$|^(.+?)\s*(?:\.\.|–|—)\s*(.+)$")
+_FILLER = re.compile(r"^(?:(?:in|during|over|within|for|of)\s+)?(?:the\s+)?")
+_PARTS_OF_DAY = {"this morning": (0, 12), "this afternoon": (12, 18), "this evening": (18, 24), "tonight": (18, 24)}
 _NIGHT_START, _NIGHT_END = time(18, 0), time(8, 0)
+_DATEPARSER_SETTINGS = {"TIMEZONE": "UTC", "TO_TIMEZONE": "UTC", "RETURN_AS_TIMEZONE_AWARE": True,
+                        "PREFER_DATES_FROM": "past"}
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b")
+"""A time of day in the words ("6pm", "18:00", "noon"): otherwise a moment means that whole day."""
 
 
 class TimeWindow(NamedTuple):
-    """A resolved window: ``start <= t < end``, both tz-aware UTC, and the phrase it came from."""
+    """A resolved window ``start <= t < end`` (tz-aware UTC), the phrase, and the moment asked about."""
 
     start: datetime
     end: datetime
     label: str
+    point: datetime | None = None
+
+
+Moment = tuple[datetime, bool]
+"""A moment and whether the words gave a time of day (else it is that whole day)."""
+
+
+def _utc(now: datetime) -> datetime:
+    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+
+def _iso_moment(text: str) -> Moment | None:
+    compact = text.strip().upper().removesuffix(" UTC").removesuffix("Z")
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?", compact):
+        return None
+    try:
+        moment = datetime.fromisoformat(compact).replace(tzinfo=UTC)
+    except ValueError:
+        return None  # e.g. 2025-02-30
+    return moment, len(compact) > 10
+
+
+def parse_moment(text: str, now: datetime) -> Moment | None:
+    """One moment in the words ("yesterday 6pm", "Monday", "08:00", "2025-01-10T08:00Z"), or ``None``."""
+    text = text.strip()
+    iso = _iso_moment(text)
+    if iso is not None or not text or text.replace(" ", "").isdigit():
+        return iso  # a bare number ("2200", "24") is an error code or a count, not a year
+    base = _utc(now).replace(tzinfo=None)
+    found = dateparser.parse(text, languages=["en"], settings={**_DATEPARSER_SETTINGS, "RELATIVE_BASE": base})
+    if found is None:
+        return None
+    moment = found.astimezone(UTC).replace(second=0, microsecond=0)
+    if _CLOCK.search(text.lower()):
+        return moment, True
+    return moment.replace(hour=0, minute=0), False
 
 
 def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
-    """Turn a plain time phrase into a UTC window relative to ``now``.
-
-    Args:
-        phrase: what the user or model wrote, e.g. "last 24 hours" or "2025-01-10 to 2025-01-12".
-        now: the current time (naive values are taken as UTC).
+    """Turn a time phrase into a UTC window relative to ``now``.
 
     Raises:
-        ValueError: the phrase is not one of the accepted forms (the message lists them).
+        ValueError: the phrase is not a time expression (the message lists the accepted forms).
     """
     label = _FILLER.sub("", " ".join(phrase.strip().lower().split()))
-    now = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-    window = _resolve(label, now)
+    window = _resolve(label, _utc(now))
     if window is None:
         raise ValueError(f"Unrecognised time window {phrase!r}; use one of {ACCEPTED_FORMS}.")
-    start, end = window
-    if end <= start:
-        raise ValueError(f"Time window {phrase!r} ends before it starts; give the earlier date first.")
-    return TimeWindow(start, end, label)
+    if window.end <= window.start:
+        raise ValueError(f"Time window {phrase!r} ends before it starts; give the earlier time first.")
+    return window._replace(label=label)
 
 
 def resolve_time_point(phrase: str, now: datetime) -> datetime:
-    """Turn a phrase into one UTC moment: an ISO date-time as written (``2025-01-10T08:00Z``), else
-    the start of the window the phrase names (``yesterday`` -> yesterday 00:00).
+    """One UTC moment: the moment the words name, else the start of the window they name.
 
     Raises:
-        ValueError: the phrase is neither (the message lists the accepted forms).
+        ValueError: the phrase names neither (the message lists the accepted forms).
     """
-    moment = _parse_moment(phrase)
-    if moment is not None and not moment[1]:
+    moment = parse_moment(phrase, now)
+    if moment is not None and moment[1]:
         return moment[0]  # not through resolve_time_window: a moment after "now" is a fine point
     return resolve_time_window(phrase, now).start
 
 
-def _resolve(label: str, now: datetime) -> tuple[datetime, datetime] | None:
-    if label.startswith("since "):
-        since = _resolve(label.removeprefix("since ").strip(), now)
-        return None if since is None else (since[0], now)
-    return _calendar(label, now) or _rolling(label, now) or _dates(label, now)
+def _resolve(label: str, now: datetime) -> TimeWindow | None:
+    for prefix in ("since ", "after "):
+        if label.startswith(prefix):
+            start = _edge(label.removeprefix(prefix), now, side="start")
+            return None if start is None else TimeWindow(start, now, label)
+    if label.startswith("before "):
+        end = _edge(label.removeprefix("before "), now, side="start")
+        return None if end is None else TimeWindow(end - DAY, end, label)
+    for prefix in ("around ", "about ", "near ", "at "):
+        if label.startswith(prefix):
+            moment = parse_moment(label.removeprefix(prefix), now)
+            return _around(moment[0], label) if moment else None
+    if label.startswith("from ") and _RANGE.match(label) is None:
+        return _resolve(label.removeprefix("from "), now)
+    return _single(label, now) or _range(label, now)
+
+
+def _single(label: str, now: datetime) -> TimeWindow | None:
+    window = _calendar(label, now) or _rolling(label, now)
+    if window is not None:
+        return TimeWindow(*window, label)
+    moment = parse_moment(label, now)
+    if moment is None:
+        return None
+    start, has_time = moment
+    return _around(start, label) if has_time else TimeWindow(start, start + DAY, label)
+
+
+def _around(moment: datetime, label: str) -> TimeWindow:
+    return TimeWindow(moment - AROUND, moment + AROUND, label, point=moment)
+
+
+def _edge(text: str, now: datetime, *, side: Literal["start", "end"]) -> datetime | None:
+    """Where "since X" begins / "… to Y" ends: the moment itself when it has a time, else the
+    start (or end) of its day-sized window."""
+    moment = parse_moment(text, now)
+    if moment is not None and moment[1]:
+        return moment[0]
+    window = _single(text, now)
+    return None if window is None else getattr(window, side)
+
+
+def _range(label: str, now: datetime) -> TimeWindow | None:
+    match = _RANGE.match(label)
+    if match is None:
+        return None
+    first, last = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    start, end = _edge(first, now, side="start"), _edge(last, now, side="end")
+    return None if start is None or end is None else TimeWindow(start, end, label)
 
 
 def _calendar(label: str, now: datetime) -> tuple[datetime, datetime] | None:
     midnight = datetime.combine(now.date(), time(0), tzinfo=UTC)
-    day = timedelta(days=1)
     if label in ("today", "this day"):
-        return midnight, midnight + day
+        return midnight, midnight + DAY
     if label == "yesterday":
-        return midnight - day, midnight
+        return midnight - DAY, midnight
     if label == "tomorrow":
-        return midnight + day, midnight + 2 * day
+        return midnight + DAY, midnight + 2 * DAY
+    if label in _PARTS_OF_DAY:
+        first, last = _PARTS_OF_DAY[label]
+        return midnight + timedelta(hours=first), midnight + timedelta(hours=last)
     if label == "this week":
         monday = midnight - timedelta(days=now.weekday())
-        return monday, monday + 7 * day
-    if label in ("last night", "overnight"):
-        start = datetime.combine(now.date() - day, _NIGHT_START, tzinfo=UTC)
+        return monday, monday + 7 * DAY
+    if label in ("last night", "overnight", "yesterday evening", "last evening"):
+        start = datetime.combine(now.date() - DAY, _NIGHT_START, tzinfo=UTC)
         return start, min(datetime.combine(now.date(), _NIGHT_END, tzinfo=UTC), now)
     return None
 
@@ -123,31 +203,3 @@ def _rolling(label: str, now: datetime) -> tuple[datetime, datetime] | None:
     count = 1 if count_text in (None, "a", "an", "one") else int(count_text)
     span = timedelta(minutes=count * unit_minutes)
     return (now, now + span) if direction == "next" else (now - span, now)
-
-
-def _dates(label: str, now: datetime) -> tuple[datetime, datetime] | None:
-    single = _parse_moment(label)
-    if single is not None:
-        start, is_day = single
-        return (start, start + timedelta(days=1)) if is_day else (start, now)
-    match = _RANGE.match(label)
-    if match is None:
-        return None
-    first, last = _parse_moment(match.group(1)), _parse_moment(match.group(2))
-    if first is None or last is None:
-        return None
-    end = last[0] + timedelta(days=1) if last[1] else last[0]
-    return first[0], end
-
-
-def _parse_moment(text: str) -> tuple[datetime, bool] | None:
-    """An ISO date (``is_day=True``) or date-time (``False``) as UTC; ``None`` when it is neither."""
-    text = text.strip().upper().removesuffix("Z").removesuffix(" UTC")
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            return datetime.fromisoformat(text).replace(tzinfo=UTC), True
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?", text):
-            return datetime.fromisoformat(text).replace(tzinfo=UTC), False
-    except ValueError:
-        return None  # e.g. 2025-02-30
-    return None

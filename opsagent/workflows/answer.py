@@ -20,6 +20,7 @@ from opsagent.workflows.grounding_check import sentences
 from opsagent.workflows.ids import AGGREGATE
 from opsagent.workflows.presentation import (
     analysis_limitations,
+    answer_refs,
     body,
     cap_text,
     compose_text,
@@ -89,4 +90,5 @@ class AggregateExecutor(Executor):
             text = compose_text(written, limitations, results)
         metadata = build_metadata(trail, route="execute", limitations=limitations)
         await ctx.yield_output(Answer(text=cap_text(text, self.max_answer_chars), summary=summary, facts=facts,
-                                      limitations=limitations, evidence=sections, metadata=metadata))
+                                      limitations=limitations, evidence=sections, refs=answer_refs(results),
+                                      metadata=metadata))

@@ -14,6 +14,7 @@ from opsagent.contracts.plans import ClarifyOutput
 from opsagent.contracts.repair import parse_model_output
 from opsagent.contracts.results import Answer
 from opsagent.contracts.role_inputs import ClarifyInput, SpecialistInfo
+from opsagent.intake.candidates import ClarifyCandidates
 from opsagent.workflows.answer import build_metadata
 from opsagent.workflows.ids import CLARIFY
 from opsagent.workflows.prompts import clarify_messages
@@ -30,11 +31,11 @@ FALLBACK = ClarifyOutput(
         "Is Databricks or Snowflake degraded right now?",
     ],
 )
-CandidateFinder = Callable[[QuestionAnalysis], Awaitable[list[str]]]
+FindCandidates = Callable[[QuestionAnalysis], Awaitable[ClarifyCandidates]]
 
 
-async def no_candidates(analysis: QuestionAnalysis) -> list[str]:
-    return []
+async def no_candidates(analysis: QuestionAnalysis) -> ClarifyCandidates:
+    return ClarifyCandidates()
 
 
 def clarification_text(output: ClarifyOutput) -> str:
@@ -44,7 +45,7 @@ def clarification_text(output: ClarifyOutput) -> str:
 
 class ClarifyExecutor(Executor):
     def __init__(self, agent: ConfiguredAgent, *, specialists: list[SpecialistInfo], timeout_seconds: float,
-                 candidates: CandidateFinder = no_candidates) -> None:
+                 candidates: FindCandidates = no_candidates) -> None:
         super().__init__(id=CLARIFY)
         self.agent = agent
         self.specialists = specialists
@@ -55,9 +56,9 @@ class ClarifyExecutor(Executor):
     @handler
     async def clarify(self, request: ClarifyRequest, ctx: WorkflowContext[Never, Answer]) -> None:
         trail = request.trail
+        found = await self.candidates(trail.analysis)
         role_input = ClarifyInput(question=trail.question, history=trail.history, analysis=trail.analysis,
-                                  reason=request.reason, candidates=await self.candidates(trail.analysis),
-                                  specialists=self.specialists)
+                                  reason=request.reason, candidates=found.questions, specialists=self.specialists)
         text, error = await ask_for_reply(self.agent, clarify_messages(role_input), timeout_seconds=self.timeout_seconds)
         parsed = parse_model_output(text, ClarifyOutput) if error is None else None
         output = parsed.value if parsed is not None and parsed.value is not None else FALLBACK
@@ -65,4 +66,5 @@ class ClarifyExecutor(Executor):
             trail = trail.extended(notes=[f"clarify fell back to a generic question: {error or parsed.error}"])
         answer_text = clarification_text(output)
         await ctx.yield_output(Answer(text=answer_text, summary=answer_text,
-                                      metadata=build_metadata(trail, route="clarify", clarification=output)))
+                                      metadata=build_metadata(trail, route="clarify", clarification=output,
+                                                               lookups=found.evidence)))

@@ -27,6 +27,20 @@ PREFERRED_COLUMNS = (
 )
 
 
+REF_FIELDS = ("number", "run_id", "pipeline_name")
+MAX_REFS = 50
+
+
+def _row_ref(row: dict[str, Any]) -> str | None:
+    return next((str(row[key]) for key in REF_FIELDS if row.get(key)), None)
+
+
+def answer_refs(results: Sequence[TaskResult]) -> list[str]:
+    """The ids the answer's evidence listed, in row order: what "the second one" can point at later."""
+    refs = [ref for result in results for item in result.evidence for row in item.rows if (ref := _row_ref(row))]
+    return list(dict.fromkeys(refs))[:MAX_REFS]
+
+
 def call_label(item: ToolEvidence) -> str:
     shown = ", ".join(f"{key}={value}" for key, value in item.arguments.items())
     return f"`{item.tool}({shown})`"

@@ -57,8 +57,8 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
         match = f" ({item.match.replace('_', ' ')})" if item.match else ""
         lines.append(f"filter {item.field} = {item.as_argument()}{match} (from \"{item.text}\")")
     for runbook in analysis.runbooks:
-        steps = " → ".join(runbook.steps)
-        lines.append(f"Matching runbook \"{runbook.title}\": {steps}")
+        steps = "; ".join(f"step {item.step} {item.specialist}: {item.ask}" for item in runbook.steps)
+        lines.append(f"Matching runbook \"{runbook.title}\" ({runbook.intent}) - plan it like this: {steps}")
     for item in analysis.unresolved:
         hint = f" (did you mean {', '.join(item.suggestions)}?)" if item.suggestions else ""
         lines.append(f"Could not resolve \"{item.text}\": {item.reason}{hint}")

@@ -63,4 +63,5 @@ def test_server_prints_url_and_answers_with_the_local_model(served: tuple[str, s
     assert "pl_ingest_sales" in answer.choices[0].message.content
     streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(
         model="opsagent", messages=question, stream=True) if c.choices)
-    assert streamed.startswith("> - Plan:") and "pl_ingest_sales" in streamed
+    assert streamed.startswith("> - Understood: in the last 24 hours = ") and "\n> - Plan:" in streamed
+    assert "pl_ingest_sales" in streamed

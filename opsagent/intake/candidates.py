@@ -1,0 +1,82 @@
+"""Concrete options for a question back: "Which fix? The changes awaiting approval are CHG…, CHG…".
+
+When the planner decides it cannot resolve an in-scope question, the clarify step offers what the
+data holds for the kind of thing the question is about: changes awaiting approval, open P1/P2
+incidents, or pipelines that failed in the last day. They are read with the specialists' own
+tools, so the options come with the same evidence as any answer (and the answer's grounding
+check vouches for every id offered). A tool that fails offers nothing; the clarify role then
+falls back to generic interpretations.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_framework import FunctionTool
+
+from opsagent.backends.base import Backends, Clock
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.tools.log_analytics import make_log_analytics_tools
+from opsagent.tools.servicenow import make_servicenow_tools
+
+logger = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 3
+CHANGE_WORDS = re.compile(r"\b(?:fix|change|changes|approved|approval|deploy(?:ment)?|rollout|upgrade|patch|cab)\b", re.I)
+INCIDENT_WORDS = re.compile(r"\b(?:incident|ticket|eta|outage|resolved|when will|fixed|status)\b", re.I)
+PIPELINE_WORDS = re.compile(r"\b(?:pipeline|run|job|load|failed|failing|broke)\b", re.I)
+
+
+@dataclass(frozen=True)
+class CandidateSearch:
+    """One search whose rows become questions the user can send back as they are."""
+
+    words: re.Pattern[str]
+    tool: str
+    arguments: dict[str, Any]
+    question: Callable[[dict[str, Any]], str]
+    key: str
+    """The row field that identifies an option (options are unique by it)."""
+
+
+SEARCHES = (
+    CandidateSearch(CHANGE_WORDS, "list_change_requests", {"state": "open", "approval": "requested"},
+                    lambda row: f"Tell me about {row['number']} ({row['short_description']}).", "number"),
+    CandidateSearch(INCIDENT_WORDS, "list_incidents", {"state": "open", "priority": 2, "priority_match": "or_higher"},
+                    lambda row: f"What is the status of {row['number']} ({row['short_description']})?", "number"),
+    CandidateSearch(PIPELINE_WORDS, "list_failed_pipelines", {"time_window": "last 24 hours"},
+                    lambda row: f"Why did {row['pipeline_name']} fail?", "pipeline_name"),
+)
+
+
+@dataclass(frozen=True)
+class ClarifyCandidates:
+    questions: list[str] = field(default_factory=list)
+    evidence: list[ToolEvidence] = field(default_factory=list)
+
+
+class CandidateFinder:
+    """Runs the one search that fits the question, with the specialists' tools."""
+
+    def __init__(self, backends: Backends, clock: Clock) -> None:
+        tools = [*make_servicenow_tools(backends, clock=clock, max_rows=20),
+                 *make_log_analytics_tools(backends, clock=clock, max_rows=20)]
+        self._tools: dict[str, FunctionTool] = {tool.name: tool for tool in tools}
+
+    async def find(self, analysis: QuestionAnalysis) -> ClarifyCandidates:
+        search = next((item for item in SEARCHES if item.words.search(analysis.resolved_question)), None)
+        if search is None:
+            return ClarifyCandidates()
+        output = await self._tools[search.tool].invoke(arguments=search.arguments, skip_parsing=True)
+        evidence = ToolEvidence.from_output(search.tool, search.arguments, str(output), call_id="clarify_candidates")
+        if evidence.status != "ok":  # no options is fine: the question back is still asked
+            logger.warning("clarify candidates unavailable: %s", evidence.error_kind or evidence.status)
+            return ClarifyCandidates(evidence=[evidence])
+        keys = list(dict.fromkeys(row[search.key] for row in evidence.rows if row.get(search.key)))[:MAX_CANDIDATES]
+        rows = {row[search.key]: row for row in reversed(evidence.rows) if row.get(search.key)}
+        return ClarifyCandidates(questions=[search.question(rows[key]) for key in keys], evidence=[evidence])

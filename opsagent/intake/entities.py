@@ -1,0 +1,143 @@
+"""Ids and names in the question, checked against the inventory.
+
+Ticket numbers and run ids are recognised by their shape and normalised ("inc0010052" →
+INC0010052). Pipeline, factory and CI names are checked against what exists: an exact match, a
+near miss corrected with a note ("pl_load_finanse_dwh" → pl_load_finance_dwh), or unknown with
+"did you mean" suggestions. Groups, platforms, services and regions are matched as phrases,
+typos included ("Netwrok Operations"). Fuzzy matching is ``difflib``'s (standard library).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+
+from opsagent.contracts.analysis import EntityKind, EntityMention, Span
+from opsagent.intake.inventory import InventorySnapshot
+from opsagent.intake.vocabulary import PLATFORMS, REGION_CODES, REGIONS, SERVICE_ALIASES
+
+TICKET = re.compile(r"\b(INC|CHG)[\s-]?(\d{5,10})\b", re.IGNORECASE)
+RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.IGNORECASE)
+WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*", re.IGNORECASE)
+CORRECT_AT = 0.88
+"""A near miss this close to exactly one known name is corrected; closer than SUGGEST_AT is suggested."""
+SUGGEST_AT = 0.75
+TICKET_KINDS: dict[str, EntityKind] = {"INC": "incident", "CHG": "change"}
+
+
+def _mention(kind: EntityKind, value: str, match: re.Match[str], **fields: object) -> EntityMention:
+    return EntityMention(kind=kind, value=value, text=match.group(), span=Span(start=match.start(), end=match.end()),
+                         **fields)
+
+
+def tickets_and_runs(text: str) -> Iterator[EntityMention]:
+    for match in TICKET.finditer(text):
+        prefix = match.group(1).upper()
+        number = f"{prefix}{match.group(2)[-7:].zfill(7)}"
+        yield _mention(TICKET_KINDS[prefix], number, match, status="unverified")
+    for match in RUN_ID.finditer(text):
+        yield _mention("run_id", match.group().lower(), match, status="unverified")
+
+
+def _looks_like_name(token: str) -> bool:
+    """Snake or kebab names with a digit or an underscore; plain hyphenated words are English."""
+    return "_" in token or any(char.isdigit() for char in token)
+
+
+def _known_names(inventory: InventorySnapshot) -> dict[str, EntityKind]:
+    names: dict[str, EntityKind] = {item: "configuration_item" for item in inventory.configuration_items}
+    names |= {factory: "factory" for factory in inventory.factories}
+    names |= {item.name: "pipeline" for item in inventory.pipelines}
+    return names
+
+
+def _source_read(kind: EntityKind, inventory: InventorySnapshot) -> bool:
+    return ("pipelines" if kind in ("pipeline", "factory") else "servicenow") in inventory.complete
+
+
+def names(text: str, inventory: InventorySnapshot) -> Iterator[EntityMention]:
+    """Snake/kebab tokens: exact, corrected, unknown with suggestions, or unverified."""
+    known = _known_names(inventory)
+    by_lower = {name.lower(): (name, kind) for name, kind in known.items()}
+    for match in NAME.finditer(text):
+        token = match.group().lower()
+        if token in by_lower:
+            name, kind = by_lower[token]
+            yield _mention(kind, name, match)
+            continue
+        close = difflib.get_close_matches(token, list(by_lower), n=3, cutoff=SUGGEST_AT)
+        if not _looks_like_name(token) and not close:
+            continue
+        guess: EntityKind = by_lower[close[0]][1] if close else ("pipeline" if token.startswith("pl_") else "configuration_item")
+        if close and difflib.SequenceMatcher(None, token, close[0]).ratio() >= CORRECT_AT and (
+                len(close) == 1 or difflib.SequenceMatcher(None, token, close[1]).ratio() < CORRECT_AT):
+            yield _mention(guess, by_lower[close[0]][0], match, status="corrected")
+        elif _source_read(guess, inventory):
+            yield _mention(guess, match.group(), match, status="unknown",
+                           suggestions=[by_lower[item][0] for item in close])
+        else:
+            yield _mention(guess, match.group(), match, status="unverified")
+
+
+def _windows(text: str, size: int) -> Iterator[tuple[int, int, str]]:
+    words = list(WORD.finditer(text))
+    for index in range(len(words) - size + 1):
+        start, end = words[index].start(), words[index + size - 1].end()
+        yield start, end, text[start:end]
+
+
+def phrases(text: str, candidates: Iterable[str], kind: EntityKind, *, fuzzy: bool = True) -> Iterator[EntityMention]:
+    """Multi-word names (groups, services, components) as written, or with a small typo."""
+    low = text.lower()
+    for name in sorted(set(candidates), key=len, reverse=True):
+        size = len(name.split())
+        for start, end, written in _windows(low, size):
+            ratio = 1.0 if written == name.lower() else difflib.SequenceMatcher(None, written, name.lower()).ratio()
+            if ratio == 1.0 or (fuzzy and size > 1 and ratio >= CORRECT_AT):
+                yield EntityMention(kind=kind, value=name, text=text[start:end], span=Span(start=start, end=end),
+                                    status="exact" if ratio == 1.0 else "corrected")
+
+
+def aliases(text: str, table: dict[str, tuple[str, ...]], kind: EntityKind) -> Iterator[EntityMention]:
+    """Names by the words people write for them ("weu", "dbx")."""
+    low = text.lower()
+    for name, words in table.items():
+        for word in sorted(words, key=len, reverse=True):
+            for match in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", low):
+                yield EntityMention(kind=kind, value=name, text=text[match.start():match.end()],
+                                    span=Span(start=match.start(), end=match.end()))
+
+
+def factory_by_region(text: str, inventory: InventorySnapshot, regions: list[EntityMention]) -> Iterator[EntityMention]:
+    """"the North Europe factory" → the factory whose name carries that region's code."""
+    low = text.lower()
+    for region in regions:
+        after = low[region.span.end:region.span.end + 12]
+        if "factory" not in after and "adf" not in after:
+            continue
+        code = REGION_CODES.get(region.value, "")
+        matches = [name for name in inventory.factories if code and name.lower().endswith(f"-{code}")]
+        if len(matches) == 1:
+            end = region.span.end + after.index("factory" if "factory" in after else "adf") + 7
+            yield EntityMention(kind="factory", value=matches[0], text=text[region.span.start:end],
+                                span=Span(start=region.span.start, end=min(end, len(text))), status="corrected")
+
+
+def find_entities(text: str, inventory: InventorySnapshot) -> list[EntityMention]:
+    """Every entity in ``text``, the longest mention winning where two overlap."""
+    regions = list(aliases(text, REGIONS, "region"))
+    components = [item.name for item in inventory.components if item.platform == "Azure"]
+    found = [
+        *tickets_and_runs(text), *names(text, inventory), *factory_by_region(text, inventory, regions),
+        *phrases(text, inventory.assignment_groups, "assignment_group"),
+        *phrases(text, components, "azure_service", fuzzy=False),
+        *aliases(text, {value: (key,) for key, value in SERVICE_ALIASES.items()}, "azure_service"),
+        *aliases(text, PLATFORMS, "platform"), *regions,
+    ]
+    kept: list[EntityMention] = []
+    for mention in sorted(found, key=lambda item: (item.span.start, -(item.span.end - item.span.start))):
+        if not any(other.span.start <= mention.span.start < other.span.end for other in kept):
+            kept.append(mention)
+    return kept

@@ -1,0 +1,104 @@
+"""Filters the question states, with their polarity: "not approved yet", "P2" (exactly), "P2 or higher".
+
+Values are the ones the tools accept (``tools/servicenow_filters.py``). A state asked about as a
+question ("is it approved?", "need to know if approved") is not a filter: the user wants the
+approval shown, not the list narrowed, so those phrasings are left out on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from opsagent.contracts.analysis import FilterField, FilterMention, Span
+
+NEGATION = r"(?:not(?:\s+(?:yet|been|already))?|un|n't(?:\s+been)?|no\s+longer|still\s+not|without)"
+_SUBJECT = r"(?:it|they|this|that|these|those|the \w+|\w+\d{3,})"
+ASKED = re.compile(
+    rf"\b(?:if|whether)\s+(?:{_SUBJECT}\s+(?:is|are|was|were|has been|have been|got)\s+)?(?:been\s+|already\s+|yet\s+)*$"
+    rf"|\b(?:is|are|was|were|has|have)\s+{_SUBJECT}\s+(?:been\s+|already\s+|yet\s+)*$"
+)
+"""Words just before a state that make it a question about the state ("is it approved?",
+"need to know if approved"), not a filter ("changes that are not approved yet")."""
+
+# field → ((pattern, values), …); the first pattern that matches a span wins for that span.
+PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "approval": (
+        (r"\bpending approval\b|\bawaiting approval\b|\bwaiting for approval\b|\bneeds? approval\b|"
+         r"\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
+        (rf"\b{NEGATION}\s*approved\b|\bunapproved\b", ("approved",)),
+        (r"\bapproved\b", ("approved",)),
+        (r"\brejected\b", ("rejected",)),
+    ),
+    "incident_state": (
+        (r"\bon hold\b", ("on_hold",)),
+        (r"\bin progress\b", ("in_progress",)),
+        (rf"\b(?:{NEGATION}\s*resolved|unresolved|still open|open)\b", ("open",)),
+        (r"\bresolved\b", ("resolved",)),
+        (r"\bclosed\b", ("closed",)),
+    ),
+    "change_state": (
+        (r"\bbeing implemented\b|\bin implementation\b|\bimplementing\b", ("implement",)),
+        (r"\bscheduled\b", ("scheduled",)),
+        (r"\bin review\b", ("review",)),
+        (r"\bupcoming\b|\bopen\b", ("open",)),
+    ),
+    "change_type": (
+        (r"\bemergency\b", ("emergency",)),
+        (r"\bstandard\b", ("standard",)),
+    ),
+}
+PRIORITY_SET = re.compile(r"\bp([1-5])\s*(?:/|,|and|or|&)\s*p([1-5])s?\b", re.IGNORECASE)
+PRIORITY_AT_LEAST = re.compile(
+    r"\b(?:at least\s+p([1-5])|p([1-5])\s*(?:\+|or (?:higher|above|worse|more urgent)|and (?:above|higher|up)))", re.IGNORECASE)
+PRIORITY_ONE = re.compile(r"\b(?:p|sev\s?|priority\s)([1-5])s?\b", re.IGNORECASE)
+NEGATED_FIELDS = {"approval"}
+"""Fields whose negated phrasing becomes "not <value>" (for states the positive set is used instead)."""
+
+
+def _negated(text: str) -> bool:
+    return bool(re.match(rf"\s*{NEGATION}", text, re.IGNORECASE)) or text.lower() == "unapproved"
+
+
+def _stated(text: str, start: int) -> bool:
+    """A state the question filters by, not one it asks about ("whether it is approved")."""
+    return ASKED.search(text[max(0, start - 40):start].lower()) is None
+
+
+def state_filters(text: str, changes_asked: bool) -> Iterator[FilterMention]:
+    taken: list[tuple[int, int]] = []
+    for field, rules in PATTERNS.items():
+        if field.startswith("change") and not changes_asked or field == "incident_state" and changes_asked:
+            continue
+        for pattern, values in rules:
+            for match in re.finditer(pattern, text, re.IGNORECASE):
+                if any(a <= match.start() < b for a, b in taken) or not _stated(text, match.start()):
+                    continue
+                taken.append((match.start(), match.end()))
+                negated = field in NEGATED_FIELDS and _negated(match.group())
+                yield FilterMention(field=field, values=list(values), negated=negated, text=match.group(),
+                                    span=Span(start=match.start(), end=match.end()))
+
+
+def priority_filters(text: str) -> Iterator[FilterMention]:
+    """"P1/P2" → exactly {1, 2}; "P2 or higher" → 2 or more urgent; "P2" → exactly 2."""
+    for pattern, kind in ((PRIORITY_SET, "set"), (PRIORITY_AT_LEAST, "at_least"), (PRIORITY_ONE, "one")):
+        match = pattern.search(text)
+        if match is None:
+            continue
+        span = Span(start=match.start(), end=match.end())
+        digits = sorted({int(group) for group in match.groups() if group})
+        if kind == "set":  # "P1/P2" is everything from P1 up to P2; "P2/P3" is just those two
+            from_top = digits[0] == 1 and digits[-1] - digits[0] == len(digits) - 1
+            values = [str(digits[-1])] if from_top else [str(digit) for digit in digits]
+            yield FilterMention(field="priority", values=values, match="or_higher" if from_top else "exactly",
+                                text=match.group(), span=span)
+        else:
+            yield FilterMention(field="priority", values=[str(digits[0])],
+                                match="or_higher" if kind == "at_least" else "exactly", text=match.group(), span=span)
+        return
+
+
+def find_filters(text: str) -> list[FilterMention]:
+    changes_asked = bool(re.search(r"\bchange|\bchg\d|\bcab\b|\bmaintenance\b", text, re.IGNORECASE))
+    return [*state_filters(text, changes_asked), *priority_filters(text)]

@@ -1,0 +1,139 @@
+"""Follow-ups: a short question that re-asks the previous one with something changed, and references
+into the previous answer ("the second one", "that run").
+
+"and for last week?" after "what failed in ADF in the last 24h?" becomes "what failed in ADF for
+last week?": the previous question with the new value in place of the old one (a time window, a
+platform, a pipeline…), so the planner plans the whole question again. "the second one" resolves
+to the second item of the previous answer (the ids it listed, in order: kept with the stored turn,
+else read from its text). Nothing is guessed: a reference with nothing to point at stays as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from opsagent.contracts.analysis import EntityKind, FollowUp, ResolvedReference
+from opsagent.contracts.requests import MessageData
+from opsagent.intake.entities import NAME, RUN_ID, TICKET, find_entities
+from opsagent.intake.filters import find_filters
+from opsagent.intake.inventory import InventorySnapshot
+from opsagent.intake.times import find_times
+
+LEAD = re.compile(r"^\s*(?:(?:ok(?:ay)?|so|then)[,.]?\s+)?(?:and(?:\s+(?:for|what about|how about))?|what about|how about|"
+                  r"same (?:for|with)|now (?:for|with)|also for|what if|only|just)\b[\s,]*", re.IGNORECASE)
+SHORT = 6
+"""A question this short (in words) that names a new value and no verb of its own is a follow-up."""
+VERB = re.compile(r"\b(?:is|are|was|were|did|does|do|has|have|show|list|which|what|why|how|who|when|where|give|tell|"
+                  r"find|check|failed|fail)\b", re.IGNORECASE)
+ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4,
+            "5th": 4, "last": -1}
+ORDINAL_REF = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)"
+                         r"(?:\s+(one|incident|change|run|pipeline|ticket))?\b", re.IGNORECASE)
+THAT_REF = re.compile(r"\b(?:that|this)\s+(one|run|incident|change|pipeline|ticket)\b", re.IGNORECASE)
+NOUN_KINDS: dict[str, tuple[EntityKind, ...]] = {
+    "incident": ("incident",), "ticket": ("incident", "change"), "change": ("change",), "run": ("run_id",),
+    "pipeline": ("pipeline",), "one": ("incident", "change", "run_id", "pipeline"),
+}
+SLOT_KINDS: tuple[EntityKind, ...] = ("platform", "pipeline", "factory", "region", "configuration_item",
+                                      "assignment_group", "azure_service")
+
+
+def _last(history: Sequence[MessageData], role: str) -> MessageData | None:
+    return next((message for message in reversed(history) if message.role == role), None)
+
+
+def ref_kind(ref: str) -> EntityKind:
+    upper = ref.upper()
+    if upper.startswith("INC"):
+        return "incident"
+    if upper.startswith("CHG"):
+        return "change"
+    return "run_id" if RUN_ID.fullmatch(ref) else "pipeline"
+
+
+def refs_of(turn: MessageData) -> list[str]:
+    """The ids an answer listed, in order: kept with the stored turn, else read from its text."""
+    if turn.refs:
+        return list(turn.refs)
+    found = [(match.start(), f"{match.group(1).upper()}{match.group(2)[-7:].zfill(7)}") for match in TICKET.finditer(turn.content)]
+    found += [(match.start(), match.group().lower()) for match in RUN_ID.finditer(turn.content)]
+    masked = RUN_ID.sub(" ", turn.content)
+    found += [(match.start(), match.group()) for match in NAME.finditer(masked) if match.group().lower().startswith("pl_")]
+    return list(dict.fromkeys(ref for _, ref in sorted(found)))
+
+
+def resolve_references(question: str, history: Sequence[MessageData], now: datetime) -> tuple[str, list[ResolvedReference]]:
+    """Replace "the second one" / "that run" with the id the previous answer listed there.
+
+    Words inside a time expression are not references: "the last 7 days" is a window."""
+    answer = _last(history, "assistant")
+    if answer is None:
+        return question, []
+    refs = refs_of(answer)
+    resolved: list[ResolvedReference] = []
+    times = [(item.span.start, item.span.end) for item in find_times(question, now)]
+
+    def pick(kinds: tuple[EntityKind, ...], index: int) -> str | None:
+        of_kind = [ref for ref in refs if ref_kind(ref) in kinds]
+        dominant = of_kind if len(kinds) == 1 else [ref for ref in refs if ref_kind(ref) == ref_kind(of_kind[0])] if of_kind else []
+        return dominant[index] if -len(dominant) <= index < len(dominant) else None
+
+    def replace(match: re.Match[str], *, index: int, noun: str, how: str) -> str:
+        if any(start < match.end() and match.start() < end for start, end in times):
+            return match.group()
+        value = pick(NOUN_KINDS.get(noun.lower(), NOUN_KINDS["one"]), index)
+        if value is None:
+            return match.group()
+        resolved.append(ResolvedReference(text=match.group(), kind=ref_kind(value), value=value, how=how))  # type: ignore[arg-type]
+        return value
+
+    text = ORDINAL_REF.sub(lambda m: replace(m, index=ORDINALS[m.group(1).lower()], noun=m.group(2) or "one",
+                                             how="ordinal"), question)
+    text = THAT_REF.sub(lambda m: replace(m, index=0, noun=m.group(1), how="previous_turn"), text)
+    return text, resolved
+
+
+def _is_follow_up(question: str, now: datetime, inventory: InventorySnapshot) -> bool:
+    if LEAD.match(question):
+        return True
+    words = question.split()
+    return len(words) <= SHORT and not VERB.search(question) and bool(
+        list(find_times(question, now)) or find_filters(question)
+        or any(item.kind in SLOT_KINDS for item in find_entities(question, inventory)))
+
+
+def rewrite_follow_up(question: str, history: Sequence[MessageData], now: datetime,
+                      inventory: InventorySnapshot) -> tuple[str, FollowUp] | None:
+    """The previous question with the new values of this short follow-up in place of the old ones."""
+    previous = _last(history, "user")
+    if previous is None or not _is_follow_up(question, now, inventory):
+        return None
+    fragment = LEAD.sub("", question, count=1).strip(" ?.!")
+    text, changed = previous.content.rstrip(" ?.!"), []
+    new_times, old_times = list(find_times(fragment, now)), list(find_times(text, now))
+    if new_times:
+        phrase = new_times[0].text
+        text = text.replace(old_times[0].text, phrase, 1) if old_times else f"{text} {phrase}"
+        changed.append(f"time window: {phrase}")
+    old_entities = find_entities(text, inventory)
+    for item in find_entities(fragment, inventory):
+        if item.kind not in SLOT_KINDS:
+            continue
+        same = next((old for old in old_entities if old.kind == item.kind), None)
+        text = text.replace(same.text, item.value, 1) if same else f"{text} ({item.value})"
+        changed.append(f"{item.kind.replace('_', ' ')}: {item.value}")
+    old_filters = find_filters(text)
+    for item in find_filters(fragment):
+        same = next((old for old in old_filters if old.field == item.field), None)
+        if same is not None:  # "and P2?" after "open P1 incidents": the P2s instead
+            text = text[:same.span.start] + item.text + text[same.span.end:]
+            old_filters = find_filters(text)
+            changed.append(f"{item.field.replace('_', ' ')}: {item.text}")
+        else:
+            text = f"{text}, only {item.text}"
+            changed.append(f"only {item.text}")
+    if not changed:
+        return None
+    return f"{text}?", FollowUp(previous_question=previous.content, changed=changed)

@@ -1,0 +1,58 @@
+"""Time expressions in the question, resolved to exact UTC windows before any model sees them.
+
+Locating is ours (which words are about time: "since yesterday 6pm", "between 06:00 and 09:00",
+"the 8am run"); reading the moments and building the window is ``tools/timewindow.py``, the same
+code the tools use, so the window stated in the plan is the window a tool will search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+
+from opsagent.contracts.analysis import Span, TimeMention
+from opsagent.tools.timewindow import resolve_time_window
+
+_UNIT = r"(?:minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)"
+_CLOCK = r"(?:\d{1,2}:\d{2}(?:\s*(?:am|pm))?|\d{1,2}\s*(?:am|pm)|noon|midnight)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DATE = rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})"
+_DAY = (rf"(?:today|yesterday|tomorrow|tonight|overnight|last night|this (?:morning|afternoon|evening|week)|"
+        rf"(?:yesterday|last) evening|(?:last |this )?{_WEEKDAY}|{_DATE})")
+_MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
+_ROLLING = rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week)|\d+\s*(?:h|d)\b)"
+EXPRESSION = re.compile(
+    rf"\b(?:between\s+{_MOMENT}\s+and\s+{_MOMENT}"
+    rf"|from\s+{_MOMENT}\s+(?:to|until|till)\s+{_MOMENT}"
+    rf"|(?:since|after|before|from|around|about|near|at)\s+(?:{_MOMENT}|{_ROLLING})"
+    rf"|{_ROLLING}|{_MOMENT})\b",
+    re.IGNORECASE,
+)
+"""The longest time expression at each place: ranges first, then anchored moments, then bare ones."""
+RUN_AT = re.compile(rf"\bthe\s+({_CLOCK})\s+run\b", re.IGNORECASE)
+""""the 8am run": a moment asked about, not a window to search."""
+
+
+def _label(start: datetime, end: datetime) -> str:
+    return f"{start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC"
+
+
+def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
+    """Every time expression in ``text`` with its exact window (and its point, for "around 8am")."""
+    taken: list[tuple[int, int]] = []
+    for match in RUN_AT.finditer(text):
+        window = resolve_time_window(f"around {match.group(1)}", now)
+        taken.append((match.start(), match.end()))
+        yield TimeMention(text=match.group(), span=Span(start=match.start(), end=match.end()), start=window.start,
+                          end=window.end, point=window.point, label=f"the run nearest {window.point:%Y-%m-%d %H:%M} UTC")
+    for match in EXPRESSION.finditer(text):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        try:
+            window = resolve_time_window(match.group(), now)
+        except ValueError:
+            continue  # words that look like time but name none ("at 99") are left to the planner
+        yield TimeMention(text=match.group(), span=Span(start=match.start(), end=match.end()), start=window.start,
+                          end=window.end, point=window.point, label=_label(window.start, window.end))
