@@ -80,10 +80,8 @@ def _name_filters(group: str | None, item: str | None) -> list[str]:
 
 
 def _text_filter(text: str | None) -> list[str]:
-    if not text or not clean(text):
-        return []
-    value = clean(text)
-    return [f"short_descriptionLIKE{value}^ORdescriptionLIKE{value}"]
+    """Every word in the short description or the description (``^OR`` binds before ``^``)."""
+    return [f"short_descriptionLIKE{word}^ORdescriptionLIKE{word}" for word in clean(text).split()]
 
 
 def clean(value: str | None) -> str:

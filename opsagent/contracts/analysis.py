@@ -59,6 +59,8 @@ class TimeMention(BaseModel):
     """The moment asked about, for "the 8am run" / "around 08:00"."""
     label: str
     """The window in words, with exact times: "since 2025-01-09 18:00 UTC"."""
+    phrase: str = ""
+    """The same window as a phrase every time parameter of the tools takes ("since yesterday 3pm")."""
 
     def as_range(self) -> str:
         """The window in the form every time-window parameter of the tools accepts."""

@@ -93,6 +93,8 @@ class ClarifyInput(BaseModel):
     analysis: QuestionAnalysis
     reason: str = ""
     candidates: list[str] = Field(default_factory=list)
+    candidates_label: str = ""
+    """What the candidates are ("changes awaiting approval"), for the question back."""
     specialists: list[SpecialistInfo]
 
 

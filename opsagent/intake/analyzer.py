@@ -9,6 +9,7 @@ Everything is deterministic and costs milliseconds, so real and offline models s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Unresolved
@@ -17,7 +18,7 @@ from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
 from opsagent.intake.entities import find_entities
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
-from opsagent.intake.inventory import Inventory
+from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
 from opsagent.intake.times import find_times
 from opsagent.tools.timewindow import parse_moment
@@ -48,6 +49,23 @@ def _unresolved(entities: Sequence[EntityMention]) -> list[Unresolved]:
                        suggestions=item.suggestions) for item in entities if item.status == "unknown"]
 
 
+def analyse_question(question: str, history: Sequence[MessageData] = (), *, now: datetime,
+                     inventory: InventorySnapshot = InventorySnapshot(), runbooks: Sequence[Runbook] = ()) -> QuestionAnalysis:
+    """The analysis of one question against a moment, an inventory snapshot and the runbooks (pure)."""
+    follow_up = rewrite_follow_up(question, history, now, inventory)
+    text = follow_up[0] if follow_up else question
+    text, references = resolve_references(text, history, now)
+    found = find_entities(text, inventory)
+    text, notes = _corrected(text, found)
+    entities = _marked_corrected(find_entities(text, inventory), found)
+    analysis = QuestionAnalysis(
+        question=question, resolved_question=text, now=now, entities=entities, times=list(find_times(text, now)),
+        filters=find_filters(text), references=references, follow_up=follow_up[1] if follow_up else None,
+        unresolved=_unresolved(entities), notes=notes,
+    )
+    return analysis.model_copy(update={"runbooks": match_runbooks(runbooks, analysis)})
+
+
 class QuestionAnalyzer:
     """Analyses questions against the runtime's clock, inventory and runbooks."""
 
@@ -60,20 +78,8 @@ class QuestionAnalyzer:
         parse_moment("yesterday 6pm", clock())  # the date library loads its data once, now rather than mid-request
 
     async def analyse(self, question: str, history: Sequence[MessageData] = ()) -> QuestionAnalysis:
-        now = self._clock()
-        inventory = await self.inventory.snapshot()
-        follow_up = rewrite_follow_up(question, history, now, inventory)
-        text = follow_up[0] if follow_up else question
-        text, references = resolve_references(text, history, now)
-        found = find_entities(text, inventory)
-        text, notes = _corrected(text, found)
-        entities = _marked_corrected(find_entities(text, inventory), found)
-        analysis = QuestionAnalysis(
-            question=question, resolved_question=text, now=now, entities=entities, times=list(find_times(text, now)),
-            filters=find_filters(text), references=references, follow_up=follow_up[1] if follow_up else None,
-            unresolved=_unresolved(entities), notes=notes,
-        )
-        return analysis.model_copy(update={"runbooks": match_runbooks(self._runbooks, analysis)})
+        return analyse_question(question, history, now=self._clock(), inventory=await self.inventory.snapshot(),
+                                runbooks=self._runbooks)
 
     def known_names(self) -> frozenset[str]:
         """Inventory names (factories, components, CIs) the grounding check watches for."""

@@ -42,21 +42,27 @@ class CandidateSearch:
     question: Callable[[dict[str, Any]], str]
     key: str
     """The row field that identifies an option (options are unique by it)."""
+    label: str
+    """What the options are, for the question back: "changes awaiting approval"."""
 
 
 SEARCHES = (
     CandidateSearch(CHANGE_WORDS, "list_change_requests", {"state": "open", "approval": "requested"},
-                    lambda row: f"Tell me about {row['number']} ({row['short_description']}).", "number"),
+                    lambda row: f"Tell me about {row['number']} ({row['short_description']}).", "number",
+                    "changes awaiting approval"),
     CandidateSearch(INCIDENT_WORDS, "list_incidents", {"state": "open", "priority": 2, "priority_match": "or_higher"},
-                    lambda row: f"What is the status of {row['number']} ({row['short_description']})?", "number"),
+                    lambda row: f"What is the status of {row['number']} ({row['short_description']})?", "number",
+                    "open P1 and P2 incidents"),
     CandidateSearch(PIPELINE_WORDS, "list_failed_pipelines", {"time_window": "last 24 hours"},
-                    lambda row: f"Why did {row['pipeline_name']} fail?", "pipeline_name"),
+                    lambda row: f"Why did {row['pipeline_name']} fail?", "pipeline_name",
+                    "pipelines that failed in the last 24 hours"),
 )
 
 
 @dataclass(frozen=True)
 class ClarifyCandidates:
     questions: list[str] = field(default_factory=list)
+    label: str = ""
     evidence: list[ToolEvidence] = field(default_factory=list)
 
 
@@ -79,4 +85,5 @@ class CandidateFinder:
             return ClarifyCandidates(evidence=[evidence])
         keys = list(dict.fromkeys(row[search.key] for row in evidence.rows if row.get(search.key)))[:MAX_CANDIDATES]
         rows = {row[search.key]: row for row in reversed(evidence.rows) if row.get(search.key)}
-        return ClarifyCandidates(questions=[search.question(rows[key]) for key in keys], evidence=[evidence])
+        return ClarifyCandidates(questions=[search.question(rows[key]) for key in keys],
+                                 label=search.label if keys else "", evidence=[evidence])

@@ -21,6 +21,10 @@ ASKED = re.compile(
 """Words just before a state that make it a question about the state ("is it approved?",
 "need to know if approved"), not a filter ("changes that are not approved yet")."""
 
+_FINISHED = r"(?:closed|resolved|cancell?ed|finished|completed)"
+EVERY_STATE = (rf"\b(?:including|incl\.?|also|even)\s+(?:the\s+)?{_FINISHED}(?:\s*(?:,|or|and|/)\s*{_FINISHED})*(?:\s+ones)?\b|"
+               r"\b(?:all|any)\s+states?\b|\bwhatever (?:the )?state\b|\bwhat happened\b")
+"""Everything on record, finished ones too ("…, including closed ones", "what happened on vm-x?")."""
 # field → ((pattern, values), …); the first pattern that matches a span wins for that span.
 PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "approval": (
@@ -31,17 +35,22 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\brejected\b", ("rejected",)),
     ),
     "incident_state": (
+        (EVERY_STATE, ("all",)),
         (r"\bon hold\b", ("on_hold",)),
         (r"\bin progress\b", ("in_progress",)),
         (rf"\b(?:{NEGATION}\s*resolved|unresolved|still open|open)\b", ("open",)),
         (r"\bresolved\b", ("resolved",)),
         (r"\bclosed\b", ("closed",)),
+        (r"\bcancell?ed\b", ("canceled",)),
     ),
     "change_state": (
+        (EVERY_STATE, ("all",)),
         (r"\bbeing implemented\b|\bin implementation\b|\bimplementing\b", ("implement",)),
         (r"\bscheduled\b", ("scheduled",)),
         (r"\bin review\b", ("review",)),
         (r"\bupcoming\b|\bopen\b", ("open",)),
+        (r"\bclosed\b", ("closed",)),
+        (r"\bcancell?ed\b", ("canceled",)),
     ),
     "change_type": (
         (r"\bemergency\b", ("emergency",)),
@@ -52,12 +61,23 @@ PRIORITY_SET = re.compile(r"\bp([1-5])\s*(?:/|,|and|or|&)\s*p([1-5])s?\b", re.IG
 PRIORITY_AT_LEAST = re.compile(
     r"\b(?:at least\s+p([1-5])|p([1-5])\s*(?:\+|or (?:higher|above|worse|more urgent)|and (?:above|higher|up)))", re.IGNORECASE)
 PRIORITY_ONE = re.compile(r"\b(?:p|sev\s?|priority\s)([1-5])s?\b", re.IGNORECASE)
+PRIORITY_WORDS = ((re.compile(r"\bcritical\b", re.IGNORECASE), ("1",), "exactly"),
+                  (re.compile(r"\bhigh[- ]prio(?:rity)?\b|\burgent\b|\bmajor\b", re.IGNORECASE), ("2",), "or_higher"))
+"""Words for priorities: "critical" is P1; "high-priority" / "urgent" mean P2 or more urgent."""
 NEGATED_FIELDS = {"approval"}
 """Fields whose negated phrasing becomes "not <value>" (for states the positive set is used instead)."""
 
 
-def _negated(text: str) -> bool:
-    return bool(re.match(rf"\s*{NEGATION}", text, re.IGNORECASE)) or text.lower() == "unapproved"
+NEGATED_BEFORE = re.compile(r"(?:\bnot(?:\s+(?:yet|been|already|in))?|n't(?:\s+been)?|\bno\s+longer|\bwithout)\s+$",
+                            re.IGNORECASE)
+
+
+def _negated(text: str, match: re.Match[str], field: FilterField, values: tuple[str, ...]) -> bool:
+    """"not approved" (negation inside the phrase) or "not closed" / "aren't in progress" (just before
+    it). "not resolved" is read as the positive set "open" by its own pattern, so it is not negated."""
+    if re.match(rf"\s*{NEGATION}", match.group(), re.IGNORECASE) or match.group().lower() == "unapproved":
+        return field in NEGATED_FIELDS
+    return values != ("all",) and bool(NEGATED_BEFORE.search(text[max(0, match.start() - 20):match.start()]))
 
 
 def _stated(text: str, start: int) -> bool:
@@ -65,17 +85,19 @@ def _stated(text: str, start: int) -> bool:
     return ASKED.search(text[max(0, start - 40):start].lower()) is None
 
 
-def state_filters(text: str, changes_asked: bool) -> Iterator[FilterMention]:
-    taken: list[tuple[int, int]] = []
+def state_filters(text: str, asked: set[str]) -> Iterator[FilterMention]:
+    """States for the record kinds the question asks about ("incidents and changes, including closed
+    ones": both); approval and type are always about changes."""
     for field, rules in PATTERNS.items():
-        if field.startswith("change") and not changes_asked or field == "incident_state" and changes_asked:
+        if field in ("incident_state", "change_state") and field.split("_")[0] not in asked:
             continue
+        taken: list[tuple[int, int]] = []
         for pattern, values in rules:
             for match in re.finditer(pattern, text, re.IGNORECASE):
                 if any(a <= match.start() < b for a, b in taken) or not _stated(text, match.start()):
                     continue
                 taken.append((match.start(), match.end()))
-                negated = field in NEGATED_FIELDS and _negated(match.group())
+                negated = _negated(text, match, field, values)
                 yield FilterMention(field=field, values=list(values), negated=negated, text=match.group(),
                                     span=Span(start=match.start(), end=match.end()))
 
@@ -97,8 +119,19 @@ def priority_filters(text: str) -> Iterator[FilterMention]:
             yield FilterMention(field="priority", values=[str(digits[0])],
                                 match="or_higher" if kind == "at_least" else "exactly", text=match.group(), span=span)
         return
+    for pattern, values, how in PRIORITY_WORDS:
+        match = pattern.search(text)
+        if match is not None:
+            yield FilterMention(field="priority", values=list(values), match=how, text=match.group(),
+                                span=Span(start=match.start(), end=match.end()))
+            return
+
+
+CHANGE_WORDS = re.compile(r"\bchange|\bchg\s?\d|\bcab\b|\bmaintenance\b|\bdeployment", re.IGNORECASE)
+INCIDENT_WORDS = re.compile(r"\bincident|\bticket|\binc\s?\d|\boutage|\bp[1-5]s?\b", re.IGNORECASE)
 
 
 def find_filters(text: str) -> list[FilterMention]:
-    changes_asked = bool(re.search(r"\bchange|\bchg\d|\bcab\b|\bmaintenance\b", text, re.IGNORECASE))
-    return [*state_filters(text, changes_asked), *priority_filters(text)]
+    asked = {kind for kind, words in (("change", CHANGE_WORDS), ("incident", INCIDENT_WORDS)) if words.search(text)}
+    found = [*state_filters(text, asked or {"incident"}), *priority_filters(text)]
+    return sorted(found, key=lambda item: item.span.start)

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from opsagent.contracts.analysis import EntityKind, FollowUp, ResolvedReference
 from opsagent.contracts.requests import MessageData
-from opsagent.intake.entities import NAME, RUN_ID, TICKET, find_entities
+from opsagent.intake.entities import NAME, RUN_ID, TICKET, WORD, find_entities
 from opsagent.intake.filters import find_filters
 from opsagent.intake.inventory import InventorySnapshot
 from opsagent.intake.times import find_times
@@ -27,6 +27,11 @@ SHORT = 6
 """A question this short (in words) that names a new value and no verb of its own is a follow-up."""
 VERB = re.compile(r"\b(?:is|are|was|were|did|does|do|has|have|show|list|which|what|why|how|who|when|where|give|tell|"
                   r"find|check|failed|fail)\b", re.IGNORECASE)
+SUGGESTION = re.compile(r"(?:^[ \t]*|(?<=[:?.!])[ \t]+)[-*•][ \t]+(.+?)(?=(?<=[?.!])[ \t]+[-*•][ \t]|\n|$)",
+                        re.MULTILINE)
+"""Offered questions: list items one a line, or run together ("For example: - Why …? - Why …?")."""
+STOPWORDS = frozenset("the a an one and or for of to in on is are was it its that this what about same how "
+                      "one ones please yes".split())
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4,
             "5th": 4, "last": -1}
 ORDINAL_REF = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)"
@@ -95,6 +100,19 @@ def resolve_references(question: str, history: Sequence[MessageData], now: datet
     return text, resolved
 
 
+def picked_suggestion(question: str, history: Sequence[MessageData]) -> str | None:
+    """After a question back: the one offered question that a short reply ("databricks", "the
+    sales one") points at, or ``None`` when it points at none or at several."""
+    answer = _last(history, "assistant")
+    if answer is None or len(question.split()) > SHORT:
+        return None
+    keys = [word.lower() for word in WORD.findall(question) if word.lower() not in STOPWORDS and len(word) > 2]
+    offered = [item.strip() for item in SUGGESTION.findall(answer.content)]
+    matching = [item for item in offered if keys and any(re.search(rf"(?<![a-z0-9]){re.escape(key)}", item.lower())
+                                                           for key in keys)]
+    return matching[0] if len(matching) == 1 else None
+
+
 def _is_follow_up(question: str, now: datetime, inventory: InventorySnapshot) -> bool:
     if LEAD.match(question):
         return True
@@ -108,7 +126,12 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
                       inventory: InventorySnapshot) -> tuple[str, FollowUp] | None:
     """The previous question with the new values of this short follow-up in place of the old ones."""
     previous = _last(history, "user")
-    if previous is None or not _is_follow_up(question, now, inventory):
+    if previous is None:
+        return None
+    suggestion = picked_suggestion(question, history)
+    if suggestion is not None:
+        return suggestion, FollowUp(previous_question=previous.content, changed=[f"picked: {suggestion}"])
+    if not _is_follow_up(question, now, inventory):
         return None
     fragment = LEAD.sub("", question, count=1).strip(" ?.!")
     text, changed = previous.content.rstrip(" ?.!"), []

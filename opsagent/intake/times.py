@@ -12,20 +12,21 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from opsagent.contracts.analysis import Span, TimeMention
-from opsagent.tools.timewindow import resolve_time_window
+from opsagent.tools.timewindow import TimeWindow, resolve_time_window
 
 _UNIT = r"(?:minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)"
 _CLOCK = r"(?:\d{1,2}:\d{2}(?:\s*(?:am|pm))?|\d{1,2}\s*(?:am|pm)|noon|midnight)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _DATE = rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})"
-_DAY = (rf"(?:today|yesterday|tomorrow|tonight|overnight|last night|this (?:morning|afternoon|evening|week)|"
-        rf"(?:yesterday|last) evening|(?:last |this )?{_WEEKDAY}|{_DATE})")
+_DAY = (rf"(?:(?:yesterday|last) evening|last night|this (?:morning|afternoon|evening|week)|today|yesterday|"
+        rf"tomorrow|tonight|overnight|(?:last |this )?{_WEEKDAY}|{_DATE})")
+"""Longer phrases first: the regex takes the first alternative that matches ("yesterday evening")."""
 _MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
 _ROLLING = rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week)|\d+\s*(?:h|d)\b)"
 EXPRESSION = re.compile(
-    rf"\b(?:between\s+{_MOMENT}\s+and\s+{_MOMENT}"
-    rf"|from\s+{_MOMENT}\s+(?:to|until|till)\s+{_MOMENT}"
+    rf"\b(?:between\s+{_MOMENT}\s+and\s+(?:{_MOMENT}|now)"
+    rf"|from\s+{_MOMENT}\s+(?:to|until|till)\s+(?:{_MOMENT}|now)"
     rf"|(?:since|after|before|from|around|about|near|at)\s+(?:{_MOMENT}|{_ROLLING})"
     rf"|{_ROLLING}|{_MOMENT})\b",
     re.IGNORECASE,
@@ -46,13 +47,27 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
         window = resolve_time_window(f"around {match.group(1)}", now)
         taken.append((match.start(), match.end()))
         yield TimeMention(text=match.group(), span=Span(start=match.start(), end=match.end()), start=window.start,
-                          end=window.end, point=window.point, label=f"the run nearest {window.point:%Y-%m-%d %H:%M} UTC")
+                          end=window.end, point=window.point, label=f"the run nearest {window.point:%Y-%m-%d %H:%M} UTC",
+                          phrase=window.label)
     for match in EXPRESSION.finditer(text):
         if any(a <= match.start() < b for a, b in taken):
             continue
-        try:
-            window = resolve_time_window(match.group(), now)
-        except ValueError:
+        found = _resolved(match.group(), now)
+        if found is None:
             continue  # words that look like time but name none ("at 99") are left to the planner
-        yield TimeMention(text=match.group(), span=Span(start=match.start(), end=match.end()), start=window.start,
-                          end=window.end, point=window.point, label=_label(window.start, window.end))
+        window, skipped = found
+        start = match.start() + skipped
+        yield TimeMention(text=match.group()[skipped:], span=Span(start=start, end=match.end()), start=window.start,
+                          end=window.end, point=window.point, label=_label(window.start, window.end),
+                          phrase=window.label)
+
+
+def _resolved(words: str, now: datetime) -> tuple[TimeWindow, int] | None:
+    """The window of ``words``, else of ``words`` without its first word ("at the last 24 hours"),
+    with how many characters were skipped."""
+    for skipped in (0, len(words.split(" ", 1)[0]) + 1):
+        try:
+            return resolve_time_window(words[skipped:], now), skipped
+        except ValueError:
+            continue
+    return None

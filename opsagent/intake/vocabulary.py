@@ -14,11 +14,14 @@ REGIONS: dict[str, tuple[str, ...]] = {
     "East US 2": ("east us 2", "eastus2", "eus2"),
     "West US": ("west us", "westus", "wus"),
     "UK South": ("uk south", "uksouth", "uks", "london"),
-    "Germany West Central": ("germany west central", "germanywestcentral", "gwc", "frankfurt"),
+    "Germany West Central": ("germany west central", "germanywestcentral", "gwc"),
     "France Central": ("france central", "francecentral", "frc", "paris"),
     "Sweden Central": ("sweden central", "swedencentral", "sdc"),
+    "Frankfurt": ("frankfurt",),
+    "eu-west-1": ("eu-west-1",),
 }
-"""Region → the words people write for it (the short code first after the names)."""
+"""Region → the words people write for it (the short code first after the names). Frankfurt and
+eu-west-1 stay as written: Snowflake and Databricks also run on AWS, whose regions are named so."""
 REGION_CODES: dict[str, str] = {"West Europe": "weu", "North Europe": "neu", "East US": "eus", "East US 2": "eus2",
                                 "West US": "wus", "UK South": "uks", "Germany West Central": "gwc",
                                 "France Central": "frc", "Sweden Central": "sdc"}

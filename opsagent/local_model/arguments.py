@@ -12,33 +12,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from opsagent.contracts.analysis import FilterField
+from opsagent.local_model.task_facts import TaskFacts
 from opsagent.local_model.text import Entities, contains_phrase, find_phrase
 
 ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
-TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to)\s+(?:the\s+|an?\s+)?([a-z0-9_\-]+(?:\s+[a-z0-9_\-]+)?)")
+TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to|(?:change|change request|incident|ticket)s? (?:for|on))"
+                   r"\s+(?:the\s+|an?\s+)?((?:[a-z0-9_\-]+\s*){1,4})")
+TOPIC_END = frozenset("then and or in during which that since from with to is was are were when where who why how "
+                      "before after until".split())
+"""Words that end a topic: "the change for SQL MI index maintenance *then* …"."""
 TOPIC_STOP = frozenset("the a an any them those these it this that any of all open my our me p1 p2 p3 p4 last next "
                        "today yesterday priority team group incidents incident changes change tickets too also "
-                       "either as well now".split())
-
-FINISHED = ("closed", "resolved", "canceled", "cancelled")
-""""…, including closed ones": every state, not only the finished ones."""
-INCIDENT_STATES: tuple[tuple[str, str], ...] = (
-    ("in progress", "in_progress"), ("on hold", "on_hold"), ("resolved", "resolved"), ("closed", "closed"),
-    ("cancelled", "canceled"), ("canceled", "canceled"), ("all incidents", "all"), ("any state", "all"),
-    ("new", "new"), ("open", "open"), ("what happened", "all"), *((f"including {word}", "all") for word in FINISHED),
-)
-CHANGE_STATES: tuple[tuple[str, str], ...] = (
-    ("scheduled", "scheduled"), ("implement", "implement"), ("in review", "review"), ("closed", "closed"),
-    ("cancelled", "canceled"), ("canceled", "canceled"), ("open", "open"), ("upcoming", "open"),
-    ("being implemented", "implement"), ("implementing", "implement"), ("in implementation", "implement"),
-    *((f"including {word}", "all") for word in FINISHED),
-)
-APPROVALS: tuple[tuple[str, str], ...] = (
-    ("waiting for approval", "requested"), ("pending approval", "requested"), ("awaiting approval", "requested"),
-    ("need approval", "requested"), ("not requested", "not requested"), ("pending", "requested"),
-    ("approved", "approved"), ("rejected", "rejected"),
-)
-CHANGE_TYPES = ("emergency", "standard", "normal")
+                       "either as well now failed failing pipeline pipelines run runs".split())
 
 
 @dataclass(frozen=True)
@@ -47,32 +33,47 @@ class Context:
 
     text: str
     entities: Entities
+    facts: TaskFacts = TaskFacts()
+    """What intake found in the task's own words: exact windows, filters with polarity, names."""
     previous_text: str = ""
     previous: Entities = Entities()
     services: Mapping[str, str] | None = None
 
 
-def _first_phrase(text: str, table: tuple[tuple[str, str], ...]) -> str | None:
-    hits = [(find_phrase(text, phrase), value) for phrase, value in table if contains_phrase(text, phrase)]
-    return min(hits)[1] if hits else None
+def _filter(field: FilterField) -> Callable[[Context], str | None]:
+    def value(ctx: Context) -> str | None:
+        found = ctx.facts.filter(field)
+        return found.as_argument() if found else None
+    return value
 
 
-def _incident_state(ctx: Context) -> str | None:
-    return _first_phrase(ctx.text, INCIDENT_STATES)
+def _priority(ctx: Context) -> int | None:
+    found = ctx.facts.filter("priority")
+    return max(int(value) for value in found.values) if found else None
 
 
-def _change_state(ctx: Context) -> str | None:
-    return _first_phrase(ctx.text, CHANGE_STATES)
+def _priority_match(ctx: Context) -> str | None:
+    found = ctx.facts.filter("priority")
+    return None if found is None else "or_higher" if found.match == "or_higher" or len(found.values) > 1 else "exactly"
 
 
 def _window(ctx: Context) -> str | None:
-    """The task's own time phrase, else the window of a change found in the previous results."""
-    if ctx.entities.time_window:
-        return ctx.entities.time_window
-    times = ISO_TIME.findall(ctx.previous_text)
-    if len(times) >= 2 and contains_phrase(ctx.text, "window"):
-        return f"{times[0].upper()} to {times[1].upper()}"
-    return None
+    """The task's own time, else the window of the record the previous step found."""
+    if ctx.facts.time_phrase():
+        return ctx.facts.time_phrase()
+    windows = windows_of_previous(ctx) if contains_phrase(ctx.text, "window") else ()
+    return windows[0] if windows else None
+
+
+def windows_of_previous(ctx: Context) -> tuple[str, ...]:
+    """Each record's planned window in the previous results, one per row (never the start of one
+    record with the end of another)."""
+    found = []
+    for line in ctx.previous_text.splitlines():
+        times = ISO_TIME.findall(line)
+        if len(times) >= 2:
+            found.append(f"{times[0].upper()} to {times[1].upper()}")
+    return tuple(dict.fromkeys(found))
 
 
 def _topic(ctx: Context) -> str | None:
@@ -83,7 +84,9 @@ def _topic(ctx: Context) -> str | None:
         return entities.targets[0]
     taken = " ".join((*entities.groups, *entities.config_items, *entities.regions)).lower()
     for match in TOPIC.finditer(ctx.text):
-        words = [word for word in match.group(1).split() if word not in TOPIC_STOP]
+        written = match.group(1).split()
+        written = written[:next((index for index, word in enumerate(written) if word in TOPIC_END), len(written))]
+        words = [word for word in written if word not in TOPIC_STOP]
         if words and not words[0][:1].isdigit() and not any(word in taken for word in words):
             return _singular(" ".join(words))
     return None
@@ -105,25 +108,28 @@ def _first(values: tuple[str, ...]) -> str | None:
 
 
 EXTRACTORS: dict[str, Callable[[Context], Any]] = {
-    "priority": lambda ctx: ctx.entities.priority,
-    "assignment_group": lambda ctx: _first(ctx.entities.groups),
-    "configuration_item": lambda ctx: _first(ctx.entities.config_items),
-    "opened_within": lambda ctx: ctx.entities.time_window,
+    "priority": _priority,
+    "priority_match": _priority_match,
+    "assignment_group": lambda ctx: ctx.facts.name("assignment_group") or _first(ctx.entities.groups),
+    "configuration_item": lambda ctx: ctx.facts.name("configuration_item") or _first(ctx.entities.config_items),
+    "factory": lambda ctx: ctx.facts.name("factory"),
+    "opened_within": lambda ctx: ctx.facts.time_phrase(),
     "time_window": _window,
     "window": _window,
-    "type": lambda ctx: next((word for word in CHANGE_TYPES if contains_phrase(ctx.text, word)), None),
-    "approval": lambda ctx: _first_phrase(ctx.text, APPROVALS),
+    "around": lambda ctx: ctx.facts.point(),
+    "type": _filter("change_type"),
+    "approval": _filter("approval"),
     "pipeline_name": lambda ctx: _first(ctx.entities.pipelines),
     "run_id": lambda ctx: _first(ctx.entities.run_ids),
-    "region": lambda ctx: _first(ctx.entities.regions),
+    "region": lambda ctx: ctx.facts.name("region") or _first(ctx.entities.regions),
     "service": _service,
     "text": _topic,
 }
 """Parameter name → how to fill it. ``state`` depends on the tool (see ``STATE_BY_TOOL``)."""
 
 STATE_BY_TOOL: dict[str, Callable[[Context], str | None]] = {
-    "list_incidents": _incident_state,
-    "list_change_requests": _change_state,
+    "list_incidents": _filter("incident_state"),
+    "list_change_requests": _filter("change_state"),
 }
 
 

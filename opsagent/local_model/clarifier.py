@@ -54,12 +54,17 @@ def _understood(analysis: Analysis, leaning: Sequence[SpecialistHints], knowledg
 def clarify_output(role_input: ClarifyInput, knowledge: Knowledge, fixer: TypoFixer) -> dict:
     """``ClarifyOutput`` as a JSON-ready dict; candidates from the data come first."""
     history = role_input.history
-    analysis = analyse(role_input.analysis.resolved_question, knowledge, fixer)
+    analysis = analyse(role_input.analysis.resolved_question, knowledge, fixer, role_input.analysis.times)
     leaning = _leaning(analysis, knowledge)
     kinds = unresolved_kinds(analysis, knowledge.policy)
     noun = KIND_NOUNS.get(kinds[0], "one") if kinds else "system, ticket, pipeline or platform"
     missing = f"but I can't tell which {noun} you mean" + (" from our conversation" if history else "")
-    request = (f"{_understood(analysis, leaning, knowledge)}, {missing}. "
-               "Could you name it (and a time window if it matters)? For example:")
-    options = [*role_input.candidates, *interpretations(analysis, knowledge)]
+    if role_input.candidates:  # options from the data say more than examples
+        label = role_input.candidates_label or "what the data holds now"
+        request = f"{_understood(analysis, leaning, knowledge)}, {missing}. Could you name it? {label[0].upper()}{label[1:]}:"
+        options = [*role_input.candidates, *interpretations(analysis, knowledge)[:1]]
+    else:
+        request = (f"{_understood(analysis, leaning, knowledge)}, {missing}. "
+                   "Could you name it (and a time window if it matters)? For example:")
+        options = interpretations(analysis, knowledge)
     return {"clarification_request": request, "possible_interpretations": list(dict.fromkeys(options))[:MAX_INTERPRETATIONS]}

@@ -6,7 +6,8 @@ Three shapes, recognised from the calls themselves, not from the wording:
   "3 of the 5 pipelines have one: …; pl_d and pl_e have none";
 - inside a window: a search whose time window is a step-1 record's planned window →
   "During CHG…'s window (…): …";
-- a reference: a lookup of an id that a step-1 row mentions → "INC… points to CHG…, which is …".
+- a reference: a lookup of an id that a step-1 row mentions → "INC… points to CHG…, which is …";
+- details of each: lookups of several ids step 1 listed → one sentence per record.
 """
 
 from __future__ import annotations
@@ -77,17 +78,23 @@ def _window_owner(call: ToolEvidence, producers: Sequence[ToolEvidence]) -> dict
 
 
 def inside_window(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
-    for call in calls:
-        owner = _window_owner(call, producers)
-        if owner is None:
-            continue
-        answer = listing_answer(text, "list", call)
+    """Searches inside step-1 records' planned windows: one sentence per window searched."""
+    owned = [(call, owner) for call in calls if (owner := _window_owner(call, producers)) is not None]
+    if not owned:
+        return None
+    found, empty, facts = [], [], []
+    for call, owner in owned:
         window = f"{identity(owner)}'s planned window ({when(owner.get('start_date'))} to {when(owner.get('end_date'))})"
+        future = next((f" {warning}" for warning in call.warnings if "after now" in warning), "")
         if call.rows:
-            lead = "Yes — during " if shape == "yes_no" else "During "
-            return PartAnswer(f"{lead}{window}: {lower_first(answer.sentence)}", answer.facts)
-        return PartAnswer(f"No — nothing matched during {window}: {lower_first(first_sentence(call.message))}")
-    return None
+            answer = listing_answer(text, "list", call)
+            found.append(f"during {window}: {lower_first(answer.sentence)}")
+            facts += answer.facts
+        else:
+            empty.append(f"nothing matched during {window}: {lower_first(first_sentence(call.message))}{future}")
+    lead = ("Yes — " if found else "No — ") if shape == "yes_no" or not found else ""
+    sentence = "; ".join([*found, *empty])
+    return PartAnswer(f"{lead}{sentence[0].upper() if not lead else sentence[0]}{sentence[1:]}", facts)
 
 
 def reference(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
@@ -107,6 +114,24 @@ def reference(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers:
     return None
 
 
+def details_of_each(text: str, shape: Shape, calls: Sequence[ToolEvidence],
+                    producers: Sequence[ToolEvidence]) -> PartAnswer | None:
+    """Step 2 looked up several of the records step 1 listed ("the error details for each failed run")."""
+    lookups = [call for call in calls if call.tool.startswith("get_")]
+    if len(lookups) < 2 or len(lookups) != len(calls):
+        return None
+    values = _producer_values(producers)
+    key = next((key for key, found in values.items()
+                if all(str(call.arguments.get(key)) in found for call in lookups)), None)
+    if key is None:
+        return None
+    listed = len(values[key])
+    facts = [record_answer(text, shape, call).sentence for call in lookups]
+    missing = listed - len(lookups)
+    more = f"; the other {missing} were not looked up (the per-task call cap)" if missing > 0 else ""
+    return PartAnswer(f"Details of {len(lookups)} of the {listed} {NOUNS[key]} listed{more}:", facts)
+
+
 def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything: Sequence[TaskResult]) -> PartAnswer | None:
     """The cross-result conclusion for a part answered in a later step, if its calls show one."""
     step = min(result.step for result in results)
@@ -115,4 +140,4 @@ def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything
     if not producers or not calls:
         return None
     return (inside_window(text, shape, calls, producers) or reference(text, shape, calls, producers)
-            or per_item(shape, calls, producers))
+            or details_of_each(text, shape, calls, producers) or per_item(shape, calls, producers))

@@ -8,14 +8,14 @@ Typos are repaired first against the known vocabulary (one edit, words of five l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from opsagent.contracts.analysis import TimeMention
 from opsagent.local_model.knowledge import STRONG, Knowledge, SpecialistHints
 from opsagent.local_model.scope import background_end, clauses
 from opsagent.local_model.text import (
-    CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, time_window,
-    unique,
+    CHANGE, CONFIG_ITEM, INCIDENT, PIPELINE, RUN_ID, WORD, Entities, extract, find_phrase, normalise, time_in, unique,
 )
 
 SELECT_AT = STRONG
@@ -43,6 +43,8 @@ class Analysis:
     mentions: tuple[Mention, ...]
     asks_from: int = 0
     """Where the asks begin (after background statements, see ``scope.background_end``)."""
+    times: tuple[TimeMention, ...] = ()
+    """The question's time expressions (from intake), for telling which part of the text owns one."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -52,7 +54,7 @@ class Analysis:
             return tuple(chosen)
         partial = sorted((-score, self.first_position(name), name) for name, score in self.scores.items() if score > 0)
         entities = self.entities
-        concrete = entities.ids() or entities.config_items or entities.time_window
+        concrete = entities.ids() or entities.config_items or entities.time_window or entities.targets
         return (partial[0][2],) if partial and concrete else ()
 
     def first_position(self, name: str) -> int:
@@ -88,6 +90,8 @@ class TypoFixer:
 
     def fix_word(self, word: str) -> str:
         if len(word) < MIN_TYPO_LENGTH or word in self.known or not word.isalpha():
+            return word
+        if word.endswith("s") and word[:-1] in self.known:  # a plural ("windows") is not a typo
             return word
         for variant in (word, *_deletions(word)):
             if variant in self.index:
@@ -132,10 +136,12 @@ def target_positions(text: str, hints: SpecialistHints) -> list[tuple[int, str]]
     return sorted(found)
 
 
-def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None) -> Analysis:
-    """Score every registered specialist for ``text`` and extract its entities."""
+def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None,
+            times: Sequence[TimeMention] = ()) -> Analysis:
+    """Score every registered specialist for ``text`` and extract its entities (``times``: the
+    question's time expressions as intake resolved them)."""
     low = fixer.fix(text) if fixer else normalise(text)
-    entities = extract(text, knowledge.groups)
+    entities = extract(text, knowledge.groups, times)
     mentions: list[Mention] = []
     targets: list[str] = []
     for hints in knowledge.specialists:
@@ -150,12 +156,12 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None) -> 
     asks_from = background_end(low)
     mentions = _relevant(mentions, low, knowledge, entities.groups, asks_from)
     if asks_from:
-        entities = replace(entities, time_window=time_window(low[asks_from:]))
+        entities = replace(entities, time_window=time_in(low[asks_from:], times))
     scores = {hints.name: 0 for hints in knowledge.specialists}
     for mention in mentions:
         scores[mention.specialist] += mention.points
     entities = replace(entities, targets=unique(targets))
-    return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from)
+    return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from, tuple(times))
 
 
 def _spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:

@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 KNOWLEDGE_FILE = Path(__file__).with_name("knowledge.yaml")
 STRONG, WEAK = 2, 1
 """Points a strong / weak vocabulary word gives its specialist; 2 points select it."""
-EntityKindName = Literal["incident", "change", "run_id", "pipeline", "configuration_item", "region", "group", "target"]
+EntityKindName = Literal["incident", "change", "run_id", "pipeline", "configuration_item", "region", "group", "target",
+                         "window"]
+"""``window``: the planned window of each record the previous step returned (one call per record)."""
 
 
 class _Strict(BaseModel):
@@ -90,6 +92,8 @@ class ClarifyPolicy(_Strict):
 class DependencyPolicy(_Strict):
     forward: tuple[str, ...] = ()
     backward: tuple[str, ...] = ()
+    deeper: tuple[str, ...] = ()
+    """Asks that go into what an earlier clause listed ("…, then the error details for each")."""
 
 
 class PolicyFile(_Strict):
@@ -164,6 +168,7 @@ class Policy:
     found_by_plan: tuple[str, ...] = ()
     forward_cues: tuple[str, ...] = ()
     backward_cues: tuple[str, ...] = ()
+    deeper_cues: tuple[str, ...] = ()
 
     @classmethod
     def from_file(cls, policy: PolicyFile) -> Policy:
@@ -172,7 +177,7 @@ class Policy:
             out_of_scope=reject.out_of_scope, help_desk=reject.help_desk, write_verbs=reject.write_verbs,
             write_leads=reject.write_leads, write_objects=reject.write_objects, references=dict(clarify.references),
             vague=clarify.vague, found_by_plan=clarify.found_by_plan, forward_cues=dependency.forward,
-            backward_cues=dependency.backward,
+            backward_cues=dependency.backward, deeper_cues=dependency.deeper,
         )
 
 

@@ -119,6 +119,8 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         sentence = (f"{status[0].upper()}{status[1:]}: {names}." if rows
                     else f"All {len(item.rows)} returned are in another state ({', '.join(others)}).")
         return PartAnswer(sentence, [label(row) for row in rows[:MAX_ITEMS]])
+    if len(rows) == 1 and row_kind(rows[0]) == "pipeline_status" and shape in ("list", "count", "yes_no", "when"):
+        return PartAnswer(f"{label(rows[0])}.", [lead])  # one pipeline asked about: its figures are the answer
     lead = f"{lead[:-1]}{_named(rows)}."
     facts = failed_run_facts(rows) if row_kind(rows[0]) == "run" else [label(row) for row in rows[:MAX_ITEMS]]
     if len(rows) > MAX_ITEMS and row_kind(rows[0]) != "run":
@@ -181,9 +183,12 @@ def _change_sentence(row: dict, shape: Shape, state: str | None) -> str:
 
 
 def _run_sentence(row: dict, item: ToolEvidence, state: str | None) -> str:
-    which = "The run" if item.arguments.get("run_id") else f"The latest run of {row.get('pipeline_name')}"
     if item.arguments.get("run_id"):
         which = f"Run {row.get('run_id')} of {row.get('pipeline_name')}"
+    elif (item.query.get("around") or {}).get("point"):
+        which = f"The run of {row.get('pipeline_name')} nearest {when(item.query['around']['point'])}"
+    else:
+        which = f"The latest run of {row.get('pipeline_name')}"
     status = row.get("status")
     took = f", took {row['duration_min']} min" if row.get("duration_min") is not None else ""
     head = f"{which} (started {when(row.get('start'))}{took}) {str(status).lower()}"
@@ -214,6 +219,10 @@ def health_answer(shape: Shape, text: str, items: Sequence[ToolEvidence], *, que
             sentence = f"{platform}'s status is unknown ({first_sentence(item.message)[:-1]})"
         else:
             sentence = f"{platform} is {overall.replace('_', ' ')}" + (f": {problems[0]}" if problems else "")
+            started = sorted(row["started_at"] for row in item.rows
+                             if row_kind(row) == "health_incident" and row.get("started_at"))
+            if shape == "when" and started:  # "since when?": the earliest active incident's start
+                sentence += f" (since {when(started[0])})"
         facts += [first_sentence(item.message)[:-1] + "."] if item.message else []
         facts += [f"{platform} incident {incident}" for incident in incidents]
         sentences.append(sentence)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from opsagent.contracts.analysis import TimeMention
 from opsagent.contracts.role_inputs import PlannerInput
 from opsagent.local_model.detect import Analysis, TypoFixer, analyse
 from opsagent.local_model.knowledge import Knowledge
 from opsagent.local_model.policy import is_vague_ops, refusal
 from opsagent.local_model.references import Resolution, Turn, resolve
 from opsagent.local_model.shape import (
-    consumer_question, dependency, has_dependency_cue, question_for, target_questions,
+    consumer_question, deeper_split, dependency, has_dependency_cue, polish, question_for, target_questions,
 )
 
 KIND_NAMES = {
@@ -56,12 +57,12 @@ def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> 
         history: list[Turn] = []
     else:
         history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
-    return decide_question(question, history, knowledge, fixer, role_input.max_tasks)
+    return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times)
 
 
 def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
-                    max_tasks: int = 8) -> Decision:
-    first = analyse(question, knowledge, fixer)
+                    max_tasks: int = 8, *, times: Sequence[TimeMention] = ()) -> Decision:
+    first = analyse(question, knowledge, fixer, times)
     refused = refusal(first, knowledge.policy)
     if refused:
         return Decision("reject", refused.reason, question=first.text)
@@ -71,11 +72,11 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
         names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
         return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
                         question=resolution.text, unresolved=resolution.unresolved)
-    analysis = analyse(resolution.text, knowledge, fixer) if resolution.text != first.text else first
+    analysis = analyse(resolution.text, knowledge, fixer, times) if resolution.text != first.text else first
     if not analysis.selected:
-        if is_vague_ops(analysis, knowledge.policy):
+        if is_vague_ops(analysis, knowledge.policy) or any(analysis.scores.values()):  # in scope, but unclear
             return Decision("clarify", "The question is about operations but names no system, ticket, "
-                            "pipeline or platform.", question=analysis.text)
+                            "pipeline or platform.", question=analysis.text, confidence=0.3)
         return Decision("reject", OUT_OF_SCOPE, question=analysis.text)
     tasks = plan_tasks(analysis, knowledge)[:max_tasks]
     return Decision("execute", plan_reason(tasks, resolution), tasks, question=analysis.text)
@@ -85,6 +86,11 @@ def plan_tasks(analysis: Analysis, knowledge: Knowledge) -> list[Task]:
     """Tasks for every chosen specialist: producers and independent asks in step 1, consumers in 2."""
     chosen = analysis.selected
     link = dependency(analysis, chosen, knowledge)
+    if len(chosen) == 1 and (split := deeper_split(analysis, chosen[0], knowledge)) is not None:
+        first, then = split
+        return [Task(1, chosen[0], polish(first)),
+                Task(2, chosen[0], polish(f"{then} — based on the previous step: {polish(first).rstrip('.?')}"),
+                     standalone=polish(then))]
     tasks: list[Task] = []
     for name in chosen:
         if link and name in link.consumers:

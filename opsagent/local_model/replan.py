@@ -23,7 +23,7 @@ def _retry_tasks(role_input: ReplanInput, knowledge: Knowledge, fixer: TypoFixer
             plan += [{"step": 1, "agent": result.agent, "question": result.question, "part": gap.part}
                      for result in earlier if result.step == 1 or not result.succeeded][:1]
             continue
-        analysis = analyse(gap.text, knowledge, fixer)
+        analysis = analyse(gap.text, knowledge, fixer, role_input.analysis.times)
         plan += [{"step": 1, "agent": name, "question": polish(question_for(analysis, name, knowledge)), "part": gap.part}
                  for name in analysis.selected[:1]]
     return plan

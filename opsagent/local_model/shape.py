@@ -9,12 +9,13 @@ Independent asks share step 1 (they run in parallel). A dependency cue makes one
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from opsagent.local_model.detect import Analysis, target_positions
 from opsagent.local_model.knowledge import Knowledge
 from opsagent.local_model.scope import Clause, clauses, segments
-from opsagent.local_model.text import CHANGE, INCIDENT, find_phrase, time_window
+from opsagent.local_model.text import CHANGE, INCIDENT, find_phrase, time_in
 
 REFERENCE_ORDER = ("incident", "change", "run_id", "pipeline", "configuration_item")
 FORWARD_REACH = 30
@@ -71,6 +72,21 @@ def dependency(analysis: Analysis, chosen: tuple[str, ...], knowledge: Knowledge
     return _forward(analysis, chosen, knowledge) or _backward(analysis, chosen, knowledge)
 
 
+def deeper_split(analysis: Analysis, name: str, knowledge: Knowledge) -> tuple[str, str] | None:
+    """"List failed pipelines, then the error details for each failed run": the same specialist
+    asked before and after a backward cue, the second ask going into what the first listed."""
+    policy = knowledge.policy
+    for position, _ in _cues(analysis.text, policy.backward_cues):
+        before, after = analysis.text[:position], analysis.text[position:]
+        asked_before = any(p < position for p in analysis.positions(name))
+        asked_after = any(p >= position for p in analysis.positions(name))
+        if asked_before and asked_after and any(find_phrase(after, cue) >= 0 for cue in policy.deeper_cues):
+            first = re.sub(r"\s*(?:,|;|\band|\bthen)\s*$", "", before.strip(" ,;"))
+            then = re.sub(r"^(?:then|and then|and)\s+", "", after.strip(" ,;"))
+            return first, then
+    return None
+
+
 def has_dependency_cue(text: str, knowledge: Knowledge) -> bool:
     policy = knowledge.policy
     return bool(_cues(text, policy.forward_cues) or _cues(text, policy.backward_cues))
@@ -100,7 +116,10 @@ def _asked_clauses(analysis: Analysis) -> list[Clause]:
 def _own_text(analysis: Analysis, name: str) -> str:
     """The clauses about ``name``; within one shared clause, its own segments ("… and …")."""
     parts = _asked_clauses(analysis)
-    own = [part.text for part in parts if _in_clause(analysis, name, part)]
+    others = [other for other in analysis.selected if other != name]
+    # a clause no other specialist is named in qualifies this one's ask (", any state")
+    own = [part.text for part in parts if _in_clause(analysis, name, part)
+           or not any(_in_clause(analysis, other, part) for other in others)]
     if own and len(own) < len(parts):
         return " and ".join(own)
     pieces = [piece for part in parts for piece in segments(part)]
@@ -118,8 +137,9 @@ def _owns_time(analysis: Analysis, name: str) -> bool:
     for part in _asked_clauses(analysis):
         pieces = segments(part)
         for index, piece in enumerate(pieces):
-            if time_window(piece.text):
-                trailing = index == len(pieces) - 1 and time_window(" ".join(piece.text.split()[-4:]))
+            if time_in(piece.text, analysis.times):
+                tail = piece.text.rstrip(" ?.!,")
+                trailing = index == len(pieces) - 1 and any(tail.endswith(item.text.lower()) for item in analysis.times)
                 scope = part if trailing else piece  # "pipelines and incidents *in the last 24h*": both
                 owners = [other for other in analysis.selected if _in_clause(analysis, other, scope)]
                 return not owners or name in owners
@@ -135,7 +155,7 @@ def question_for(analysis: Analysis, name: str, knowledge: Knowledge, *, carry_t
 def _carry(text: str, analysis: Analysis, name: str, knowledge: Knowledge, carry_time: bool) -> str:
     entities = analysis.entities
     extras = []
-    if carry_time and entities.time_window and entities.time_window not in text:
+    if carry_time and entities.time_window and time_in(text, analysis.times) is None:
         extras.append(entities.time_window)
     hints = knowledge.by_name(name)
     kinds = list(hints.entity_weights) if hints else []

@@ -1,15 +1,19 @@
 """Shared text analysis: tokens, typo repair and the entities ops questions carry.
 
-Entities are what a question is *about* (ticket numbers, run ids, pipeline names, CIs, regions,
-time windows, priorities); they decide tool arguments and are carried into every planned task.
+Entities are what a question is *about* (ticket numbers, run ids, pipeline names, CIs, regions);
+they decide tool arguments and are carried into every planned task. Time windows, priorities and
+other filters are not read here: the intake analysis found them already (see ``task_facts.py``).
 The patterns are a few readable tables rather than one regex per question type.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from opsagent.contracts.analysis import TimeMention
+from opsagent.intake.vocabulary import REGIONS
 
 WORD = re.compile(r"[a-z0-9][a-z0-9_\-']*")
 INCIDENT = re.compile(r"\bINC\d{5,10}\b", re.IGNORECASE)
@@ -18,41 +22,12 @@ RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]*[a-z0-9]\b", re.IGNORECASE)
 CONFIG_ITEM = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:prod|dev|test|uat|weu|neu|\d{1,3})(?:-[a-z0-9]+)*\b")
 
-REGIONS: dict[str, str] = {
-    "west europe": "West Europe", "westeurope": "West Europe", "weu": "West Europe",
-    "north europe": "North Europe", "northeurope": "North Europe", "neu": "North Europe",
-    "east us 2": "East US 2", "eastus2": "East US 2", "east us": "East US", "west us": "West US",
-    "eu-west-1": "eu-west-1", "frankfurt": "Frankfurt", "netherlands": "West Europe", "ireland": "North Europe",
-}
+REGION_WORDS: dict[str, str] = {word: name for name, words in REGIONS.items() for word in words}
 """Region words users type → the region name tools understand (longest phrase wins)."""
 NAMED_REGION = re.compile(r"\b(?:in|for|from) (?:the )?([a-z][a-z\- ]{2,30}?) region\b")
 """"in the Antarctica region": a region the table does not know is passed on as typed, so the
 tool can say it has no data for it (and list the regions it knows) instead of it being dropped."""
 NOT_A_REGION = frozenset("same other that this which each any every one my our your their a an".split())
-
-TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(since|from) (yesterday|today|last night|this morning|monday|last week)\b"), "since {2}"),
-    (re.compile(r"\b(?:in the |over the |during the |for the )?(last|past|previous|next) (\d+) ?(minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)\b"), "{1} {2} {3}"),
-    (re.compile(r"\b(?:in the |over the )?(last|past|previous|next) (hour|day|week|24h)\b"), "{1} {2}"),
-    (re.compile(r"\b(\d+) ?(h|hrs|hours|d|days)\b"), "last {1} {2}"),
-    (re.compile(r"\b(?:overnight|(?:yesterday|last) evening)\b"), "last night"),
-    (re.compile(r"\b(today|yesterday|tomorrow|last night|this week|tonight)\b"), "{1}"),
-    (re.compile(r"\bthis morning\b"), "today"),
-    (re.compile(r"\b(recently|recent|lately)\b"), "last 7 days"),
-)
-"""Time phrases → the plain phrase tools resolve (``timewindow.py``); first match wins."""
-
-UNIT_WORDS = {"h": "hours", "hr": "hours", "hrs": "hours", "hour": "hours", "d": "days", "day": "days",
-              "w": "weeks", "week": "weeks", "min": "minutes", "mins": "minutes", "minute": "minutes"}
-
-PRIORITY_WORDS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile(r"\bp1\s*/\s*p2\b|\bp1 (?:and|or) p2\b|\bp1-p2\b"), 2),
-    (re.compile(r"\bp([1-5])s?\b"), 0),
-    (re.compile(r"\bpriority ([1-5])\b"), 0),
-    (re.compile(r"\b(critical|sev ?1)\b"), 1),
-    (re.compile(r"\b(high[- ]priority|high prio|urgent|major)\b"), 2),
-)
-"""Priority phrases → "priority N or more urgent"; 0 means "take the captured digit"."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +41,7 @@ class Entities:
     config_items: tuple[str, ...] = ()
     regions: tuple[str, ...] = ()
     time_window: str | None = None
-    priority: int | None = None
+    """The phrase of the first time expression intake found in this text (tools resolve it the same way)."""
     groups: tuple[str, ...] = ()
     targets: tuple[str, ...] = field(default=())
     """Named things a specialist checks separately (e.g. platforms), filled by ``detect.py``."""
@@ -123,48 +98,33 @@ def find_phrase(text: str, phrase: str) -> int:
     return -1
 
 
-def time_window(text: str) -> str | None:
-    """The first time phrase in ``text`` as a plain phrase, e.g. "last 24 hours" or "since yesterday"."""
-    low = normalise(text)
-    for pattern, template in TIME_PATTERNS:
-        match = pattern.search(low)
-        if match:
-            parts = [UNIT_WORDS.get(part, part) for part in match.groups()]
-            phrase = template.format(None, *parts)
-            return phrase.replace("last 24h", "last 24 hours").replace("next 24h", "next 24 hours")
-    return None
-
-
-def priority(text: str) -> int | None:
-    low = normalise(text)
-    for pattern, value in PRIORITY_WORDS:
-        match = pattern.search(low)
-        if match:
-            return value or int(match.group(1))
-    return None
-
-
 def regions(text: str) -> tuple[str, ...]:
     low = normalise(text)
-    found = [(find_phrase(low, phrase), name) for phrase, name in REGIONS.items()]
-    known = unique(name for position, name in sorted(found) if position >= 0)
+    found = [(find_phrase(low, phrase), -len(phrase), name) for phrase, name in REGION_WORDS.items()]
+    known = unique(name for position, _, name in sorted(found) if position >= 0)
     if known:
         return known
     named = NAMED_REGION.search(low)
     return (named.group(1).title(),) if named and not set(named.group(1).split()) & NOT_A_REGION else ()
 
 
-def extract(text: str, groups: Iterable[str] = ()) -> Entities:
-    """Every entity in ``text``; ``groups`` are the assignment-group names to recognise."""
+def time_in(text: str, times: Sequence[TimeMention]) -> str | None:
+    """The tool phrase of the first of intake's time expressions written (or carried) in ``text``."""
+    low = normalise(text)
+    return next((item.phrase for item in times if normalise(item.text) in low or normalise(item.phrase) in low), None)
+
+
+def extract(text: str, groups: Iterable[str] = (), times: Sequence[TimeMention] = ()) -> Entities:
+    """Every entity in ``text``; ``groups`` are the assignment-group names to recognise, ``times``
+    the question's time expressions as intake resolved them (never parsed again here)."""
     low = normalise(text)
     return Entities(
         incidents=unique(match.upper() for match in INCIDENT.findall(text)),
         changes=unique(match.upper() for match in CHANGE.findall(text)),
         run_ids=unique(match.lower() for match in RUN_ID.findall(text)),
         pipelines=unique(match.lower() for match in PIPELINE.findall(text)),
-        config_items=unique(item for item in CONFIG_ITEM.findall(low) if item not in REGIONS),
+        config_items=unique(item for item in CONFIG_ITEM.findall(low) if item not in REGION_WORDS),
         regions=regions(low),
-        time_window=time_window(low),
-        priority=priority(low),
+        time_window=time_in(low, times),
         groups=unique(group for group in groups if contains_phrase(low, group.lower())),
     )

@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from opsagent.local_model.arguments import Context, arguments_for
+from opsagent.local_model.arguments import Context, arguments_for, windows_of_previous
 from opsagent.local_model.detect import target_positions
+from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.role_inputs import SpecialistInput
 from opsagent.local_model.knowledge import SpecialistHints, ToolRule
 from opsagent.local_model.scope import clauses
+from opsagent.local_model.task_facts import facts_for
 from opsagent.local_model.text import contains_phrase, extract, normalise, unique
 
 MAX_CALLS = 6
@@ -47,11 +49,13 @@ def build_context(task: SpecialistInput, hints: SpecialistHints) -> Context:
     question = task.task.question
     text = normalise(question)
     previous_text = _previous_text(task)
-    own = extract(question, hints.groups)
+    facts = facts_for(task.analysis, question)
+    own = extract(question, hints.groups, facts.times)
     own = replace(own, targets=unique(name for _, name in target_positions(text, hints)))
     previous = extract(previous_text, hints.groups)
     previous = replace(previous, targets=unique(name for _, name in target_positions(normalise(previous_text), hints)))
-    return Context(text, own, normalise(previous_text), previous, hints.services)
+    previous_lines = "\n".join(normalise(line) for line in previous_text.splitlines())  # one line per row
+    return Context(text, own, facts, previous_lines, previous, hints.services)
 
 
 def _fires(rule: ToolRule, text: str) -> bool:
@@ -63,6 +67,8 @@ def _vetoed(rule: ToolRule, text: str) -> bool:
 
 
 def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
+    if rule.per == "window":
+        return windows_of_previous(ctx) if rule.from_previous else ()
     values = ctx.entities.of_kind(rule.per or "")
     if not values and rule.from_previous:
         values = ctx.previous.of_kind(rule.per or "")
@@ -84,7 +90,7 @@ def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any])
 def plan_calls(task: SpecialistInput, hints: SpecialistHints, tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
     """The calls for this task; ``tools`` maps each offered tool's name to its parameter schemas."""
     ctx = build_context(task, hints)
-    calls = _by_clause(_apply_rules(hints.tools, ctx, tools), ctx, hints, tools)
+    calls = _by_clause(_apply_rules(hints.tools, ctx, tools), ctx, hints, tools, task.analysis)
     if not calls and ctx.previous_text:  # nothing in the task itself: let the previous results decide
         calls = _apply_rules(hints.tools, replace(ctx, text=ctx.text + "\n" + ctx.previous_text), tools)
     if not calls:
@@ -122,13 +128,13 @@ def _defaults(rules: Sequence[ToolRule], ctx: Context, tools: Mapping[str, Mappi
 
 
 def _by_clause(calls: list[PlannedCall], ctx: Context, hints: SpecialistHints,
-               tools: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+               tools: Mapping[str, Mapping[str, Any]], analysis: QuestionAnalysis) -> list[PlannedCall]:
     """"Which changes are scheduled …, and which still need approval?": two selections of the same
     items, one call each; a single call would combine both filters into one that matches neither."""
     parts = [part for part in clauses(ctx.text) if part.text.split(" ", 1)[0] in SELECTING]
     if len(parts) < 2 or len(parts) < len(clauses(ctx.text)):
         return calls
-    own = [_apply_rules(hints.tools, _clause_context(ctx, part.text, hints), tools) for part in parts]
+    own = [_apply_rules(hints.tools, _clause_context(ctx, part.text, hints, analysis), tools) for part in parts]
     for name in dict.fromkeys(call.name for call in calls):
         variants = [call for found in own for call in found if call.name == name]
         if sum(1 for found in own if any(call.name == name for call in found)) >= 2 and len(
@@ -137,9 +143,12 @@ def _by_clause(calls: list[PlannedCall], ctx: Context, hints: SpecialistHints,
     return calls
 
 
-def _clause_context(ctx: Context, text: str, hints: SpecialistHints) -> Context:
-    entities = extract(text, hints.groups)
-    return replace(ctx, text=text, entities=replace(entities, targets=unique(
+def _clause_context(ctx: Context, text: str, hints: SpecialistHints, analysis: QuestionAnalysis) -> Context:
+    """One clause's own filters; a window written once ("… next week, and which …") holds for both."""
+    facts = facts_for(analysis, text)
+    facts = replace(facts, times=facts.times or ctx.facts.times)
+    entities = extract(text, hints.groups, facts.times)
+    return replace(ctx, text=text, facts=facts, entities=replace(entities, targets=unique(
         name for _, name in target_positions(text, hints))))
 
 

@@ -29,6 +29,7 @@ from opsagent.tools.rendering import (
     parse_point,
     window_words,
 )
+from opsagent.tools.timewindow import TimeWindow
 
 SYSTEM = "Log Analytics"
 _FACTORY_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
@@ -70,6 +71,7 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
 
         async def work() -> ToolResult:
             window = call.window("time_window", time_window or "last 24 hours", clock())
+            _note_future(call, window, clock())
             name, factory_name = _pipeline_filters(pipeline_name, factory)
             rows = clamp_limit(limit, max_rows, call.warnings)
             page = await backend.list_failed_runs(start=window.start, end=window.end, limit=rows,
@@ -104,6 +106,7 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
 
         async def work() -> ToolResult:
             window = call.window("time_window", time_window or "last 7 days", clock())
+            _note_future(call, window, clock())
             name, factory_name = _pipeline_filters(pipeline_name, factory)
             rows = clamp_limit(limit, max_rows, call.warnings)
             page = await backend.pipeline_status(start=window.start, end=window.end, pipeline_name=name,
@@ -168,6 +171,12 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
         return await call.run(work)
 
     return [list_failed_pipelines, query_pipeline_status, get_pipeline_run_details]
+
+
+def _note_future(call: ToolCall, window: TimeWindow, now: datetime) -> None:
+    """Runs cannot have happened after now: an empty answer for a future window proves nothing yet."""
+    if window.start > now:
+        call.warnings.append(f"The whole window is after now ({iso_minute(now)}): these runs have not happened yet.")
 
 
 def _validate_run_id(run_id: str) -> str:

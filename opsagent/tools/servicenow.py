@@ -115,7 +115,7 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
             "('P2 or higher', 'P1/P2'); 'exactly': only that priority, e.g. 'P2 incidents', 'only the P3s'"))] = "or_higher",
         assignment_group: Annotated[str | None, Field(description="Assignment group name or part of it, e.g. 'Data Platform Ops'")] = None,
         configuration_item: Annotated[str | None, Field(description="Configuration item (CI) name or part of it, e.g. 'adf-prod-weu'")] = None,
-        text: Annotated[str | None, Field(description="Case-insensitive text in number, short description, description or CI, e.g. a pipeline name")] = None,
+        text: Annotated[str | None, Field(description="Words that must all appear (any order, any case) in number, short description, description or CI, e.g. a pipeline name or 'SHIR upgrade'")] = None,
         opened_within: Annotated[str | None, Field(description=(
             "Only incidents opened inside this UTC window (start included, end excluded): a phrase such as "
             "'last 24 hours', 'today', 'since yesterday', 'since 2025-01-09T18:00Z', or a range "
@@ -183,7 +183,7 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
             "UTC time window; matches changes whose planned window overlaps it: a phrase such as 'next 7 days', "
             "'last 24 hours', 'since yesterday', or a range '2025-01-09T17:00Z to 2025-01-09T19:30Z'"))] = None,
         configuration_item: Annotated[str | None, Field(description="Configuration item (CI) name or part of it, e.g. 'vm-shir-01'")] = None,
-        text: Annotated[str | None, Field(description="Case-insensitive text in number, short description, description or CI")] = None,
+        text: Annotated[str | None, Field(description="Words that must all appear (any order, any case) in number, short description, description or CI, e.g. 'index maintenance'")] = None,
         limit: Annotated[int | None, Field(description=f"Maximum rows (capped at {max_rows})")] = None,
     ) -> str:
         """List ServiceNow change requests, latest planned start first, by state, type, approval, planned window, CI and text.

@@ -43,6 +43,9 @@ _PARTS_OF_DAY = {"this morning": (0, 12), "this afternoon": (12, 18), "this even
 _NIGHT_START, _NIGHT_END = time(18, 0), time(8, 0)
 _DATEPARSER_SETTINGS = {"TIMEZONE": "UTC", "TO_TIMEZONE": "UTC", "RETURN_AS_TIMEZONE_AWARE": True,
                         "PREFER_DATES_FROM": "past"}
+SAME_AS = {"overnight": "last night", "yesterday evening": "last night", "last evening": "last night",
+           "this day": "today"}
+"""Words for the same window, spelt one way in answers and tool calls."""
 _CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b")
 """A time of day in the words ("6pm", "18:00", "noon"): otherwise a moment means that whole day."""
 
@@ -103,7 +106,9 @@ def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
         raise ValueError(f"Unrecognised time window {phrase!r}; use one of {ACCEPTED_FORMS}.")
     if window.end <= window.start:
         raise ValueError(f"Time window {phrase!r} ends before it starts; give the earlier time first.")
-    return window._replace(label=label)
+    if label.startswith("from ") and _RANGE.match(label) is None:  # "from X" is X's window
+        label = _FILLER.sub("", label.removeprefix("from "))
+    return window._replace(label=_plain_rolling(label) or SAME_AS.get(label, label))
 
 
 def resolve_time_point(phrase: str, now: datetime) -> datetime:
@@ -131,7 +136,7 @@ def _resolve(label: str, now: datetime) -> TimeWindow | None:
             moment = parse_moment(label.removeprefix(prefix), now)
             return _around(moment[0], label) if moment else None
     if label.startswith("from ") and _RANGE.match(label) is None:
-        return _resolve(label.removeprefix("from "), now)
+        return _resolve(_FILLER.sub("", label.removeprefix("from ")), now)
     return _single(label, now) or _range(label, now)
 
 
@@ -153,6 +158,8 @@ def _around(moment: datetime, label: str) -> TimeWindow:
 def _edge(text: str, now: datetime, *, side: Literal["start", "end"]) -> datetime | None:
     """Where "since X" begins / "… to Y" ends: the moment itself when it has a time, else the
     start (or end) of its day-sized window."""
+    if text.strip() in ("now", "right now", "the present"):
+        return now
     moment = parse_moment(text, now)
     if moment is not None and moment[1]:
         return moment[0]
@@ -187,6 +194,18 @@ def _calendar(label: str, now: datetime) -> tuple[datetime, datetime] | None:
         start = datetime.combine(now.date() - DAY, _NIGHT_START, tzinfo=UTC)
         return start, min(datetime.combine(now.date(), _NIGHT_END, tzinfo=UTC), now)
     return None
+
+
+def _plain_rolling(label: str) -> str | None:
+    """"24h" / "last 24 hrs" → "last 24 hours": the one spelling answers and tool calls use."""
+    match = _ROLLING.match(re.sub(r"(\d)([a-z])", r"\1 \2", label))
+    if match is None or match.group(2) is None or not match.group(2).isdigit():
+        return None
+    direction, count, unit = match.groups()
+    name = next((names[-1] for names, _ in _UNIT_MINUTES if unit in names), None)
+    if name is None:
+        return None
+    return f"{direction or 'last'} {count} {name if count != '1' else name.removesuffix('s')}"
 
 
 def _rolling(label: str, now: datetime) -> tuple[datetime, datetime] | None:

@@ -58,7 +58,8 @@ class ClarifyExecutor(Executor):
         trail = request.trail
         found = await self.candidates(trail.analysis)
         role_input = ClarifyInput(question=trail.question, history=trail.history, analysis=trail.analysis,
-                                  reason=request.reason, candidates=found.questions, specialists=self.specialists)
+                                  reason=request.reason, candidates=found.questions,
+                                  candidates_label=found.label, specialists=self.specialists)
         text, error = await ask_for_reply(self.agent, clarify_messages(role_input), timeout_seconds=self.timeout_seconds)
         parsed = parse_model_output(text, ClarifyOutput) if error is None else None
         output = parsed.value if parsed is not None and parsed.value is not None else FALLBACK

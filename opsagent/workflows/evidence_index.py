@@ -159,10 +159,18 @@ class EvidenceIndex:
                 and needle not in json.dumps(item.rows, default=str).lower()]
 
 
+COUNT_FIELDS = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "count", "total",
+                          "failures", "incidents", "changes", "components"})
+"""Row fields that are counts already (a status summary's "runs: 18, failed: 3"), and their sums."""
+
+
 def _item_counts(item: ToolEvidence) -> set[int]:
     counts = {item.total, item.shown, len(item.rows)}
     for values in _row_values(item.rows).values():
         counts |= set(Counter(values).values()) | {len(set(values))}
+    for name in COUNT_FIELDS:
+        given = [row[name] for row in item.rows if isinstance(row.get(name), int) and not isinstance(row[name], bool)]
+        counts |= set(given) | ({sum(given)} if given else set())
     return counts
 
 

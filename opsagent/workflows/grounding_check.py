@@ -48,6 +48,7 @@ FAMILY_WORDS: dict[str, tuple[str, ...]] = {
     "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
     "problem": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
 }
+BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 PLATFORM_TOOLS = {"databricks": "check_databricks_health", "snowflake": "check_snowflake_health",
                   "azure": "check_azure_service_health"}
 """A platform a negative claim names narrows it to that platform's check."""
@@ -118,21 +119,26 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
     return quoted in index.text
 
 
-def _backs_negative(sentence: str, index: EvidenceIndex) -> str | None:
-    """Why the evidence backs this negative sentence, or ``None``."""
+def _family(text: str) -> set[str]:
+    return {tool for word, family in FAMILY_WORDS.items() if word in text for tool in family}
+
+
+def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -> str | None:
+    """Why the evidence backs this negative clause, or ``None``. ``context`` is the whole sentence:
+    "nothing matched during CHG…'s window: no failed runs …" is about runs although its first
+    clause does not say so."""
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
-    names = identifiers_in(sentence)
-    if names:
-        for name in sorted(names):
-            empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found")]
-            if empty:
-                return f"{empty[0].tool} for {name} came back empty"
-            if index.complete_listings_without(name):
-                return f"a complete listing does not contain {name}"
-        return None
     words = sentence.lower()
-    tools = {tool for word, family in FAMILY_WORDS.items() if word in words for tool in family}
+    for name in sorted(identifiers_in(sentence)):
+        empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found")]
+        if empty:
+            return f"{empty[0].tool} for {name} came back empty"
+        if index.complete_listings_without(name):
+            return f"a complete listing does not contain {name}"
+    tools = _family(words) or _family(context.lower())
+    if identifiers_in(sentence) and not tools:
+        return None  # a named thing said to be absent, and no search for it came back empty
     platforms = {tool for name, tool in PLATFORM_TOOLS.items() if name in words}
     tools = (tools & platforms or platforms) if platforms else tools
     relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools)]
@@ -148,15 +154,15 @@ def _backs_negative(sentence: str, index: EvidenceIndex) -> str | None:
 
 def check_negative_claims(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
-    clauses = [clause.strip() for sentence in sentences(text) for clause in CLAUSE.split(sentence) if clause.strip()]
-    for sentence in clauses:
-        if not NEGATION.search(sentence):
-            continue
-        why = _backs_negative(sentence, index)
-        checks.append(GroundingCheck(
-            kind="negative_claim", claim=sentence, passed=why is not None,
-            detail=why or f"no search that ran for it came back empty: \"{sentence}\"",
-        ))
+    for sentence in sentences(text):
+        for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
+            if not NEGATION.search(clause) or clause.lower().strip(" .!—-") in BARE_ANSWERS:
+                continue  # a bare "No —" is as true as the clause that explains it, checked on its own
+            why = _backs_negative(clause, index, context=sentence)
+            checks.append(GroundingCheck(
+                kind="negative_claim", claim=clause, passed=why is not None,
+                detail=why or f"no search that ran for it came back empty: \"{clause}\"",
+            ))
     return checks
 
 

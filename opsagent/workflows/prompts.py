@@ -87,7 +87,8 @@ def planner_messages(role_input: PlannerInput) -> list[Message]:
 def clarify_messages(role_input: ClarifyInput) -> list[Message]:
     extra = ""
     if role_input.candidates:
-        extra = "\nCandidates from the data (offer these): " + "; ".join(role_input.candidates)
+        label = f" - {role_input.candidates_label}" if role_input.candidates_label else ""
+        extra = f"\nCandidates from the data{label} (offer these): " + "; ".join(role_input.candidates)
     if role_input.reason:
         extra += f"\nWhy we ask: {role_input.reason}"
     text = f"{role_input.question}\n\n{_context_block(role_input.analysis)}{extra}"

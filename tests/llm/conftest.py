@@ -16,6 +16,7 @@ from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.requests import MessageData
 from opsagent.contracts.role_inputs import PlannerInput, SpecialistInfo, SpecialistInput, attach_role_input
+from opsagent.intake import analyse_question
 from opsagent.local_model import LocalChatClient
 from opsagent.runtime import Runtime, build_runtime
 from opsagent.settings import Settings, load_settings
@@ -28,13 +29,15 @@ REGISTRY = [SpecialistInfo(name="servicenow", description="ServiceNow ITSM — i
             SpecialistInfo(name="service_health", description="Platform health — Databricks, Snowflake and Azure.")]
 
 
-def analysis_of(question: str) -> QuestionAnalysis:
-    return QuestionAnalysis(question=question, resolved_question=question, now=NOW)
+def analysis_of(question: str, history: Sequence[MessageData] = ()) -> QuestionAnalysis:
+    """What intake makes of the question (no inventory: names stay as written)."""
+    return analyse_question(question, history, now=NOW)
 
 
 def planner_input(question: str, history: Sequence[tuple[str, str]] = (), *, mode: str = "user") -> PlannerInput:
-    return PlannerInput(mode=mode, question=question, analysis=analysis_of(question), specialists=REGISTRY,
-                        history=[MessageData(role=role, content=text) for role, text in history], max_tasks=8)
+    messages = [MessageData(role=role, content=text) for role, text in history]
+    return PlannerInput(mode=mode, question=question, analysis=analysis_of(question, messages), specialists=REGISTRY,
+                        history=messages, max_tasks=8)
 
 
 async def local_reply(client: LocalChatClient, role_input: Any, **options: Any) -> str:

@@ -119,10 +119,11 @@ class Where:
         return self
 
     def contains(self, columns: Sequence[str], text: str | None) -> Where:
-        """Case-insensitive substring match on any of ``columns`` (no LIKE wildcards to escape)."""
-        if text:
+        """Every word of ``text`` in any of ``columns``, case-insensitive ("SHIR upgrade" finds
+        "Upgrade the SHIR …"); no LIKE wildcards to escape."""
+        for word in (text or "").split():
             tests = " OR ".join(f"instr(lower({column}), lower(?)) > 0" for column in columns)
-            self.add(f"({tests})", *([text] * len(columns)))
+            self.add(f"({tests})", *([word] * len(columns)))
         return self
 
     @property
