@@ -29,6 +29,7 @@ from opsagent.workflows.presentation import (
     shown_results,
     task_limitations,
 )
+from opsagent.workflows.stated_filters import unapplied_filters
 
 BLOCKED_WARNING = ("⚠️ **Parts of this answer could not be verified against the data, so they are left out.** "
                    "What the data shows is below.")
@@ -58,6 +59,7 @@ def limitations_of(trail: RunTrail, titles: Mapping[str, str]) -> list[str]:
     lines = [
         *task_limitations(trail.results, titles),
         *analysis_limitations(trail.analysis),
+        *unapplied_filters(trail.analysis, trail.results),
         *review_limitations(final, retry_ran=bool(trail.retry_accepted), declined_reason=trail.retry_rejection_reason),
     ]
     return list(dict.fromkeys(lines))
