@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from evals.case import load_cases
-from evals.harness import run_case
+from evals.harness import CaseRunner
 from evals.judge import judge_answer, judge_available
 from evals.report import summarise_results, write_reports
 from opsagent.backends.demo import make_demo_backends
@@ -25,8 +25,9 @@ async def main(argv: list[str] | None = None) -> int:
     cases = [case for case in load_cases(tags=set(args.tag) or None)
              if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
     results = []
+    runner = CaseRunner(settings, make_backends=make_demo_backends, models=models)
     for case in cases:
-        result = await run_case(case, settings, make_backends=make_demo_backends, models=models)
+        result = await runner.run(case)
         if judge_available(models) and case.expect.facts:
             verdict = await judge_answer(models, case, result.answer)
             result = result.model_copy(update={"judge": "pass" if verdict.passed else f"fail: {verdict.reason}",
@@ -34,6 +35,7 @@ async def main(argv: list[str] | None = None) -> int:
         failed = "; ".join(f"{check.name} {check.detail}".strip() for check in result.checks if not check.passed)
         print(f"{'pass' if result.passed else 'FAIL'}  {case.id}{'  — ' + failed if failed else ''}", file=sys.stderr)
         results.append(result)
+    await runner.aclose()
     summary = summarise_results(results, provider=models.provider, model=models.model)
     paths = write_reports(results, summary)
     print(f"{summary.passed}/{summary.cases} passed ({summary.pass_rate:.0%}); "

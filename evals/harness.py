@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-
+import json
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -18,7 +18,7 @@ from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
 from opsagent.errors import BackendAuthError, BackendError, BackendResponseError, BackendUnavailableError
 from opsagent.agents.model_provider import ModelProvider
-from opsagent.runtime import build_runtime
+from opsagent.runtime import Runtime, build_runtime
 from opsagent.settings import Settings
 from opsagent.workflows.runner import answer_chat
 
@@ -96,25 +96,51 @@ class CaseResult(BaseModel):
     judge: str | None = None
 
 
-async def run_case(
-    case: EvalCase,
-    settings: Settings,
-    *,
-    make_backends: Callable[[Settings, Callable[[], datetime]], Backends],
-    models: ModelProvider | None = None,
-) -> CaseResult:
-    """One case, on a runtime whose clock is the case's fixed "now" (and the suite's model provider)."""
-    if case.tool_max_rows is not None:
-        settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
-    clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
-    backends = with_faults(make_backends(settings, clock), case.faults, case.transient_faults)
-    runtime = build_runtime(settings, models=models, backends=backends, clock=clock)
-    started = time.perf_counter()
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history), workflow=case.workflow)
-    finally:
-        await runtime.aclose()
-    return summarise(case, answer, duration_ms=(time.perf_counter() - started) * 1000)
+RuntimeKey = tuple[datetime, str, int | None]
+
+
+class CaseRunner:
+    """Runs cases on runtimes shared by every case with the same clock, faults and row cap.
+
+    A runtime is built once per such group (building one per case was most of the suite's time).
+    Cases with transient faults get their own runtime: the fault is used up by the first call.
+    """
+
+    def __init__(self, settings: Settings, *, make_backends: Callable[[Settings, Callable[[], datetime]], Backends],
+                 models: ModelProvider | None = None) -> None:
+        self.settings = settings
+        self.make_backends = make_backends
+        self.models = models
+        self._shared: dict[RuntimeKey, Runtime] = {}
+
+    def _build(self, case: EvalCase) -> Runtime:
+        settings = self.settings
+        if case.tool_max_rows is not None:
+            settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
+        clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
+        backends = with_faults(self.make_backends(settings, clock), case.faults, case.transient_faults)
+        return build_runtime(settings, models=self.models, backends=backends, clock=clock)
+
+    async def run(self, case: EvalCase) -> CaseResult:
+        """One case, on a runtime whose clock is the case's fixed "now" (and the suite's model provider)."""
+        if case.transient_faults:
+            runtime = self._build(case)
+        else:
+            key = (case.now, json.dumps(case.faults, sort_keys=True), case.tool_max_rows)
+            runtime = self._shared.get(key) or self._shared.setdefault(key, self._build(case))
+        started = time.perf_counter()
+        try:
+            answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history),
+                                          workflow=case.workflow)
+        finally:
+            if case.transient_faults:
+                await runtime.aclose()
+        return summarise(case, answer, duration_ms=(time.perf_counter() - started) * 1000)
+
+    async def aclose(self) -> None:
+        for runtime in self._shared.values():
+            await runtime.aclose()
+        self._shared.clear()
 
 
 def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResult:
@@ -129,4 +155,8 @@ def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResu
 
 
 async def run_cases(cases: Sequence[EvalCase], settings: Settings, **kwargs: Any) -> list[CaseResult]:
-    return [await run_case(case, settings, **kwargs) for case in cases]
+    runner = CaseRunner(settings, **kwargs)
+    try:
+        return [await runner.run(case) for case in cases]
+    finally:
+        await runner.aclose()

@@ -1,29 +1,63 @@
-"""The command line, run as users run it: a subprocess on the local model and demo data."""
+"""The command line: in-process through ``cli.main`` (argv, stdin, stdout, stderr, exit code), plus
+one real ``python -m opsagent`` subprocess proving the entry point as users run it."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
+from opsagent.cli import main
+
 ROOT = Path(__file__).resolve().parent.parent
+OUR_PREFIXES = ("OPENAI_", "AZURE_OPENAI_", "LLM_", "SERVICENOW_", "OPSAGENT_", "LOG_ANALYTICS_", "TEAMS_")
 
 
-def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None, data_dir: Path) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AZURE_OPENAI_", "LLM_", "SERVICENOW_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "opsagent", *args], input=stdin, capture_output=True, text=True, timeout=120,
-        cwd=ROOT, env={**clean, "DATA_DIR": str(data_dir), **(env or {})},
-    )
+class CliResult(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_plan_prints_one_stable_json_decision(tmp_path):
-    result = run_cli("plan", "Which pipelines failed in the last 24 hours, and is there an open incident for any of them?",
-                     data_dir=tmp_path)
+Cli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """``opsagent <args>`` in this process, on the local model and demo data (no model keys)."""
+    for key in [key for key in os.environ if key.startswith(OUR_PREFIXES)]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    monkeypatch.chdir(ROOT)
+
+    def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> CliResult:
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def run_cli(*args: str, data_dir: Path) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(OUR_PREFIXES)}
+    return subprocess.run([sys.executable, "-m", "opsagent", *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env={**clean, "DATA_DIR": str(data_dir)})
+
+
+def test_plan_prints_one_stable_json_decision(cli: Cli) -> None:
+    result = cli("plan", "Which pipelines failed in the last 24 hours, and is there an open incident for any of them?")
     assert result.returncode == 0, result.stderr
     decision = json.loads(result.stdout)
     assert set(decision) == {"route", "parts", "plan", "plan_reason", "reject_reason", "runbooks"}
@@ -31,7 +65,7 @@ def test_plan_prints_one_stable_json_decision(tmp_path):
     assert [(t["step"], t["agent"]) for t in decision["plan"]] == [(1, "log_analytics"), (2, "servicenow")]
 
 
-def test_plan_reads_questions_and_history_from_stdin_in_order(tmp_path):
+def test_plan_reads_questions_and_history_from_stdin_in_order(cli: Cli) -> None:
     lines = [
         "What's the weather in Oslo?",
         json.dumps({"question": "is it degraded?", "history": [
@@ -40,7 +74,7 @@ def test_plan_reads_questions_and_history_from_stdin_in_order(tmp_path):
         "check it",
         '{"question": }',
     ]
-    result = run_cli("plan", "-", stdin="\n".join(lines) + "\n", data_dir=tmp_path)
+    result = cli("plan", "-", stdin="\n".join(lines) + "\n")
     decisions = [json.loads(line) for line in result.stdout.splitlines()]
     assert [d.get("route") for d in decisions] == ["reject", "execute", "clarify", None]
     assert decisions[0]["reject_reason"]
@@ -49,8 +83,8 @@ def test_plan_reads_questions_and_history_from_stdin_in_order(tmp_path):
     assert result.returncode == 1
 
 
-def test_ask_json_has_the_answer_and_its_metadata(tmp_path):
-    result = run_cli("ask", "Show me INC0010049", "--json", data_dir=tmp_path)
+def test_ask_json_has_the_answer_and_its_metadata(cli: Cli) -> None:
+    result = cli("ask", "Show me INC0010049", "--json")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert "INC0010049" in payload["answer"]
@@ -60,7 +94,8 @@ def test_ask_json_has_the_answer_and_its_metadata(tmp_path):
     assert payload["llm_calls"] >= 3
 
 
-def test_ask_prints_progress_to_stderr_and_names_the_model(tmp_path):
+def test_ask_prints_progress_to_stderr_and_names_the_model(tmp_path: Path) -> None:
+    """The one real subprocess: ``python -m opsagent`` as users type it."""
     result = run_cli("ask", "Is Snowflake degraded right now?", "--workflow", "triage", data_dir=tmp_path)
     assert result.returncode == 0
     assert "· Plan:" in result.stderr
@@ -74,8 +109,8 @@ def test_ask_prints_progress_to_stderr_and_names_the_model(tmp_path):
         pytest.param({"SERVICENOW_INSTANCE_URL": "https://dev1.service-now.com"}, "opsagent: ", id="half-configured-backend"),
     ],
 )
-def test_configuration_errors_are_one_line_and_exit_2(tmp_path, env, message):
-    result = run_cli("plan", "Is Databricks degraded?", env=env, data_dir=tmp_path)
+def test_configuration_errors_are_one_line_and_exit_2(cli: Cli, env: dict[str, str], message: str) -> None:
+    result = cli("plan", "Is Databricks degraded?", env=env)
     assert result.returncode == 2
     assert result.stderr.startswith(message) and len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
@@ -87,9 +122,9 @@ def mermaid_edges(text: str) -> set[tuple[str, str]]:
     return {(a, b) for a, b in re.findall(r"^\s*(\w+)(?:\[.*?\])?\s*(?:-- [^>]*? )?-->\s*(\w+)", text, re.MULTILINE)}
 
 
-def test_readme_diagram_matches_the_graph_maf_builds(tmp_path):
+def test_readme_diagram_matches_the_graph_maf_builds(cli: Cli) -> None:
     """The README's hand-labelled diagram has exactly the edges of the real dynamic workflow."""
-    result = run_cli("diagram", "dynamic", data_dir=tmp_path)
+    result = cli("diagram", "dynamic")
     assert result.returncode == 0, result.stderr
     readme = (ROOT / "README.md").read_text()
     block = readme.split("```mermaid", 1)[1].split("```", 1)[0]
@@ -97,8 +132,8 @@ def test_readme_diagram_matches_the_graph_maf_builds(tmp_path):
     assert len(mermaid_edges(result.stdout)) == 11
 
 
-def test_serve_refuses_a_separator_only_api_key_list(tmp_path):
+def test_serve_refuses_a_separator_only_api_key_list(cli: Cli) -> None:
     """``OPSAGENT_API_KEYS=","`` must stop start-up, not serve without authentication."""
-    result = run_cli("serve", "--port", "1", env={"OPSAGENT_API_KEYS": ","}, data_dir=tmp_path)
+    result = cli("serve", "--port", "1", env={"OPSAGENT_API_KEYS": ","})
     assert result.returncode == 2
     assert result.stderr.startswith("opsagent: Invalid setting OPSAGENT_API_KEYS='***'")

@@ -98,8 +98,10 @@ def state_filters(text: str, asked: set[str]) -> Iterator[FilterMention]:
                     continue
                 taken.append((match.start(), match.end()))
                 negated = _negated(text, match, field, values)
-                yield FilterMention(field=field, values=list(values), negated=negated, text=match.group(),
-                                    span=Span(start=match.start(), end=match.end()))
+                before = NEGATED_BEFORE.search(text[max(0, match.start() - 20):match.start()]) if negated else None
+                start = match.start() - (len(before.group()) if before else 0)  # "not closed", as written
+                yield FilterMention(field=field, values=list(values), negated=negated, text=text[start:match.end()],
+                                    span=Span(start=start, end=match.end()))
 
 
 def priority_filters(text: str) -> Iterator[FilterMention]:

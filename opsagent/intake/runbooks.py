@@ -71,9 +71,10 @@ def load_runbooks(directory: Path, *, specialists: Collection[str]) -> tuple[Run
         try:
             runbook = Runbook.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
         except (ValidationError, yaml.YAMLError) as error:
-            detail = error.errors()[0] if isinstance(error, ValidationError) else {"loc": (), "msg": str(error)}
-            where = ".".join(str(part) for part in detail["loc"]) or "(file)"
-            raise ConfigError(f"{path}: {where}: {detail['msg']}") from None
+            details = error.errors()[:3] if isinstance(error, ValidationError) else [{"loc": (), "msg": str(error)}]
+            said = "; ".join(f"{'.'.join(str(part) for part in item['loc']) or '(file)'}: {item['msg']}"
+                             for item in details)
+            raise ConfigError(f"{path}: {said}") from None
         unknown = sorted({item.specialist for item in runbook.steps} - set(specialists))
         if unknown:
             raise ConfigError(f"{path}: steps: unknown specialist(s) {', '.join(unknown)}; "

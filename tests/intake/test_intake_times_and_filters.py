@@ -1,0 +1,93 @@
+"""Intake's reading of time expressions and stated filters: exact windows, polarity, priorities."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from opsagent.intake.filters import find_filters
+from opsagent.intake.times import find_times
+from opsagent.tools.timewindow import resolve_time_window
+
+NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)  # a Friday
+TODAY = datetime(2025, 1, 10, tzinfo=UTC)
+
+
+def at(day_offset: int, hour: int, minute: int = 0) -> datetime:
+    return TODAY + timedelta(days=day_offset, hours=hour, minutes=minute)
+
+
+@pytest.mark.parametrize(("question", "text", "start", "end"), [
+    ("what failed since yesterday 6pm?", "since yesterday 6pm", at(-1, 18), NOW),
+    ("runs between 06:00 and 08:30 today", "between 06:00 and 08:30 today", at(0, 6), at(0, 8, 30)),
+    ("what failed from last night until now?", "from last night until now", at(-1, 18), NOW),
+    ("incidents opened after 3pm yesterday", "after 3pm yesterday", at(-1, 15), NOW),
+    ("failures in the last 24h", "in the last 24h", NOW - timedelta(hours=24), NOW),
+    ("anything break overnight?", "overnight", at(-1, 18), at(0, 8)),
+    ("changes planned for the next 7 days", "for the next 7 days", NOW, NOW + timedelta(days=7)),
+    ("what ran on Wednesday", "Wednesday", at(-2, 0), at(-1, 0)),
+    ("failed runs from 2025-01-09T22:00Z to 2025-01-10T01:00Z", "from 2025-01-09T22:00Z to 2025-01-10T01:00Z",
+     at(-1, 22), at(0, 1)),
+])
+def test_time_expressions_resolve_to_exact_windows(question: str, text: str, start: datetime, end: datetime) -> None:
+    [found] = find_times(question, NOW)
+    assert (found.text, found.start, found.end) == (text, start, end)
+    window = resolve_time_window(found.phrase, NOW)  # the phrase the tools get means the same window
+    assert (window.start, window.end) == (start, end)
+
+
+def test_a_run_at_a_time_is_a_point_not_a_window() -> None:
+    [found] = find_times("why did the 8am run of pl_ingest_sales fail?", NOW)
+    assert found.text == "the 8am run" and found.point == at(0, 8)
+    assert found.start < found.point < found.end
+
+
+@pytest.mark.parametrize("question", ["show INC0010049", "which pipelines are failing?", "priority 2 incidents",
+                                      "error 2200 at Copy_Sales"])
+def test_no_time_is_invented(question: str) -> None:
+    assert list(find_times(question, NOW)) == []
+
+
+def test_rolling_windows_are_spelt_one_way() -> None:
+    assert [item.phrase for item in find_times("in the last 24h, and over the past 48 hrs", NOW)] == [
+        "last 24 hours", "past 48 hours"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("changes this week that are not approved yet", [("approval", "not approved")]),
+    ("which changes haven't been approved?", [("approval", "not approved")]),
+    ("unapproved changes", [("approval", "not approved")]),
+    ("changes awaiting approval", [("approval", "requested")]),
+    ("approved changes for tomorrow", [("approval", "approved")]),
+    ("incidents that are not resolved", [("incident_state", "open")]),
+    ("incidents that are not closed", [("incident_state", "not closed")]),
+    ("changes that aren't scheduled", [("change_state", "not scheduled")]),
+    ("every incident on vm-shir-01, including closed ones", [("incident_state", "all")]),
+    ("incidents and changes on vm-shir-01, including closed or canceled ones",
+     [("incident_state", "all"), ("change_state", "all")]),
+    ("emergency changes being implemented", [("change_type", "emergency"), ("change_state", "implement")]),
+])
+def test_state_filters_keep_their_polarity(question: str, expected: list[tuple[str, str]]) -> None:
+    assert sorted((item.field, item.as_argument()) for item in find_filters(question)) == sorted(expected)
+
+
+@pytest.mark.parametrize("question", ["is CHG0030021 approved?", "I need to know if it was approved",
+                                      "can you tell me whether the change is approved"])
+def test_a_state_asked_about_is_not_a_filter(question: str) -> None:
+    assert [item for item in find_filters(question) if item.field == "approval"] == []
+
+
+@pytest.mark.parametrize(("question", "values", "match"), [
+    ("open P2 incidents", ["2"], "exactly"),
+    ("P2 or higher incidents", ["2"], "or_higher"),
+    ("at least P3", ["3"], "or_higher"),
+    ("P1/P2 incidents", ["2"], "or_higher"),
+    ("P2 and P3 incidents", ["2", "3"], "exactly"),
+    ("critical incidents", ["1"], "exactly"),
+    ("high-priority incidents", ["2"], "or_higher"),
+    ("sev1 outages", ["1"], "exactly"),
+])
+def test_priorities_say_exactly_or_or_higher(question: str, values: list[str], match: str) -> None:
+    [found] = [item for item in find_filters(question) if item.field == "priority"]
+    assert (found.values, found.match) == (values, match)
