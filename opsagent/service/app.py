@@ -35,7 +35,7 @@ CONVERSATIONS_DB = "conversations.sqlite3"
 
 def _warn_about_dev_modes(settings: Settings) -> None:
     if not settings.opsagent_api_keys:
-        logger.warning("OPSAGENT_API_KEYS is not set: /api/chat* and /v1/* accept requests without a key "
+        logger.warning("OPSAGENT_API_KEYS is not set: /api/chat*, /v1/* and /mcp accept requests without a key "
                        "(local dev mode). Set it before exposing the service.")
     if settings.teams_anonymous_dev and settings.bot_app_id is None:
         logger.warning("TEAMS_ANONYMOUS_DEV=true: /api/messages accepts unsigned calls AND the outbound serviceUrl "

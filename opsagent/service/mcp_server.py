@@ -1,0 +1,112 @@
+"""``/mcp``: OpsAgent as an MCP server (streamable HTTP, official MCP Python SDK), beside Flask.
+
+    request ──▶ OpsAgentAsgi ──▶ McpEndpoint: Host/Origin policy, API key ──▶ BufferedBody ──▶ MCP SDK
+                                 (the same rules as Flask's edges and /v1)      (stateless, JSON responses)
+
+The SDK's low-level ``Server`` lists and calls the tools of ``mcp_tools.McpCatalogue``; its
+``StreamableHTTPSessionManager`` runs *stateless* with JSON responses: every POST is complete in
+itself (no session table, nothing server-initiated), so any worker process can answer any call.
+It runs on uvicorn's loop; the work hops to the app's loop thread (``LoopThread.run``). The
+manager must be running for the server's lifetime: ``OpsAgentAsgi``'s lifespan enters
+``lifespan()``. The SDK's own DNS-rebinding check is off because ours (``edges``, with
+``ALLOWED_HOSTS``/``ALLOWED_ORIGINS``) runs first and knows the deployment's host names.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import mcp.types as types
+from flask import Flask
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from opsagent.errors import RequestError
+from opsagent.service.auth import check_api_key
+from opsagent.service.buffering import BufferedBody, Message, Receive, Scope, Send, send_json_error
+from opsagent.service.chats import default_workflow
+from opsagent.service.edges import UNSAFE_METHODS, is_allowed_host, is_allowed_origin, raw_security_headers
+from opsagent.service.mcp_tools import McpCatalogue
+from opsagent.service.state import get_state
+
+MCP_PATH = "/mcp"
+INSTRUCTIONS = (
+    "OpsAgent reads ServiceNow incidents and change requests, Azure Data Factory pipeline runs (Log Analytics) and "
+    "Databricks/Snowflake/Azure health. Every tool is read-only. Use the list_/get_/check_ tools for one system, "
+    "and ask_opsagent for a question that spans systems; its answer is checked against the data it cites."
+)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    value = next((value for key, value in scope.get("headers", []) if key == name), None)
+    return None if value is None else value.decode("latin-1")
+
+
+class McpEndpoint:
+    """The ASGI app served at ``/mcp``, for one Flask app (its settings, runtime, loop and admission)."""
+
+    def __init__(self, flask_app: Flask) -> None:
+        state = get_state(flask_app)
+        self.settings = state.settings
+        self.catalogue = McpCatalogue.for_state(state, default_workflow=default_workflow(state))
+        server: Server[Any] = Server("opsagent", instructions=INSTRUCTIONS,
+                                     on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        self.manager = StreamableHTTPSessionManager(
+            app=server, stateless=True, json_response=True,
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_request_body_size=self.settings.max_request_bytes)
+        self._transport = BufferedBody(self.manager.handle_request, max_bytes=self.settings.max_request_bytes,
+                                       read_timeout=self.settings.request_read_timeout_seconds)
+
+    def lifespan(self) -> AbstractAsyncContextManager[None]:
+        """The SDK's task group; requests fail without it, and it can run once per endpoint."""
+        return self.manager.run()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            self._check_edges(scope)
+        except RequestError as error:
+            await send_json_error(scope, send, error.status, error.code, error.message,
+                                  headers=[(b"www-authenticate", b"Bearer")] if error.status == 401 else [])
+            return
+        await self._transport(scope, receive, _with_security_headers(send))
+
+    def _check_edges(self, scope: Scope) -> None:
+        """The rules Flask's edges and ``/v1`` apply, for requests that never reach Flask.
+
+        Raises:
+            RequestError: 404 off the endpoint's path, 403 for a Host or Origin not served, 401 without a key.
+        """
+        if scope["path"] != MCP_PATH:
+            raise RequestError(404, "not_found", f"No such endpoint: {scope['path']} (the MCP endpoint is {MCP_PATH}).")
+        host = _header(scope, b"host") or ""
+        if not is_allowed_host(host, self.settings):
+            raise RequestError(403, "host_not_allowed", f"The Host header {host!r} is not served here; set "
+                               "ALLOWED_HOSTS to serve it.")
+        if scope["method"] in UNSAFE_METHODS and not is_allowed_origin(_header(scope, b"origin"), host, self.settings):
+            raise RequestError(403, "cross_site_request", "Cross-site requests are refused; add the page's origin to "
+                               "ALLOWED_ORIGINS to allow it.")
+        check_api_key(_header(scope, b"authorization"), self.settings.opsagent_api_keys)
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                          ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.catalogue.listing())
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+                         ) -> types.CallToolResult:
+        return await self.catalogue.call(params.name, dict(params.arguments or {}))
+
+
+def _with_security_headers(send: Send) -> Send:
+    """The SDK's responses get the headers every response of the service carries."""
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {name.lower() for name, _ in message.get("headers", [])}
+            extra = [(name, value) for name, value in raw_security_headers() if name not in present]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
