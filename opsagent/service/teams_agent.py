@@ -47,6 +47,8 @@ STILL_WORKING = "Still working on it: this one takes a little longer. I'll post 
 EMPTY_MESSAGE = "Send me a question about incidents, changes, pipeline runs or platform health."
 TURN_FAILED = "Sorry, something went wrong while answering. It has been logged."
 BUSY = "I'm answering as many questions as I can right now; please ask again in a minute."
+FAILURE_SAID = "opsagent.failure_said"
+"""``turn_state`` key: the turn's stream already ended with ``TURN_FAILED``."""
 
 
 async def _keep_typing(context: TurnContext) -> None:
@@ -99,9 +101,7 @@ class OpsTeamsAgent:
             await context.send_activity(BUSY)
             return
         key = conversation_key("teams", activity.conversation.id)
-        stream = ProgressStream(context, interval=self.stream_interval) if can_stream(activity) else None
-        if stream is not None and not stream.is_streaming:
-            stream = None
+        stream = self._stream_for(context)
         expect_replies = activity.delivery_mode == DeliveryModes.expect_replies
         work = asyncio.create_task(self._answer(key, question, on_progress=stream.update if stream else None))
         work.add_done_callback(lambda _done: slot.release())
@@ -123,11 +123,22 @@ class OpsTeamsAgent:
             delivered = True
             await self.follow_ups.promise(context, work, partial(self._remember, key, question))
             handed_off = True
+        except Exception:
+            if stream is not None and not delivered and await stream.fail(TURN_FAILED):
+                context.turn_state[FAILURE_SAID] = True  # the stream ended with the apology: on_turn_error only logs
+            raise
         finally:  # the turn failed, timed out or was cancelled: nobody will deliver (or store) this answer
             if not handed_off and not work.done():
                 work.cancel()
-            if stream is not None and not delivered:
+            if stream is not None:
                 await stream.abandon()
+
+    def _stream_for(self, context: TurnContext) -> ProgressStream | None:
+        """A progress stream for a 1:1 chat the SDK will stream in, else ``None`` (typing + message)."""
+        if not can_stream(context.activity):
+            return None
+        stream = ProgressStream(context, interval=self.stream_interval)
+        return stream if stream.is_streaming else None
 
     @staticmethod
     async def _deliver(context: TurnContext, stream: ProgressStream | None, answer: Answer) -> None:
@@ -168,6 +179,8 @@ async def on_turn_error(context: TurnContext, error: Exception) -> None:
     """Replaces the SDK default, which would send the exception text to the user. Never raises: when
     the reply cannot be delivered either (e.g. an unreachable serviceUrl), that is logged too."""
     logger.error("Teams turn failed: %s", type(error).__name__, exc_info=error)
+    if context.turn_state.get(FAILURE_SAID):
+        return
     try:
         await context.send_activity(TURN_FAILED)
     except Exception as send_error:

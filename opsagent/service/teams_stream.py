@@ -129,8 +129,18 @@ class ProgressStream:
         for part in rest:
             await self.context.send_activity(part)
 
+    async def fail(self, text: str) -> bool:
+        """The turn failed before the answer: end the stream with ``text`` if the stream still works."""
+        self._waiting = []
+        try:
+            await self.finish_text(text)
+        except Exception:  # the send that failed may be what made the turn fail; that is logged by the caller
+            logger.debug("could not end the Teams stream with the failure", exc_info=True)
+            return False
+        return True
+
     async def abandon(self) -> None:
-        """The turn failed: stop sending updates (the error handler says so in a plain message)."""
+        """Stop sending updates, whatever happened (a no-op once the stream is finished)."""
         self._waiting = []
         try:
             await self._close()

@@ -18,12 +18,12 @@ import httpx
 import pytest
 from flask import Flask
 
-from opsagent.service.teams_agent import STILL_WORKING
+from opsagent.service.teams_agent import STILL_WORKING, TURN_FAILED
 from opsagent.service.teams_bot import teams_bot_of
 from opsagent.service.teams_stream import FIRST_UPDATE, JOINER
 from tests.backends.fake_servers import FakeServer, Reply, json_reply
 from tests.service.cards import assert_valid_card
-from tests.service.conftest import AppFactory, echo_answer, echo_scripts, poll, serving
+from tests.service.conftest import AppFactory, break_history, echo_answer, echo_scripts, poll, serving
 from tests.service.test_teams_bot import CONVERSATION, activity
 
 STREAM_ID = "stream-abc"
@@ -155,6 +155,18 @@ def test_teams_stream_that_fails_to_send_ends_the_turn_cleanly(make_app: AppFact
     assert "Teams turn failed" in caplog.text and "could not tell the Teams user" in caplog.text
     assert app.extensions["opsagent"].store.recent(f"teams:{CONVERSATION}", limit=5) == []
     assert app.extensions["opsagent"].admission.in_flight == 0
+
+
+def test_teams_stream_ends_with_the_apology_when_the_turn_fails(make_app: AppFactory, connector: FakeServer,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure inside the turn (here the history store) closes the open stream with one apology, no internals."""
+    app = streaming_app(make_app)
+    break_history(app, monkeypatch)
+    with serving(app) as url:
+        _, sent = ask(url, connector, "hello")
+    messages = [a for a in sent if a["type"] == "message"]
+    assert [a["text"] for a in messages] == [TURN_FAILED] and stream_info(messages[0])["streamType"] == "final"
+    assert "secret internals" not in str(sent)
 
 
 @pytest.mark.parametrize("conversation_type", ["groupChat", "channel"])
