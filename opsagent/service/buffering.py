@@ -28,7 +28,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_SANE_REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
+SANE_REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 
 
 class _BodyTooLarge(Exception):
@@ -119,7 +119,7 @@ async def send_json_error(scope: Scope, send: Send, status: int, code: str, mess
                           headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """Answer in the service's JSON error shape before the app has run (no Flask request exists)."""
     incoming = next((value for key, value in scope.get("headers", []) if key == b"x-request-id"), b"")
-    request_id = incoming.decode() if _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    request_id = incoming.decode() if SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
     payload = error_payload(scope.get("path", ""), status, code, message, request_id=request_id)
     body = json.dumps(payload).encode()
     sent = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),

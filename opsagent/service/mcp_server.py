@@ -10,10 +10,16 @@ It runs on uvicorn's loop; the work hops to the app's loop thread (``LoopThread.
 manager must be running for the server's lifetime: ``OpsAgentAsgi``'s lifespan enters
 ``lifespan()``. The SDK's own DNS-rebinding check is off because ours (``edges``, with
 ``ALLOWED_HOSTS``/``ALLOWED_ORIGINS``) runs first and knows the deployment's host names.
+
+Why not MAF's ``Agent.as_mcp_server()``: it publishes one tool (the agent, taking ``task``) without
+annotations, so neither the ten typed read-only tools nor a workflow answer could be offered.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+import uuid
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -26,11 +32,16 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from opsagent.errors import RequestError
 from opsagent.service.auth import check_api_key
-from opsagent.service.buffering import BufferedBody, Message, Receive, Scope, Send, send_json_error
+from opsagent.service.buffering import SANE_REQUEST_ID, BufferedBody, Message, Receive, Scope, Send, send_json_error
 from opsagent.service.chats import default_workflow
 from opsagent.service.edges import UNSAFE_METHODS, is_allowed_host, is_allowed_origin, raw_security_headers
 from opsagent.service.mcp_tools import McpCatalogue
+from opsagent.service.requestlog import REQUEST_ID
+from opsagent.service.scope import ARRIVED_AT
 from opsagent.service.state import get_state
+
+logger = logging.getLogger("opsagent.service.requestlog")
+"""The request log's logger: MCP requests get the same one line per request as Flask's."""
 
 MCP_PATH = "/mcp"
 INSTRUCTIONS = (
@@ -71,8 +82,21 @@ class McpEndpoint:
         except RequestError as error:
             await send_json_error(scope, send, error.status, error.code, error.message,
                                   headers=[(b"www-authenticate", b"Bearer")] if error.status == 401 else [])
+            logger.info("%s %s %s", scope["method"], scope["path"], error.status,
+                        extra={"method": scope["method"], "path": scope["path"], "status": error.status})
             return
-        await self._transport(scope, receive, _with_security_headers(send))
+        incoming = (_header(scope, b"x-request-id") or "").encode("latin-1")
+        request_id = incoming.decode() if SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        token = REQUEST_ID.set(request_id)
+        status: list[int] = []
+        try:
+            await self._transport(scope, receive, _noting(send, request_id, status))
+        finally:
+            REQUEST_ID.reset(token)
+            took = round((time.monotonic() - scope.get(ARRIVED_AT, time.monotonic())) * 1000, 1)
+            logger.info("%s %s %s", scope["method"], scope["path"], status[0] if status else "-",
+                        extra={"request_id": request_id, "method": scope["method"], "path": scope["path"],
+                               "status": status[0] if status else None, "duration_ms": took})
 
     def _check_edges(self, scope: Scope) -> None:
         """The rules Flask's edges and ``/v1`` apply, for requests that never reach Flask.
@@ -100,12 +124,15 @@ class McpEndpoint:
         return await self.catalogue.call(params.name, dict(params.arguments or {}))
 
 
-def _with_security_headers(send: Send) -> Send:
-    """The SDK's responses get the headers every response of the service carries."""
+def _noting(send: Send, request_id: str, status: list[int]) -> Send:
+    """The SDK's responses get the headers every response of the service carries (and the request id);
+    their status is noted for the log line."""
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
+            status.append(message["status"])
             present = {name.lower() for name, _ in message.get("headers", [])}
-            extra = [(name, value) for name, value in raw_security_headers() if name not in present]
+            extra = [(name, value) for name, value in [*raw_security_headers(), (b"x-request-id", request_id.encode())]
+                     if name not in present]
             message = {**message, "headers": [*message.get("headers", []), *extra]}
         await send(message)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from microsoft_agents.activity import Activity, Channels, DeliveryModes
+from microsoft_agents.activity import Activity, Attachment, Channels, DeliveryModes
 from microsoft_agents.hosting.core import StreamingResponse, TurnContext
 
 from opsagent.contracts.results import Answer
@@ -117,13 +117,13 @@ class ProgressStream:
         else:
             await self.finish_text(answer.text)
 
-    async def finish_text(self, text: str, *, attachment: object | None = None) -> None:
+    async def finish_text(self, text: str, *, attachment: Attachment | None = None) -> None:
         """End the stream with ``text`` (parts beyond one message follow as plain messages)."""
         await self._close()
         first, *rest = split_message(text, TEAMS_MESSAGE_LIMIT)
         self.response.queue_text_chunk(first)
         if attachment is not None:
-            self.response.set_attachments([attachment])  # type: ignore[list-item]
+            self.response.set_attachments([attachment])
         self.response.set_generated_by_ai_label(True)
         await self.response.end_stream()
         for part in rest:

@@ -180,8 +180,10 @@ def test_mcp_keeps_the_service_edges(mcp_url: str, path: str, headers: dict[str,
 def test_mcp_raw_json_rpc_works_and_flask_is_served_beside_it(mcp_url: str) -> None:
     """A stateless endpoint answers a bare ``tools/list`` (no session) with JSON and the service's security headers."""
     listing = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-    response = httpx.post(mcp_url + "/mcp", json=listing, headers={**AUTH, "Accept": "application/json, text/event-stream"})
+    response = httpx.post(mcp_url + "/mcp", json=listing, headers={**AUTH, "Accept": "application/json, text/event-stream",
+                                                                   "X-Request-ID": "mcp-req-1"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
+    assert response.headers["X-Request-ID"] == "mcp-req-1"
     assert len(response.json()["result"]["tools"]) == 11 and "mcp-session-id" not in response.headers
     assert response.headers["X-Frame-Options"] == "DENY"
     assert httpx.get(mcp_url + "/healthz").json() == {"status": "ok"}
