@@ -41,8 +41,11 @@ def card_attachment(message: CardMessage) -> Attachment:
 
 
 def card_activity(message: CardMessage) -> Activity:
-    """A message with the card and its plain-text fallback (``text``: shown with the card, or alone)."""
-    return Activity(type=ActivityTypes.message, text=message.text, attachments=[card_attachment(message)])
+    """A message with the card and its plain-text fallback (``text``: shown with the card, or alone),
+    labelled AI-generated as a streamed answer is."""
+    activity = Activity(type=ActivityTypes.message, text=message.text, attachments=[card_attachment(message)])
+    activity.add_ai_metadata()
+    return activity
 
 
 async def send_text(context: TurnContext, text: str) -> None:

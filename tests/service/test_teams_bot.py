@@ -433,6 +433,7 @@ def test_teams_expect_replies_answer_is_a_valid_card_with_a_text_fallback(make_a
     assert_valid_card(card)
     assert card["body"][0]["text"] == "Answer: Any P1 incidents?" and card["actions"][0]["title"] == "Show evidence"
     assert card["fallbackText"].startswith("Answer: Any P1 incidents?")
+    assert any("AIGeneratedContent" in (entity.get("additionalType") or []) for entity in message["entities"])
 
 
 @pytest.mark.parametrize("text", ["short", "a\n\nb\n\nc", "x" * 250, "p1 " * 30 + "\n\n" + "line\n" * 40])
