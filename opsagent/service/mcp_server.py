@@ -34,7 +34,7 @@ from opsagent.errors import RequestError
 from opsagent.service.auth import check_api_key
 from opsagent.service.buffering import SANE_REQUEST_ID, BufferedBody, Message, Receive, Scope, Send, send_json_error
 from opsagent.service.chats import default_workflow
-from opsagent.service.edges import UNSAFE_METHODS, is_allowed_host, is_allowed_origin, raw_security_headers
+from opsagent.service.edges import UNSAFE_METHODS, is_allowed_host, is_allowed_origin, is_json, raw_security_headers
 from opsagent.service.mcp_tools import McpCatalogue
 from opsagent.service.requestlog import REQUEST_ID
 from opsagent.service.scope import ARRIVED_AT
@@ -80,8 +80,8 @@ class McpEndpoint:
         try:
             self._check_edges(scope)
         except RequestError as error:
-            await send_json_error(scope, send, error.status, error.code, error.message,
-                                  headers=[(b"www-authenticate", b"Bearer")] if error.status == 401 else [])
+            extra = {401: [(b"www-authenticate", b"Bearer")], 405: [(b"allow", b"POST")]}.get(error.status, [])
+            await send_json_error(scope, send, error.status, error.code, error.message, headers=extra)
             logger.info("%s %s %s", scope["method"], scope["path"], error.status,
                         extra={"method": scope["method"], "path": scope["path"], "status": error.status})
             return
@@ -102,10 +102,15 @@ class McpEndpoint:
         """The rules Flask's edges and ``/v1`` apply, for requests that never reach Flask.
 
         Raises:
-            RequestError: 404 off the endpoint's path, 403 for a Host or Origin not served, 401 without a key.
+            RequestError: 404 off the endpoint's path, 405 for anything but POST (stateless: no GET stream, no
+                session to DELETE), 403 for a Host or Origin not served, 401 without a key, 415 for a body that
+                is not declared JSON.
         """
         if scope["path"] != MCP_PATH:
             raise RequestError(404, "not_found", f"No such endpoint: {scope['path']} (the MCP endpoint is {MCP_PATH}).")
+        if scope["method"] != "POST":
+            raise RequestError(405, "method_not_allowed", f"{MCP_PATH} answers POST only (a stateless MCP server "
+                               "offers no GET stream and no session to DELETE).")
         host = _header(scope, b"host") or ""
         if not is_allowed_host(host, self.settings):
             raise RequestError(403, "host_not_allowed", f"The Host header {host!r} is not served here; set "
@@ -114,6 +119,10 @@ class McpEndpoint:
             raise RequestError(403, "cross_site_request", "Cross-site requests are refused; add the page's origin to "
                                "ALLOWED_ORIGINS to allow it.")
         check_api_key(_header(scope, b"authorization"), self.settings.opsagent_api_keys)
+        mimetype = (_header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
+        if not is_json(mimetype):
+            raise RequestError(415, "unsupported_media_type", f"Send the body as JSON with 'Content-Type: "
+                               f"application/json' (got {mimetype or 'none'!r}).")
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                           ) -> types.ListToolsResult:

@@ -166,15 +166,30 @@ def test_mcp_needs_the_api_key(mcp_url: str, headers: dict[str, str]) -> None:
     assert "tools" not in str(refused.value)
 
 
-@pytest.mark.parametrize(("path", "headers", "status", "code"), [
-    ("/mcp", {"Host": "evil.example"}, 403, "host_not_allowed"),
-    ("/mcp", {"Origin": "https://evil.example"}, 403, "cross_site_request"),
-    ("/mcp/", {}, 404, "not_found"),
-], ids=["foreign-host", "cross-site-origin", "trailing-slash"])
-def test_mcp_keeps_the_service_edges(mcp_url: str, path: str, headers: dict[str, str], status: int, code: str) -> None:
+@pytest.mark.parametrize(("method", "path", "headers", "status", "code"), [
+    ("POST", "/mcp", {"Host": "evil.example"}, 403, "host_not_allowed"),
+    ("POST", "/mcp", {"Origin": "https://evil.example"}, 403, "cross_site_request"),
+    ("POST", "/mcp/", {}, 404, "not_found"),
+    ("POST", "/mcp", {"Content-Type": "text/plain"}, 415, "unsupported_media_type"),
+    ("GET", "/mcp", {"Accept": "text/event-stream"}, 405, "method_not_allowed"),
+    ("DELETE", "/mcp", {}, 405, "method_not_allowed"),
+], ids=["foreign-host", "cross-site-origin", "trailing-slash", "not-json", "get-stream", "delete-session"])
+def test_mcp_keeps_the_service_edges(mcp_url: str, method: str, path: str, headers: dict[str, str], status: int,
+                                     code: str) -> None:
+    """Refused before the SDK: a stateless server offers no GET stream (which would otherwise hang open)."""
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    response = httpx.post(mcp_url + path, json=listing, headers={**AUTH, "Accept": "application/json", **headers})
+    response = httpx.request(method, mcp_url + path, json=listing, timeout=5,
+                             headers={**AUTH, "Accept": "application/json", **headers})
     assert response.status_code == status and response.json()["error"]["code"] == code
+
+
+@pytest.mark.parametrize(("body", "rpc_code"), [
+    (b"{not json", -32700), (b"[]", -32602), (b'{"jsonrpc": "2.0", "id": 1, "method": "no/such"}', -32601),
+], ids=["not-json", "not-a-request", "unknown-method"])
+def test_mcp_malformed_json_rpc_gets_a_json_rpc_error(mcp_url: str, body: bytes, rpc_code: int) -> None:
+    response = httpx.post(mcp_url + "/mcp", content=body, timeout=5,
+                          headers={**AUTH, "Content-Type": "application/json", "Accept": "application/json"})
+    assert response.status_code in (200, 400) and response.json()["error"]["code"] == rpc_code
 
 
 def test_mcp_raw_json_rpc_works_and_flask_is_served_beside_it(mcp_url: str) -> None:
