@@ -65,7 +65,7 @@ class PacedStreamingResponse(StreamingResponse):
 
 
 class ProgressStream:
-    """One turn's stream: informative updates (batched per pause) while the answer is built, then the final message."""
+    """One turn's stream: informative updates (batched per pause) while the answer is built, then the answer."""
 
     def __init__(self, context: TurnContext, *, interval: float | None) -> None:
         self.context = context
