@@ -103,7 +103,8 @@ def ask_text(result: AskResult) -> str:
     return "\n\n".join(parts)
 
 
-def _text_result(text: str, *, is_error: bool = False, structured: dict[str, Any] | None = None) -> types.CallToolResult:
+def _text_result(text: str, *, is_error: bool = False,
+                 structured: dict[str, Any] | None = None) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured,
                                 is_error=is_error)
 

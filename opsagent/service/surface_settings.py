@@ -33,7 +33,8 @@ class SurfaceSettings(BaseModel):
     )
 
 
-def load_surface_settings(env: Mapping[str, str] | None = None, *, env_file: Path | str | None = None) -> SurfaceSettings:
+def load_surface_settings(env: Mapping[str, str] | None = None, *,
+                          env_file: Path | str | None = None) -> SurfaceSettings:
     """Read the surface settings from ``.env`` (``$OPSAGENT_ENV_FILE``, else ``<project>/.env``) and the environment.
 
     Raises:

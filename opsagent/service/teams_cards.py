@@ -92,8 +92,9 @@ def _table(lines: list[str], rows: int) -> list[dict[str, Any]]:
     table = {"type": "Table", "columns": [{"width": 1} for _ in header], "firstRowAsHeader": True,
              "gridStyle": "default", "rows": [row(header, bold=True), *(row(cells) for cells in body[:rows])]}
     more = len(body) - rows
-    note = [_text(f"_…{more} more row(s) on the chat page._", isSubtle=True, size="small", spacing="none")] if more > 0 else []
-    return [table, *note]
+    if more <= 0:
+        return [table]
+    return [table, _text(f"_…{more} more row(s) on the chat page._", isSubtle=True, size="small", spacing="none")]
 
 
 def _section(section: EvidenceSection, rows: int) -> list[dict[str, Any]]:
@@ -101,7 +102,8 @@ def _section(section: EvidenceSection, rows: int) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [_text(section.title, weight="bolder", spacing="medium")]
     for paragraph in section.markdown.split("\n\n"):
         lines = [line for line in paragraph.splitlines() if line.strip()]
-        if len(lines) >= 2 and lines[0].lstrip().startswith("|") and set(lines[1].replace("|", "").strip()) <= {"-", ":"}:
+        is_table = len(lines) >= 2 and lines[0].lstrip().startswith("|")
+        if is_table and set(lines[1].replace("|", "").strip()) <= {"-", ":"}:
             items += _table(lines, rows)
         elif lines:  # TextBlocks render no code spans: drop the backticks around tool calls
             items.append(_text("\n".join(lines).replace("`", ""), size="small", spacing="small"))
@@ -158,7 +160,8 @@ def _card(answer: Answer, cut: _Cut) -> dict[str, Any]:
         body.append({"type": "Container", "id": EVIDENCE_ID, "isVisible": False, "items": evidence})
         actions.append({"type": "Action.ToggleVisibility", "title": "Show evidence", "targetElements": [EVIDENCE_ID]})
     elif answer.evidence:
-        body.append(_text("_Evidence is on the chat page (too large for a Teams message)._", isSubtle=True, size="small"))
+        body.append(_text("_Evidence is on the chat page (too large for a Teams message)._", isSubtle=True,
+                          size="small"))
     body.append(_text(_meta_line(answer), isSubtle=True, size="small", spacing="medium"))
     card: dict[str, Any] = {"type": "AdaptiveCard", "$schema": CARD_SCHEMA, "version": CARD_VERSION,
                             "fallbackText": fallback_text(answer, cut), "body": body, "msteams": {"width": "Full"}}
