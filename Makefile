@@ -19,7 +19,8 @@ $(STAMP): requirements.txt constraints.txt
 test: setup browser-deps
 	$(PY) -m pytest
 
-# Headless Chromium for the chat-page test: installed once where we are root with apt-get (CI);
+# Headless Chromium for the chat-page test (Playwright drives it through executable_path; the playwright
+# wheel in requirements.txt downloads no browser): installed once where we are root with apt-get (CI);
 # elsewhere the browser test skips with a reason.
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

@@ -1,15 +1,16 @@
 """The ASGI root that uvicorn serves (``server.py``): the Flask app, and a seam for other ASGI apps.
 
-    request ──▶ OpsAgentAsgi ──▶ an app mounted at a path prefix (none yet: e.g. an MCP
-                     │           streamable-HTTP app at "/mcp", via ``mounts={"/mcp": app}``)
+    request ──▶ OpsAgentAsgi ──▶ an app mounted at a path prefix: by default the MCP server at
+                     │           "/mcp" (``mcp_server.McpEndpoint``; ``mounts=`` replaces the default)
                      └─────────▶ BufferedBody ──▶ a2wsgi WSGIMiddleware (SERVER_THREADS) ──▶ Flask
 
 uvicorn's asyncio loop reads request lines and headers, and ``BufferedBody`` reads bodies on the
 same loop, so a slow client costs a socket and a small buffer, never a worker thread. Each request
 is stamped with its arrival time (``scope.ARRIVED_AT``): its deadline runs from there.
 
-Lifespan: at start-up, Teams follow-ups promised by a process that is gone get their apology (in
-the background); at shutdown (SIGTERM) the follow-ups still running get what is left of
+Lifespan: at start-up, each mounted app that has a ``lifespan()`` (the MCP SDK's task group) enters
+it for the server's lifetime, and Teams follow-ups promised by a process that is gone get their
+apology (in the background); at shutdown (SIGTERM) the follow-ups still running get what is left of
 DRAIN_TIMEOUT_SECONDS (counted from the signal; uvicorn lets in-flight HTTP requests finish
 first, within the same budget), then the app is closed.
 """
@@ -17,12 +18,15 @@ first, within the same budget), then the app is closed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import threading
 import time
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 from types import FrameType
+from typing import Protocol, runtime_checkable
 
 from a2wsgi import WSGIMiddleware
 from flask import Flask
@@ -30,11 +34,19 @@ from flask import Flask
 from opsagent.service.app import close_app
 from opsagent.service.buffering import ASGIApp, BufferedBody, Receive, Scope, Send
 from opsagent.service.follow_ups import SEND_TIMEOUT_SECONDS
+from opsagent.service.mcp_server import MCP_PATH, McpEndpoint
 from opsagent.service.scope import ARRIVED_AT
 from opsagent.service.state import get_state
 from opsagent.service.teams_bot import teams_bot_of
 
 logger = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class HasLifespan(Protocol):
+    """A mounted app that needs something running for the server's lifetime."""
+
+    def lifespan(self) -> AbstractAsyncContextManager[object]: ...
 
 
 class OpsAgentAsgi:
@@ -43,7 +55,7 @@ class OpsAgentAsgi:
     def __init__(self, flask_app: Flask, *, mounts: Mapping[str, ASGIApp] | None = None, owns_app: bool = True) -> None:
         """Args:
             flask_app: the app to serve; its settings size the thread pool and the body limits.
-            mounts: ASGI apps served at path prefixes instead of Flask (``{"/mcp": app}``).
+            mounts: ASGI apps served at path prefixes instead of Flask; default: the MCP endpoint at "/mcp".
             owns_app: close the Flask app at lifespan shutdown (tests that built it close it themselves).
         """
         self.flask_app = flask_app
@@ -51,7 +63,9 @@ class OpsAgentAsgi:
         wsgi = WSGIMiddleware(flask_app, workers=settings.server_threads)  # type: ignore[arg-type]
         self._http = BufferedBody(wsgi, max_bytes=settings.max_request_bytes,  # type: ignore[arg-type]
                                   read_timeout=settings.request_read_timeout_seconds)
-        self._mounts = {prefix.rstrip("/"): app for prefix, app in (mounts or {}).items()}
+        if mounts is None:
+            mounts = {MCP_PATH: McpEndpoint(flask_app)}
+        self._mounts = {prefix.rstrip("/"): app for prefix, app in mounts.items()}
         self._owns_app = owns_app
         self._drain_started: float | None = None
 
@@ -78,15 +92,25 @@ class OpsAgentAsgi:
             logger.info("shutting down: draining in-flight answers")
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                self._on_startup()
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await asyncio.to_thread(self._on_shutdown)
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        async with contextlib.AsyncExitStack() as mounted:
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    try:
+                        for app in self._mounts.values():
+                            if isinstance(app, HasLifespan):
+                                await mounted.enter_async_context(app.lifespan())
+                    except Exception as error:
+                        logger.exception("a mounted app failed to start")
+                        await send({"type": "lifespan.startup.failed", "message": type(error).__name__})
+                        return
+                    self._on_startup()
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await mounted.aclose()  # before the loop thread closes: MCP calls may still await it
+                    await asyncio.to_thread(self._on_shutdown)
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
 
     def _on_startup(self) -> None:
         if threading.current_thread() is threading.main_thread():  # signals can only be hooked there

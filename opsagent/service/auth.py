@@ -1,7 +1,8 @@
 """Who may call: bearer API keys for the HTTP APIs, Bot Framework JWTs for the Teams endpoint.
 
-API keys: when ``OPSAGENT_API_KEYS`` is set, ``/api/chat*`` and ``/v1/*`` need
-``Authorization: Bearer <key>``; every configured key is compared in constant time. Unset means
+API keys: when ``OPSAGENT_API_KEYS`` is set, ``/api/chat*``, ``/v1/*`` and ``/mcp`` (checked in
+``mcp_server``, before the MCP SDK) need ``Authorization: Bearer <key>``; every configured key is
+compared in constant time. Unset means
 local dev mode (a warning at start-up). Teams: with bot credentials the token's signature,
 audience and issuer are checked by the Agents SDK's ``JwtTokenValidator`` (issuer validation is
 switched on in ``teams_bot``); its lifetime check is lenient (5 minutes of leeway, ``exp``

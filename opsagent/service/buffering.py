@@ -28,7 +28,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_SANE_REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
+SANE_REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 
 
 class _BodyTooLarge(Exception):
@@ -115,15 +115,16 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def send_json_error(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
+async def send_json_error(scope: Scope, send: Send, status: int, code: str, message: str, *,
+                          headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """Answer in the service's JSON error shape before the app has run (no Flask request exists)."""
     incoming = next((value for key, value in scope.get("headers", []) if key == b"x-request-id"), b"")
-    request_id = incoming.decode() if _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    request_id = incoming.decode() if SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
     payload = error_payload(scope.get("path", ""), status, code, message, request_id=request_id)
     body = json.dumps(payload).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-               (b"x-request-id", request_id.encode()), *raw_security_headers()]
+    sent = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"x-request-id", request_id.encode()), *raw_security_headers(), *(headers or [])]
     if status in (408, 413):
-        headers.append((b"connection", b"close"))  # the rest of the body is not read
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+        sent.append((b"connection", b"close"))  # the rest of the body is not read
+    await send({"type": "http.response.start", "status": status, "headers": sent})
     await send({"type": "http.response.body", "body": body})

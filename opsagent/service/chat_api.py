@@ -32,8 +32,11 @@ def _require_api_key() -> None:
 
 
 def _answer_body(answer: Answer, conversation: ApiConversation) -> dict:
-    return {"answer": answer.text, "conversation_id": conversation.id,
-            "metadata": answer.metadata.model_dump(mode="json")}
+    """The whole answer as markdown (``answer``), its parts for surfaces that lay them out (the chat page),
+    the conversation id and the metadata."""
+    return {"answer": answer.text, "summary": answer.summary, "facts": answer.facts,
+            "limitations": answer.limitations, "evidence": [section.model_dump() for section in answer.evidence],
+            "conversation_id": conversation.id, "metadata": answer.metadata.model_dump(mode="json")}
 
 
 def _chat(state: ServiceState, body: ChatRequest, workflow: WorkflowKind) -> Response:

@@ -80,13 +80,13 @@ def _check_request_edges() -> None:
     if not is_allowed_origin(request.headers.get("Origin"), host, settings):
         raise RequestError(403, "cross_site_request", "Cross-site requests are refused; add the page's origin to "
                            "ALLOWED_ORIGINS to allow it.")
-    if request.url_rule is not None and not _is_json(request.mimetype):
+    if request.url_rule is not None and not is_json(request.mimetype):
         shown = request.mimetype or "none"
         raise RequestError(415, "unsupported_media_type", f"Send the body as JSON with 'Content-Type: "
                            f"application/json' (got {shown!r}).")
 
 
-def _is_json(mimetype: str) -> bool:
+def is_json(mimetype: str) -> bool:
     return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
 
 

@@ -29,7 +29,7 @@ from microsoft_agents.hosting.core import ChannelServiceAdapter, ClaimsIdentity,
 
 from opsagent.contracts.results import Answer
 from opsagent.service.history import connect
-from opsagent.service.teams_messages import send_answer
+from opsagent.service.teams_messages import send_answer, send_text
 
 logger = logging.getLogger(__name__)
 
@@ -143,18 +143,22 @@ class FollowUps:
         except asyncio.CancelledError:  # drained: the row stays until the apology is sent
             work.cancel()
             raise
-        delivered = await self._send(pending, answer.text)
+        delivered = await self._send(pending, answer)
         await self._forget(pending)
         if delivered:
             await on_delivered(answer)
 
-    async def _send(self, pending: PendingFollowUp, text: str) -> bool:
-        """Post ``text`` as a new message in the conversation (a proactive turn); ``False`` if it failed."""
+    async def _send(self, pending: PendingFollowUp, message: Answer | str) -> bool:
+        """Post the answer (its card) or a text as a new message in the conversation (a proactive turn,
+        never streamed); ``False`` if it failed."""
         delivered = False
 
         async def send(proactive: TurnContext) -> None:
             nonlocal delivered
-            await send_answer(proactive, text)
+            if isinstance(message, Answer):
+                await send_answer(proactive, message)
+            else:
+                await send_text(proactive, message)
             delivered = True  # a failed send goes to on_turn_error, which does not raise
 
         try:

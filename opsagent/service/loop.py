@@ -5,7 +5,8 @@ belong to the loop that created them. So each process owns one loop on a daemon 
 lazily on first use: in each server worker process (uvicorn spawns them; a forked child gets a
 fresh loop too).
 Views hand coroutines over with ``submit`` (wait for a result) or ``stream`` (bridge an async
-iterator to a sync generator for streaming responses).
+iterator to a sync generator for streaming responses); async code on another loop (the MCP
+endpoint, on uvicorn's) awaits ``run``.
 """
 
 from __future__ import annotations
@@ -84,6 +85,15 @@ class LoopThread:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise LoopTimeout(f"no result within {timeout:g} s") from None
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` on this loop from code running on another loop (e.g. an ASGI app on uvicorn's).
+
+        Workflows, tools and their HTTP clients belong to this loop, so they must run here. The
+        caller's context variables listed in ``propagate`` go along; exceptions come back, and
+        cancelling the caller (a timeout, a client that left) cancels the work.
+        """
+        return await asyncio.wrap_future(self._schedule(coro))
 
     def stream(self, items: AsyncIterable[T], *, timeout: float | None) -> Iterator[T]:
         """Yield the items of an async iterable as they arrive, from a synchronous generator.

@@ -5,6 +5,8 @@ Models: ``opsagent`` (the default workflow: triage, or dynamic with ``DYNAMIC_PL
 (as with OpenAI), so nothing is stored server-side here. Streaming sends progress as it happens,
 then the answer, then ``finish_reason: stop`` with usage; a failure during a stream (deadline,
 model provider unavailable, internal) arrives as an OpenAI error frame, which the OpenAI SDKs raise as ``APIError``.
+Where progress goes (``reasoning_content``, ``<think>`` tags, content, or nowhere) is ``OPENAI_PROGRESS``
+(``openai_format``); the content is only the answer unless progress is asked for there.
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def chat_completions() -> Response:
     chat = WorkflowInput(messages=messages)
     if body.stream:
         items, slot = start_stream(state, chat, workflow)
-        return sse_response(_stream_frames(items, ChunkWriter(body.model, body.include_usage)), on_close=slot.release)
+        writer = ChunkWriter(body.model, body.include_usage, progress_mode=state.surface.openai_progress)
+        return sse_response(_stream_frames(items, writer), on_close=slot.release)
     answer = raise_for_error(run_answer(state, chat, workflow))
     return jsonify(completion(answer, body.model))
 
@@ -67,7 +70,8 @@ def _stream_frames(items: Iterator[StreamItem], writer: ChunkWriter) -> Iterator
     yield sse_event(writer.start())
     for item in items:
         if not isinstance(item, Answer):
-            yield sse_event(writer.progress(item))
+            if (chunk := writer.progress(item)) is not None:
+                yield sse_event(chunk)
         elif (failed := answer_error_body(item)) is not None:
             yield sse_event(failed)
         else:

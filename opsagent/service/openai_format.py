@@ -1,7 +1,15 @@
 """OpenAI wire shapes: ``chat.completion``, ``chat.completion.chunk`` and the model list.
 
-Progress is streamed as ordinary content so any OpenAI chat front end shows it: a markdown
-block quote with one bullet per event (``> - Plan: …``), a blank line, then the answer.
+Progress (``OPENAI_PROGRESS``) goes where chat front ends can fold it away, so the answer's
+content is only the answer:
+
+* ``reasoning_content`` (default): one line per event in ``delta.reasoning_content``, the field
+  Open WebUI and LibreChat show as a collapsible "Thinking" section (the ``openai`` SDK keeps it in
+  ``model_extra``; clients that do not know it ignore it);
+* ``think_tags``: the lines inside ``<think>…</think>`` at the start of the content (Open WebUI
+  folds these too, as do most front ends made for reasoning models);
+* ``content``: a markdown block quote (``> - Plan: …``), a blank line, then the answer;
+* ``off``: no progress at all.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsagent.contracts.results import Answer, ProgressEvent
+from opsagent.service.surface_settings import OpenAIProgress
 
 
 def usage_of(answer: Answer) -> dict[str, int]:
@@ -42,8 +51,20 @@ def model_list(models: tuple[str, ...], created: int, *, backing_model: str, pro
                      for name in models]}
 
 
-def progress_line(event: ProgressEvent) -> str:
-    return f"> - {event.message}\n"
+def progress_delta(event: ProgressEvent, mode: OpenAIProgress, *, first: bool) -> dict[str, str] | None:
+    """The delta that carries one progress event, or ``None`` when progress is off."""
+    if mode == "reasoning_content":
+        return {"reasoning_content": f"{event.message}\n"}
+    if mode == "think_tags":
+        return {"content": ("<think>\n" if first else "") + f"{event.message}\n"}
+    if mode == "content":
+        return {"content": f"> - {event.message}\n"}
+    return None
+
+
+def answer_lead(mode: OpenAIProgress) -> str:
+    """What separates streamed progress from the answer in the content."""
+    return {"think_tags": "</think>\n\n", "content": "\n"}.get(mode, "")
 
 
 @dataclass
@@ -52,6 +73,7 @@ class ChunkWriter:
 
     model: str
     include_usage: bool
+    progress_mode: OpenAIProgress = "reasoning_content"
     id: str = field(default_factory=lambda: f"chatcmpl-{uuid.uuid4().hex}")
     created: int = field(default_factory=lambda: int(time.time()))
     progress_open: bool = False
@@ -63,13 +85,17 @@ class ChunkWriter:
     def start(self) -> dict[str, Any]:
         return self._chunk({"role": "assistant", "content": ""})
 
-    def progress(self, event: ProgressEvent) -> dict[str, Any]:
+    def progress(self, event: ProgressEvent) -> dict[str, Any] | None:
+        """The chunk for one progress event (``None``: nothing to send in this mode)."""
+        delta = progress_delta(event, self.progress_mode, first=not self.progress_open)
+        if delta is None:
+            return None
         self.progress_open = True
-        return self._chunk({"content": progress_line(event)})
+        return self._chunk(delta)
 
     def answer(self, answer: Answer) -> dict[str, Any]:
-        """The answer text, separated from the progress block quote by a blank line."""
-        lead = "\n" if self.progress_open else ""
+        """The answer text, after whatever closes the progress in the content (``</think>``, a blank line)."""
+        lead = answer_lead(self.progress_mode) if self.progress_open else ""
         return self._chunk({"content": lead + answer.text})
 
     def finish(self, answer: Answer) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""What one app instance owns: settings, runtime, loop thread, conversation store, admission.
+"""What one app instance owns: settings, runtime, loop thread, conversation store, admission, surface settings.
 
 Kept in ``app.extensions["opsagent"]`` (never in module globals), so two apps in one process,
 as in tests, share nothing. The Teams bot keeps its own extension (``teams_bot.py``), so this
@@ -7,7 +7,7 @@ module needs no Teams types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask import Flask, current_app
 
@@ -15,6 +15,7 @@ from opsagent.runtime import Runtime
 from opsagent.service.admission import Admission
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
+from opsagent.service.surface_settings import SurfaceSettings
 from opsagent.settings import Settings
 
 EXTENSION_KEY = "opsagent"
@@ -27,6 +28,7 @@ class ServiceState:
     loop: LoopThread
     store: ConversationStore
     admission: Admission
+    surface: SurfaceSettings = field(default_factory=SurfaceSettings)
     owns_runtime: bool = True
     teams_configured: bool = False
 

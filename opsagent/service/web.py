@@ -1,7 +1,9 @@
 """Blueprint: the built-in chat page at ``/`` (plain HTML/CSS/JS in ``static/``; no build, no CDN).
 
-The page posts to ``/api/chat/stream`` and renders progress events, the plan, and the markdown
-answer with its own small renderer that escapes HTML first.
+The page posts to ``/api/chat/stream`` and renders progress events, the plan, and the answer: the
+direct answer first, key facts, limitations, each specialist's evidence in a collapsed
+``<details>``, and the grounding verdict (a warning when it blocked parts), through its own small
+markdown renderer that escapes HTML first. Its CSP allows only its own scripts and styles.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ def test_chat_answers_with_metadata_and_a_conversation_id(live_url: str) -> None
     body = ask(live_url, "Which changes are scheduled?").json()
     assert first_paragraph(body["answer"]) == "Answer: Which changes are scheduled?"
     assert "**Evidence**\n- `list_incidents()`" in body["answer"]
+    assert body["summary"] == "Answer: Which changes are scheduled?" and body["limitations"] == []
+    assert [(section["agent"], section["title"]) for section in body["evidence"]] == [("servicenow", "ServiceNow")]
+    assert body["evidence"][0]["markdown"].startswith("`list_incidents()`")
     assert len(body["conversation_id"]) == 32
     meta = body["metadata"]
     assert (meta["workflow"], meta["route"], meta["model"], meta["provider"]) == ("triage", "execute", "scripted-model",

@@ -132,3 +132,36 @@ def test_loop_close_before_first_use_still_runs_the_final_step() -> None:
 
     LoopThread().close(final())
     assert steps == ["final"]
+
+
+def test_loop_run_awaits_work_on_the_loop_from_another_loop(loop_thread: LoopThread) -> None:
+    """``run`` is how async callers on uvicorn's loop reach the loop thread: result, errors, context and
+    cancellation all cross over."""
+    started, cancelled = threading.Event(), threading.Event()
+
+    async def where() -> tuple[int, str | None]:
+        return threading.get_ident(), TRACE.get()
+
+    async def fails() -> None:
+        raise ValueError("backend failed")
+
+    async def forever() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async def caller() -> tuple[int, str | None]:
+        TRACE.set("req-9")
+        found = await loop_thread.run(where())
+        with pytest.raises(ValueError, match="backend failed"):
+            await loop_thread.run(fails())
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(loop_thread.run(forever()), timeout=0.2)
+        return found
+
+    thread, trace = asyncio.run(caller())
+    assert thread != threading.get_ident() and trace == "req-9"
+    assert started.is_set() and cancelled.wait(5)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import openai
 import pytest
 from openai import OpenAI
 from pydantic import SecretStr
 
+from opsagent.service.surface_settings import SurfaceSettings
 from tests.service.conftest import AppFactory, echo_scripts, first_paragraph, model_down, serving
 
 
@@ -33,25 +35,72 @@ def test_openai_non_stream_answer_has_usage_and_metadata(live_url: str) -> None:
     assert completion.model_extra["opsagent"]["workflow"] == "dynamic"
 
 
-def test_openai_stream_sends_progress_then_answer_then_usage(live_url: str) -> None:
+PROGRESS_LINES = ["Plan: 1 task(s) in 1 step(s) — servicenow", "Step 1: asking servicenow", "Step 1: servicenow ok in ",
+                  "Review: complete", "Grounding: pass (score 1.00)"]
+
+
+def assert_progress(lines: list[str]) -> None:
+    """The five events of a one-task dynamic run, in order (the task's duration varies)."""
+    assert len(lines) == len(PROGRESS_LINES), lines
+    assert all(line.startswith(expected) if expected.endswith(" ") else line == expected
+               for line, expected in zip(lines, PROGRESS_LINES, strict=True)), lines
+
+
+def reasoning_of(delta: Any) -> str:
+    """The extra ``reasoning_content`` field as the official SDK exposes it (``model_extra``)."""
+    return (delta.model_extra or {}).get("reasoning_content") or ""
+
+
+def test_openai_stream_sends_progress_as_reasoning_then_only_the_answer_then_usage(live_url: str) -> None:
     stream = client(live_url).chat.completions.create(
         model="opsagent-dynamic", messages=[{"role": "user", "content": "Is Databricks degraded?"}],
         stream=True, stream_options={"include_usage": True},
     )
     chunks = list(stream)
-    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    progress, _, answer = text.partition("\n\n")
-    assert progress.splitlines() == [
-        "> - Plan: 1 task(s) in 1 step(s) — servicenow",
-        "> - Step 1: asking servicenow",
-        progress.splitlines()[2],
-        "> - Review: complete",
-        "> - Grounding: pass (score 1.00)",
-    ] and progress.splitlines()[2].startswith("> - Step 1: servicenow ok in ")
-    assert first_paragraph(answer) == "Answer: Is Databricks degraded?"
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    content = "".join(delta.content or "" for delta in deltas)
+    assert_progress("".join(reasoning_of(delta) for delta in deltas).splitlines())
+    assert content.startswith("Answer: Is Databricks degraded?\n\n**Evidence**"), "the content is only the answer"
+    first_answer = next(i for i, delta in enumerate(deltas) if delta.content)
+    assert not any(reasoning_of(delta) for delta in deltas[first_answer:]), "reasoning ends before the answer"
     finishing = [c for c in chunks if c.choices and c.choices[0].finish_reason]
     assert [c.choices[0].finish_reason for c in finishing] == ["stop"]
     assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+
+
+def test_openai_stream_helper_accumulates_the_reasoning(live_url: str) -> None:
+    """``client.chat.completions.stream`` (the SDK's accumulating helper) ends with both fields on the message."""
+    with client(live_url).chat.completions.stream(
+            model="opsagent-dynamic", messages=[{"role": "user", "content": "Is Snowflake up?"}]) as stream:
+        final = stream.get_final_completion()
+    message = final.choices[0].message
+    assert_progress(message.model_extra["reasoning_content"].splitlines())
+    assert first_paragraph(message.content) == "Answer: Is Snowflake up?"
+
+
+@pytest.mark.parametrize(("mode", "shape"), [
+    ("think_tags", "<think>\n{progress}</think>\n\n{answer}"),
+    ("content", "{quoted}\n{answer}"),
+    ("off", "{answer}"),
+], ids=["think-tags", "content", "off"])
+def test_openai_progress_setting_moves_the_progress(make_app: AppFactory, mode: str, shape: str) -> None:
+    with serving(make_app(surface=SurfaceSettings(openai_progress=mode))) as url:
+        chunks = list(client(url).chat.completions.create(
+            model="opsagent-dynamic", messages=[{"role": "user", "content": "Any P1?"}], stream=True))
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    content = "".join(delta.content or "" for delta in deltas)
+    assert not any(reasoning_of(delta) for delta in deltas)
+    answer = content[content.index("Answer: Any P1?"):]
+    progress = content[:content.index("Answer: Any P1?")]
+    lines = [line.removeprefix("> - ") for line in progress.removeprefix("<think>\n").split("</think>")[0].splitlines()
+             if line]
+    if mode == "off":
+        assert progress == ""
+    else:
+        assert_progress(lines)
+    expected = shape.format(progress="".join(f"{line}\n" for line in lines),
+                            quoted="".join(f"> - {line}\n" for line in lines), answer=answer)
+    assert content == expected
 
 
 def test_openai_stream_without_include_usage_puts_usage_on_the_stop_chunk(live_url: str) -> None:
@@ -68,7 +117,7 @@ def test_openai_async_client_streams_too(live_url: str) -> None:
                 model="opsagent", messages=[{"role": "user", "content": "async?"}], stream=True)
             return "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
 
-    assert "\n\nAnswer: async?\n\n**Evidence**" in asyncio.run(run())
+    assert asyncio.run(run()).startswith("Answer: async?\n\n**Evidence**")
 
 
 @pytest.mark.parametrize(("dynamic_plan", "model", "workflow"), [
@@ -122,3 +171,16 @@ def test_openai_auth_required_when_keys_configured(make_app: AppFactory) -> None
             client(url, "wrong").models.list()
         assert caught.value.body["code"] == "invalid_api_key"
         assert [m.id for m in client(url, "k-two").models.list()][0] == "opsagent"
+
+
+def test_openai_progress_setting_is_read_from_the_environment_and_checked(tmp_path) -> None:
+    from opsagent.errors import ConfigError
+    from opsagent.service.surface_settings import load_surface_settings
+
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("OPENAI_PROGRESS=think_tags\n")
+    assert load_surface_settings({}, env_file=dotenv).openai_progress == "think_tags"
+    assert load_surface_settings({"OPENAI_PROGRESS": "off"}, env_file=dotenv).openai_progress == "off"
+    assert load_surface_settings({}, env_file="").openai_progress == "reasoning_content"
+    with pytest.raises(ConfigError, match=r"OPENAI_PROGRESS='thinking'.*'reasoning_content', 'think_tags'"):
+        load_surface_settings({"OPENAI_PROGRESS": "thinking"}, env_file="")

@@ -110,7 +110,10 @@ class ServerProcess:
 
 
 def ask_teams(server: ServerProcess, connector: FakeServer, text: str, conversation: str) -> None:
-    body = activity(text, service_url=connector.url + "/", expect_replies=False, conversation=conversation)
+    # a group chat: no stream, whose 1 s Teams pacing (not settable in a server process) would only slow this down;
+    # the promise is the same after a stream (test_teams_streaming covers that path)
+    body = activity(text, service_url=connector.url + "/", expect_replies=False, conversation=conversation,
+                    conversation_type="groupChat")
     assert httpx.post(server.url + "/api/messages", json=body, timeout=20).status_code == 202
     said(connector, conversation, STILL_WORKING)
 

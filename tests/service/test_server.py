@@ -61,7 +61,9 @@ def test_server_prints_url_and_answers_with_the_local_model(served: tuple[str, s
     question = [{"role": "user", "content": "Which pipelines failed in the last 24 hours?"}]
     answer = client.chat.completions.create(model="opsagent-dynamic", messages=question)
     assert "pl_ingest_sales" in answer.choices[0].message.content
-    streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(
-        model="opsagent", messages=question, stream=True) if c.choices)
-    assert streamed.startswith("> - Understood: in the last 24 hours = ") and "\n> - Plan:" in streamed
-    assert "pl_ingest_sales" in streamed
+    deltas = [c.choices[0].delta for c in client.chat.completions.create(
+        model="opsagent", messages=question, stream=True) if c.choices]
+    streamed = "".join(delta.content or "" for delta in deltas)
+    thinking = "".join((delta.model_extra or {}).get("reasoning_content") or "" for delta in deltas)
+    assert thinking.startswith("Understood: in the last 24 hours = ") and "\nPlan:" in thinking
+    assert streamed.startswith(answer.choices[0].message.content[:20]) and "pl_ingest_sales" in streamed

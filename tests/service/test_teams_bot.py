@@ -27,6 +27,7 @@ from tests.conftest import scripted_runtime
 from opsagent.service import teams_bot
 from opsagent.contracts.role_inputs import read_role_input
 from tests.fakes import task_question
+from tests.service.cards import assert_valid_card
 from tests.service.conftest import (AppFactory, break_history, echo_answer, echo_scripts, first_paragraph, model_calls,
                                     poll, recording_planner, serving)
 
@@ -35,11 +36,13 @@ _ids = itertools.count(1)
 
 
 def activity(text: str, *, service_url: str = "https://smba.trafficmanager.net/emea/", expect_replies: bool = True,
-             conversation: str = CONVERSATION) -> dict[str, Any]:
+             conversation: str = CONVERSATION, conversation_type: str = "personal") -> dict[str, Any]:
+    """A Teams message; a personal (1:1) one without expectReplies is answered as a stream (``test_teams_streaming``)."""
     body = {
         "type": "message", "id": f"act-{next(_ids)}", "channelId": "msteams", "serviceUrl": service_url,
         "from": {"id": "29:1Xyz-user-id", "name": "Dana Ops"}, "recipient": {"id": "28:bot", "name": "OpsBot"},
-        "conversation": {"id": conversation, "conversationType": "personal"}, "text": text, "textFormat": "plain",
+        "conversation": {"id": conversation, "conversationType": conversation_type}, "text": text,
+        "textFormat": "plain",
     }
     if expect_replies:
         body["deliveryMode"] = "expectReplies"
@@ -94,15 +97,20 @@ def test_teams_expect_replies_returns_the_answer_in_the_response(make_app: AppFa
     assert response.json()["activities"][0]["replyToId"].startswith("act-")
 
 
-def test_teams_replies_go_to_the_connector_with_typing_first(make_app: AppFactory, connector: FakeServer) -> None:
-    body = activity("Is Snowflake up?", service_url=connector.url + "/", expect_replies=False)
+def test_teams_group_chat_replies_go_to_the_connector_with_typing_first(make_app: AppFactory,
+                                                                        connector: FakeServer) -> None:
+    """Group chats and channels do not stream (Teams streams 1:1 chats only): typing, then the card message."""
+    body = activity("Is Snowflake up?", service_url=connector.url + "/", expect_replies=False,
+                    conversation_type="groupChat")
     connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", json_reply({"id": "r1"}))
     with serving(make_app(teams_anonymous_dev=True)) as url:
         response = httpx.post(url + "/api/messages", json=body, timeout=20)
     assert response.status_code == 202
     sent = [r.json() for r in connector.requests]
-    assert sent[0]["type"] == "typing"
-    assert [first_paragraph(a["text"]) for a in sent if a["type"] == "message"] == ["Answer: Is Snowflake up?"]
+    assert sent[0]["type"] == "typing" and not any(a.get("entities") for a in sent if a["type"] == "typing")
+    messages = [a for a in sent if a["type"] == "message"]
+    assert [a["text"] for a in messages] == ["Answer: Is Snowflake up?"]
+    assert_valid_card(messages[0]["attachments"][0]["content"])
     assert "authorization" not in {k.lower() for k in connector.requests[-1].headers}  # anonymous dev: no token out
 
 
@@ -111,7 +119,7 @@ def test_teams_slow_answer_is_announced_then_sent_as_a_follow_up(make_app: AppFa
         await asyncio.sleep(0.6)
         return echo_answer(messages, options)
 
-    body = activity("Long one", service_url=connector.url + "/", expect_replies=False)
+    body = activity("Long one", service_url=connector.url + "/", expect_replies=False, conversation_type="channel")
     connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", json_reply({"id": "r1"}))
     connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities", json_reply({"id": "r2"}))
     app = make_app(echo_scripts(servicenow=slow), teams_anonymous_dev=True, teams_reply_window_seconds=0.1)
@@ -121,6 +129,7 @@ def test_teams_slow_answer_is_announced_then_sent_as_a_follow_up(make_app: AppFa
     in_turn = [r.json()["text"] for r in connector.requests if r.json()["type"] == "message"]
     assert in_turn[0].startswith("Still working on it")
     assert late[0].path.startswith(f"/v3/conversations/{CONVERSATION}/activities")
+    assert_valid_card(late[0].json()["attachments"][0]["content"])  # the follow-up is the answer card
 
 
 def test_teams_clarify_then_follow_up_in_the_same_conversation(make_app: AppFactory) -> None:
@@ -394,16 +403,37 @@ def test_teams_sdk_refusal_has_the_json_error_shape(make_app: AppFactory, signin
     assert model_calls(app) == 0
 
 
-def test_teams_long_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory, monkeypatch) -> None:
+def test_teams_long_plain_text_answers_are_sent_in_parts_under_the_message_limit(make_app: AppFactory,
+                                                                              monkeypatch) -> None:
+    """A question back has no card; a long one is cut between paragraphs, nothing lost."""
     from opsagent.service import teams_messages
 
     monkeypatch.setattr(teams_messages, "TEAMS_MESSAGE_LIMIT", 60)
-    question = "Which incidents?\n\n" + "\n".join(f"line {chr(97 + i)} of a long answer" for i in range(12))
-    with serving(make_app(teams_anonymous_dev=True)) as url:
-        response = httpx.post(url + "/api/messages", json=activity(question), timeout=20)
+    question_back = "Which pipeline do you mean?\n\n" + "\n".join(f"line {chr(97 + i)} of a long question" for i in range(12))
+    scripts = echo_scripts(dynamic_triage=lambda messages, options: {"clarify": True, "plan_reason": "vague"},
+                           clarify=lambda messages, options: {"clarification_request": question_back,
+                                                              "possible_interpretations": []})
+    with serving(make_app(scripts, teams_anonymous_dev=True, dynamic_plan=True)) as url:
+        response = httpx.post(url + "/api/messages", json=activity("Why did it fail?"), timeout=20)
     parts = replies(response)
     assert len(parts) > 3 and all(len(part) <= 60 for part in parts)
-    assert "\n".join(parts).replace("\n\n", "\n").startswith(f"Answer: {question}".replace("\n\n", "\n"))
+    assert not any(a.get("attachments") for a in response.json()["activities"])
+    assert "\n".join(parts).replace("\n\n", "\n").startswith(question_back.replace("\n\n", "\n"))
+
+
+def test_teams_expect_replies_answer_is_a_valid_card_with_a_text_fallback(make_app: AppFactory) -> None:
+    with serving(make_app(teams_anonymous_dev=True)) as url:
+        response = httpx.post(url + "/api/messages", json=activity("Any P1 incidents?"), timeout=20)
+    (message,) = [a for a in response.json()["activities"] if a["type"] == "message"]
+    assert message["text"] == "Answer: Any P1 incidents?"
+    assert not any(entity.get("type") == "streaminfo" for entity in message.get("entities") or [])
+    (attachment,) = message["attachments"]
+    assert attachment["contentType"] == "application/vnd.microsoft.card.adaptive"
+    card = attachment["content"]
+    assert_valid_card(card)
+    assert card["body"][0]["text"] == "Answer: Any P1 incidents?" and card["actions"][0]["title"] == "Show evidence"
+    assert card["fallbackText"].startswith("Answer: Any P1 incidents?")
+    assert any("AIGeneratedContent" in (entity.get("additionalType") or []) for entity in message["entities"])
 
 
 @pytest.mark.parametrize("text", ["short", "a\n\nb\n\nc", "x" * 250, "p1 " * 30 + "\n\n" + "line\n" * 40])

@@ -1,5 +1,7 @@
-// The chat page: posts to /api/chat/stream and renders server-sent progress, the plan and the answer.
-// The server keeps the conversation (conversation_id), so each request carries only the new question.
+// The chat page: posts to /api/chat/stream and renders server-sent progress, the plan and the answer:
+// the direct answer first, then the key facts, limitations, each specialist's evidence (collapsed) and
+// the grounding verdict. The server keeps the conversation (conversation_id), so each request carries
+// only the new question. Answer text goes through OpsMarkdown (escapes first) or textContent only.
 (function () {
   "use strict";
 
@@ -33,11 +35,57 @@
     return table;
   }
 
+  function markdown(className, text) {
+    const node = el("div", className);
+    node.innerHTML = window.OpsMarkdown.render(text);  // the renderer escapes all HTML first
+    return node;
+  }
+
+  function listSection(className, heading, items) {
+    const section = el("section", className);
+    if (heading) section.appendChild(el("h4", "", heading));
+    const list = el("ul");
+    items.forEach(function (item) {
+      const li = el("li");
+      li.innerHTML = window.OpsMarkdown.render(item).replace(/^<p>|<\/p>$/g, "");  // escaped by the renderer
+      list.appendChild(li);
+    });
+    section.appendChild(list);
+    return section;
+  }
+
+  function evidenceSection(section) {
+    const details = el("details", "evidence");
+    details.appendChild(el("summary", "", "Evidence: " + section.title));
+    details.appendChild(markdown("evidence-body", section.markdown));
+    return details;
+  }
+
+  function groundingLine(metadata) {
+    const reports = metadata.grounding || [];
+    if (!reports.length) return null;
+    const last = reports[reports.length - 1];
+    return el("div", "grounding verdict-" + last.verdict,
+      "Grounding: " + last.verdict + " (score " + Number(last.score).toFixed(2) + ")" +
+      (last.verdict === "block" ? " — parts of the answer could not be verified and are left out" : ""));
+  }
+
   function showAnswer(turn, payload) {
-    const answer = el("div", "answer");
-    answer.innerHTML = window.OpsMarkdown.render(payload.answer);  // the renderer escapes all HTML first
-    turn.appendChild(answer);
     const m = payload.metadata || {};
+    const answer = el("div", "answer");
+    const structured = (payload.facts && payload.facts.length) || (payload.evidence && payload.evidence.length);
+    if (!structured) {
+      answer.appendChild(markdown("direct-answer", payload.answer));
+    } else {
+      answer.appendChild(markdown("direct-answer", payload.summary || payload.answer));
+      if (payload.facts.length) answer.appendChild(listSection("facts", "", payload.facts));
+      if ((payload.limitations || []).length) answer.appendChild(listSection("limitations", "Limitations", payload.limitations));
+      (payload.evidence || []).forEach(function (section) { answer.appendChild(evidenceSection(section)); });
+    }
+    const grounding = groundingLine(m);
+    if (grounding) answer.appendChild(grounding);
+    if (grounding && grounding.classList.contains("verdict-block")) answer.classList.add("blocked");
+    turn.appendChild(answer);
     turn.appendChild(el("div", "meta", [m.workflow + " workflow", "route " + m.route, m.model + " (" + m.provider + ")",
       m.llm_calls + " model call(s)", (m.duration_ms / 1000).toFixed(2) + " s"].join(" · ")));
     conversationId = payload.conversation_id || conversationId;
