@@ -23,6 +23,10 @@ CONFIG_DIR = PROJECT_ROOT / "config"
 Provider = Literal["azure_openai", "openai", "local"]
 
 
+OpenAIProgress = Literal["reasoning_content", "think_tags", "content", "off"]
+"""Where /v1/chat/completions streams progress (see ``service/openai_format.py``)."""
+
+
 class Settings(BaseModel):
     """All of OpsAgent's configuration. Secrets are ``SecretStr`` so they never print."""
 
@@ -95,6 +99,11 @@ class Settings(BaseModel):
     max_message_chars: int = Field(default=8_000, ge=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     enable_otel: bool = False
+    openai_progress: OpenAIProgress = Field(
+        default="reasoning_content",
+        description="/v1/chat/completions streams progress as delta.reasoning_content (folded away by Open WebUI "
+                    "and LibreChat), as a <think> block in the content, as '> - ' lines in the content, or not at all",
+    )
 
     # --- Teams ----------------------------------------------------------------------------
     bot_app_id: str | None = Field(default=None, description="Azure Bot app (client) id; enables JWT checks")

@@ -23,7 +23,6 @@ from opsagent.service.loop import LoopThread
 from opsagent.service.openai_api import openai_api
 from opsagent.service.requestlog import REQUEST_ID, register_request_logging
 from opsagent.service.state import EXTENSION_KEY, ServiceState
-from opsagent.service.surface_settings import SurfaceSettings, load_surface_settings
 from opsagent.service.teams_bot import TEAMS_EXTENSION_KEY, make_teams_bot, teams_bot
 from opsagent.service.web import web
 from opsagent.settings import Settings, load_settings
@@ -43,16 +42,15 @@ def _warn_about_dev_modes(settings: Settings) -> None:
                        "Local dev only: never expose this endpoint with it.")
 
 
-def _build_state(settings: Settings, runtime: Runtime | None, surface: SurfaceSettings) -> ServiceState:
+def _build_state(settings: Settings, runtime: Runtime | None) -> ServiceState:
     store = ConversationStore(settings.data_dir / CONVERSATIONS_DB)
     return ServiceState(settings=settings, runtime=runtime or build_runtime(settings),
                         loop=LoopThread(propagate=(REQUEST_ID,)), store=store,
-                        admission=Admission(settings.max_chats_in_flight), surface=surface,
+                        admission=Admission(settings.max_chats_in_flight),
                         owns_runtime=runtime is None)
 
 
-def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, run_id: str | None = None,
-               surface: SurfaceSettings | None = None) -> Flask:
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, run_id: str | None = None) -> Flask:
     """Build the Flask app.
 
     Args:
@@ -61,16 +59,12 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             A runtime passed in is closed by its owner, not by ``close_app``.
         run_id: names this server run, shared by all its worker processes (pending Teams
             follow-ups of another run are apologised for at start); a fresh one by default.
-        surface: how the surfaces present progress; read with ``settings`` when those are read here,
-            else the defaults (tests pass their own).
     """
-    if surface is None:
-        surface = load_surface_settings() if settings is None else SurfaceSettings()
     settings = settings or load_settings()
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    state = _build_state(settings, runtime, surface)
+    state = _build_state(settings, runtime)
     app.extensions[EXTENSION_KEY] = state
     bot = make_teams_bot(settings, state.runtime, state.store, workflow=default_workflow(state),
                          admission=state.admission, run_id=run_id or uuid.uuid4().hex)

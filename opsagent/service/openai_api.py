@@ -60,7 +60,7 @@ def chat_completions() -> Response:
     chat = WorkflowInput(messages=messages)
     if body.stream:
         items, slot = start_stream(state, chat, workflow)
-        writer = ChunkWriter(body.model, body.include_usage, progress_mode=state.surface.openai_progress)
+        writer = ChunkWriter(body.model, body.include_usage, progress_mode=state.settings.openai_progress)
         return sse_response(_stream_frames(items, writer), on_close=slot.release)
     answer = raise_for_error(run_answer(state, chat, workflow))
     return jsonify(completion(answer, body.model))

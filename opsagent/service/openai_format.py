@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsagent.contracts.results import Answer, ProgressEvent
-from opsagent.service.surface_settings import OpenAIProgress
+from opsagent.settings import OpenAIProgress
 
 
 def usage_of(answer: Answer) -> dict[str, int]:

@@ -25,7 +25,6 @@ from uvicorn.supervisors import Multiprocess
 from opsagent.runtime import Runtime, build_runtime
 from opsagent.service.h11_errors import JsonErrorH11Protocol
 from opsagent.service.requestlog import configure_logging
-from opsagent.service.surface_settings import SurfaceSettings, load_surface_settings
 from opsagent.settings import Settings, load_settings
 
 
@@ -37,10 +36,8 @@ class WorkerApp:
     Every worker of one run shares ``run_id`` (see ``follow_ups``).
     """
 
-    def __init__(self, settings: Settings, *, make_runtime: Callable[[Settings], Runtime] | None = None,
-                 surface: SurfaceSettings | None = None) -> None:
+    def __init__(self, settings: Settings, *, make_runtime: Callable[[Settings], Runtime] | None = None) -> None:
         self.settings = settings
-        self.surface = surface or SurfaceSettings()
         self.make_runtime = make_runtime
         self.run_id = uuid.uuid4().hex
 
@@ -51,7 +48,7 @@ class WorkerApp:
 
         configure_logging(self.settings.log_level, secrets=self.settings.secret_values())  # again in a spawned worker
         runtime = self.make_runtime(self.settings) if self.make_runtime else None
-        app = create_app(self.settings, runtime=runtime, run_id=self.run_id, surface=self.surface)
+        app = create_app(self.settings, runtime=runtime, run_id=self.run_id)
         if runtime is not None:  # a runtime passed in is not closed by close_app: hand it over
             get_state(app).owns_runtime = True
         return OpsAgentAsgi(app)
@@ -104,9 +101,8 @@ def serve(host: str | None = None, port: int | None = None) -> int:
     """Serve until interrupted; returns the exit code. ``host``/``port`` override the settings."""
     overrides = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
     settings = load_settings(**overrides)
-    surface = load_surface_settings()
     configure_logging(settings.log_level, secrets=settings.secret_values())
     model, data = describe(settings)
     banner = f"OpsAgent listening on http://{settings.host}:{settings.port} (model: {model}, data: {data})"
-    run_server(settings, WorkerApp(settings, surface=surface), banner)
+    run_server(settings, WorkerApp(settings), banner)
     return 0

@@ -7,7 +7,7 @@ module needs no Teams types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from flask import Flask, current_app
 
@@ -15,7 +15,6 @@ from opsagent.runtime import Runtime
 from opsagent.service.admission import Admission
 from opsagent.service.history import ConversationStore
 from opsagent.service.loop import LoopThread
-from opsagent.service.surface_settings import SurfaceSettings
 from opsagent.settings import Settings
 
 EXTENSION_KEY = "opsagent"
@@ -28,7 +27,6 @@ class ServiceState:
     loop: LoopThread
     store: ConversationStore
     admission: Admission
-    surface: SurfaceSettings = field(default_factory=SurfaceSettings)
     owns_runtime: bool = True
     teams_configured: bool = False
 

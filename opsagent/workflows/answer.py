@@ -86,7 +86,7 @@ class AggregateExecutor(Executor):
             text = f"{summary}\n\n{shown}".strip()
             if limitations:
                 text += "\n\n**Limitations**\n" + "\n".join(f"- {line}" for line in limitations)
-            facts: list[str] = kept
+            facts: list[str] = []  # the kept sentences are the summary's bullets already: said once
         else:
             summary, facts = grounded.review.summary.strip(), list(grounded.review.key_facts)
             text = compose_text(written, limitations, results)

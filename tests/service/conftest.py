@@ -18,7 +18,6 @@ from flask import Flask
 from werkzeug.serving import make_server
 
 from flask_app import close_app, create_app
-from opsagent.service.surface_settings import SurfaceSettings
 from opsagent.settings import Settings
 from tests.conftest import scripted_runtime
 from opsagent.contracts.role_inputs import read_role_input
@@ -117,15 +116,15 @@ def break_history(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def make_app(settings: Settings) -> Iterator[AppFactory]:
-    """``make_app(scripts=None, tool_rows=None, surface=None, **setting_overrides)``: a scripted app, closed
+    """``make_app(scripts=None, tool_rows=None, **setting_overrides)``: a scripted app, closed
     after the test."""
     apps: list[Flask] = []
 
     def make(scripts: dict[str, Script] | None = None, *, tool_rows: dict[str, list[dict]] | None = None,
-             surface: SurfaceSettings | None = None, **overrides: Any) -> Flask:
+             **overrides: Any) -> Flask:
         configured = settings.model_copy(update=overrides)
         runtime, _models = scripted_runtime(configured, scripts or echo_scripts(), tool_rows=tool_rows)
-        app = create_app(configured, runtime=runtime, surface=surface)
+        app = create_app(configured, runtime=runtime)
         apps.append(app)
         return app
 

@@ -10,7 +10,6 @@ import pytest
 from openai import OpenAI
 from pydantic import SecretStr
 
-from opsagent.service.surface_settings import SurfaceSettings
 from tests.service.conftest import AppFactory, echo_scripts, first_paragraph, model_down, serving
 
 
@@ -84,7 +83,7 @@ def test_openai_stream_helper_accumulates_the_reasoning(live_url: str) -> None:
     ("off", "{answer}"),
 ], ids=["think-tags", "content", "off"])
 def test_openai_progress_setting_moves_the_progress(make_app: AppFactory, mode: str, shape: str) -> None:
-    with serving(make_app(surface=SurfaceSettings(openai_progress=mode))) as url:
+    with serving(make_app(openai_progress=mode)) as url:
         chunks = list(client(url).chat.completions.create(
             model="opsagent-dynamic", messages=[{"role": "user", "content": "Any P1?"}], stream=True))
     deltas = [c.choices[0].delta for c in chunks if c.choices]
@@ -175,12 +174,12 @@ def test_openai_auth_required_when_keys_configured(make_app: AppFactory) -> None
 
 def test_openai_progress_setting_is_read_from_the_environment_and_checked(tmp_path) -> None:
     from opsagent.errors import ConfigError
-    from opsagent.service.surface_settings import load_surface_settings
+    from opsagent.settings import load_settings
 
     dotenv = tmp_path / ".env"
     dotenv.write_text("OPENAI_PROGRESS=think_tags\n")
-    assert load_surface_settings({}, env_file=dotenv).openai_progress == "think_tags"
-    assert load_surface_settings({"OPENAI_PROGRESS": "off"}, env_file=dotenv).openai_progress == "off"
-    assert load_surface_settings({}, env_file="").openai_progress == "reasoning_content"
-    with pytest.raises(ConfigError, match=r"OPENAI_PROGRESS='thinking'.*'reasoning_content', 'think_tags'"):
-        load_surface_settings({"OPENAI_PROGRESS": "thinking"}, env_file="")
+    assert load_settings({}, env_file=dotenv).openai_progress == "think_tags"
+    assert load_settings({"OPENAI_PROGRESS": "off"}, env_file=dotenv).openai_progress == "off"
+    assert load_settings({}, env_file=None).openai_progress == "reasoning_content"
+    with pytest.raises(ConfigError, match=r"OPENAI_PROGRESS='thinking'"):
+        load_settings({"OPENAI_PROGRESS": "thinking"}, env_file=None)
