@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.http_load import http_figures
-from bench.scenarios import SCENARIOS, bench_settings, critical_path_ratios, offline_cost, parallel_vs_sequential
+from bench.scenarios import (
+    SCENARIOS,
+    bench_settings,
+    critical_path_ratios,
+    grounding_rates,
+    offline_cost,
+    parallel_vs_sequential,
+)
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 GOALS = {
@@ -26,6 +33,7 @@ GOALS = {
     "http.p95_c200_over_p50_c1": ("<=", 1.25),
     "offline.cpu_ms_per_query.p50": ("<=", 5.0),
     "offline.first_progress_ms.p50": ("<=", 50.0),
+    "grounding.block_rate": ("<=", 0.02),
 }
 
 
@@ -90,6 +98,7 @@ async def run(full: bool) -> dict[str, float]:
         figures.update(await critical_path_ratios(settings, model_delay, backend_delay, repeats))
         figures.update(await parallel_vs_sequential(settings, model_delay, backend_delay))
         figures.update(await offline_cost(settings, [s.question for s in SCENARIOS], repeats=20 if full else 5))
+        figures.update(await grounding_rates(settings))
     figures.update(await http_figures((1, 10, 50, 200), model_delay=model_delay, backend_delay=backend_delay,
                                       min_samples=100 if full else 20, workers=os.cpu_count() or 1))
     meta = {"generated_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),

@@ -84,6 +84,17 @@ def critical_path_seconds(answer: Answer, model_delay: float, backend_delay: flo
     return bound
 
 
+def critical_path_llm_calls(answer: Answer) -> int:
+    """Model calls a user waits for: planners, the slowest task of each step, reviews (the summary
+    is written by the review call, so it adds none)."""
+    meta = answer.metadata
+    planner_calls = len(meta.plans) + (1 if meta.review and meta.review.retry_accepted is False else 0)
+    reviewer_calls = len(meta.review.verdicts) if meta.review else 0
+    ordered = sorted(meta.tasks, key=lambda t: (t.mode != "user", t.step))
+    steps = sum(max(t.llm_calls for t in step_tasks) for _, step_tasks in groupby(ordered, key=lambda t: (t.mode, t.step)))
+    return planner_calls + steps + reviewer_calls
+
+
 def shape_of(answer: Answer) -> str:
     meta = answer.metadata
     if meta.review and meta.review.retry_used and meta.review.retry_accepted:
@@ -103,16 +114,18 @@ async def critical_path_ratios(settings: Settings, model_delay: float, backend_d
     for scenario in SCENARIOS:
         runtime = make_runtime(settings, model_delay=model_delay, backend_delay=backend_delay,
                                flaky_health_method=scenario.flaky_health_method)
-        ratios, calls, tokens = [], [], []
+        ratios, calls, critical, tokens = [], [], [], []
         await ask(runtime, scenario.question)  # warm-up: builds the demo database, fills caches
         for _ in range(repeats):
             answer, wall = await ask(runtime, scenario.question)
             ratios.append(wall / critical_path_seconds(answer, model_delay, backend_delay))
             calls.append(answer.metadata.llm_calls)
+            critical.append(critical_path_llm_calls(answer))
             tokens.append(answer.metadata.input_tokens)
         figures[f"{scenario.name}.shape_ok"] = float(shape_of(answer) == scenario.expected_shape)
         figures[f"{scenario.name}.wall_over_critical_path"] = round(statistics.median(ratios), 3)
         figures[f"{scenario.name}.llm_calls"] = statistics.median(calls)
+        figures[f"{scenario.name}.critical_path_llm_calls"] = statistics.median(critical)
         figures[f"{scenario.name}.prompt_tokens_est"] = statistics.median(tokens)
         figures[f"{scenario.name}.max_tool_output_chars"] = max(
             (item.output_chars for t in answer.metadata.tasks for item in t.evidence), default=0)
@@ -193,3 +206,26 @@ async def offline_cost(settings: Settings, questions: Sequence[str], repeats: in
     return {"offline.cpu_ms_per_query.p50": round(1000 * statistics.median(cpu), 2),
             "offline.cpu_ms_per_query.mean": round(1000 * statistics.fmean(cpu), 2),
             "offline.first_progress_ms.p50": round(1000 * statistics.median(first_event), 2)}
+
+
+async def grounding_rates(settings: Settings) -> dict[str, float]:
+    """How often the grounding step sends a draft back (REGENERATE) or blocks it (BLOCK), over every
+    evaluation case that reached an answer from the evidence (local model, demo data)."""
+    from evals.case import load_cases
+    from evals.harness import CaseRunner
+
+    runner = CaseRunner(settings, make_backends=make_demo_backends)
+    first, final = [], []
+    try:
+        for case in load_cases():
+            result = await runner.run(case)
+            verdicts = result.grounding_verdicts
+            if verdicts:
+                first.append(verdicts[0])
+                final.append(verdicts[-1])
+    finally:
+        await runner.aclose()
+    answers = len(final) or 1
+    return {"grounding.answers": len(final),
+            "grounding.regenerate_rate": round(sum(v == "regenerate" for v in first) / answers, 4),
+            "grounding.block_rate": round(sum(v == "block" for v in final) / answers, 4)}

@@ -94,6 +94,8 @@ class CaseResult(BaseModel):
     duration_ms: float = 0.0
     answer: str = ""
     judge: str | None = None
+    grounding_verdicts: list[str] = Field(default_factory=list)
+    """The grounding step's verdict for each draft, in order (pass / regenerate / block)."""
 
 
 RuntimeKey = tuple[datetime, str, int | None]
@@ -151,6 +153,7 @@ def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResu
         id=case.id, tags=case.tags, passed=all(check.passed for check in checks), checks=checks, route=meta.route,
         ungrounded=ungrounded, llm_calls=meta.llm_calls, input_tokens=meta.input_tokens,
         output_tokens=meta.output_tokens, duration_ms=round(duration_ms, 1), answer=answer.text,
+        grounding_verdicts=[report.verdict for report in meta.grounding],
     )
 
 

@@ -49,6 +49,11 @@ class RunTrail(BaseModel):
             update[name] = [*current, *value] if isinstance(current, list) else value
         return self.model_copy(update=update)
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> RunTrail:
+        """The trail itself: trails are never edited in place (see ``extended``), and MAF deep-copies
+        every message for its events; copying every row fetched at every edge was most of a run's CPU."""
+        return self
+
 
 class PlanningRequest(BaseModel):
     """store_query → planner: the question, its history and the intake analysis (in the trail)."""

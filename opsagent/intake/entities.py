@@ -93,11 +93,20 @@ def phrases(text: str, candidates: Iterable[str], kind: EntityKind, *, fuzzy: bo
     low = text.lower()
     for name in sorted(set(candidates), key=len, reverse=True):
         size = len(name.split())
+        matcher = difflib.SequenceMatcher(None, b=name.lower())  # the name side is indexed once
         for start, end, written in _windows(low, size):
-            ratio = 1.0 if written == name.lower() else difflib.SequenceMatcher(None, written, name.lower()).ratio()
-            if ratio == 1.0 or (fuzzy and size > 1 and ratio >= CORRECT_AT):
-                yield EntityMention(kind=kind, value=name, text=text[start:end], span=Span(start=start, end=end),
-                                    status="exact" if ratio == 1.0 else "corrected")
+            exact = written == name.lower()
+            if not exact and not (fuzzy and size > 1 and _close(matcher, written)):
+                continue
+            yield EntityMention(kind=kind, value=name, text=text[start:end], span=Span(start=start, end=end),
+                                status="exact" if exact else "corrected")
+
+
+def _close(matcher: difflib.SequenceMatcher, written: str) -> bool:
+    """Whether ``written`` is a near miss of the matcher's name (cheap upper bounds first)."""
+    matcher.set_seq1(written)
+    return (matcher.real_quick_ratio() >= CORRECT_AT and matcher.quick_ratio() >= CORRECT_AT
+            and matcher.ratio() >= CORRECT_AT)
 
 
 def aliases(text: str, table: dict[str, tuple[str, ...]], kind: EntityKind) -> Iterator[EntityMention]:
