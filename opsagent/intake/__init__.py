@@ -4,6 +4,6 @@
 (``contracts/analysis.py``). ``store_query`` runs it; planners receive it as hints.
 """
 
-from opsagent.intake.analyzer import QuestionAnalyzer, analyse_question
+from opsagent.intake.analyzer import QuestionAnalyzer, analyse_question, task_analysis
 
-__all__ = ["QuestionAnalyzer", "analyse_question"]
+__all__ = ["QuestionAnalyzer", "analyse_question", "task_analysis"]

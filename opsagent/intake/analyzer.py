@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from opsagent.backends.base import Backends, Clock
-from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Unresolved
+from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Span, Unresolved
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
 from opsagent.intake.entities import find_entities
@@ -23,6 +23,8 @@ from opsagent.intake.runbooks import Runbook, match_runbooks
 from opsagent.intake.times import find_times
 from opsagent.tools.timewindow import parse_moment
 
+OUTSIDE = Span(start=0, end=0)
+"""Where a time the planner wrote sits in the question: nowhere (it is in the task's words)."""
 KIND_WORDS = {"pipeline": "pipeline", "factory": "Data Factory", "configuration_item": "configuration item",
               "assignment_group": "assignment group"}
 
@@ -64,6 +66,18 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
         unresolved=_unresolved(entities), notes=notes,
     )
     return analysis.model_copy(update={"runbooks": match_runbooks(runbooks, analysis)})
+
+
+def task_analysis(analysis: QuestionAnalysis, task_text: str) -> QuestionAnalysis:
+    """The analysis a specialist gets for one task: the question's, plus the time expressions the
+    planner wrote into the task itself ("… in the last 24 hours"), resolved the same exact way."""
+    known = {item.text.lower() for item in analysis.times} | {item.phrase.lower() for item in analysis.times}
+    added = [item for item in find_times(task_text, analysis.now)
+             if item.text.lower() not in known and item.phrase.lower() not in known]
+    if not added:
+        return analysis
+    return analysis.model_copy(update={"times": [*analysis.times, *(item.model_copy(update={"span": OUTSIDE})
+                                                                     for item in added)]})
 
 
 class QuestionAnalyzer:

@@ -17,8 +17,9 @@ from opsagent.local_model.task_facts import TaskFacts
 from opsagent.local_model.text import Entities, contains_phrase, find_phrase
 
 ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
-TOPIC = re.compile(r"\b(?:about|mentioning|regarding|related to|(?:change|change request|incident|ticket)s? (?:for|on))"
+TOPIC = re.compile(r"\b(?:about|mention|mentions|mentioning|regarding|related to|(?:change|change request|incident|ticket)s? (?:for|on))"
                    r"\s+(?:the\s+|an?\s+)?((?:[a-z0-9_\-]+\s*){1,4})")
+OPENED_DURING = re.compile(r"\bopened (?:during|in|within) (?:that|the|its|this)\b")
 TOPIC_END = frozenset("then and or in during which that since from with to is was are were when where who why how "
                       "before after until".split())
 """Words that end a topic: "the change for SQL MI index maintenance *then* …"."""
@@ -65,6 +66,14 @@ def _window(ctx: Context) -> str | None:
     return windows[0] if windows else None
 
 
+def _opened_within(ctx: Context) -> str | None:
+    """The task's own time, else ("opened during that time") the window of the previous step's record."""
+    if ctx.facts.time_phrase():
+        return ctx.facts.time_phrase()
+    windows = windows_of_previous(ctx) if OPENED_DURING.search(ctx.text) else ()
+    return windows[0] if windows else None
+
+
 def windows_of_previous(ctx: Context) -> tuple[str, ...]:
     """Each record's planned window in the previous results, one per row (never the start of one
     record with the end of another)."""
@@ -98,8 +107,11 @@ def _singular(phrase: str) -> str:
 
 
 def _service(ctx: Context) -> str | None:
+    """The Azure service named; a platform with its own check ("Databricks") is not narrowed to here."""
     services = ctx.services or {}
-    hits = [(find_phrase(ctx.text, word), name) for word, name in services.items() if contains_phrase(ctx.text, word)]
+    own_checks = {target.lower() for target in ctx.entities.targets}
+    hits = [(find_phrase(ctx.text, word), name) for word, name in services.items()
+            if contains_phrase(ctx.text, word) and word not in own_checks]
     return min(hits)[1] if hits else None
 
 
@@ -113,7 +125,7 @@ EXTRACTORS: dict[str, Callable[[Context], Any]] = {
     "assignment_group": lambda ctx: ctx.facts.name("assignment_group") or _first(ctx.entities.groups),
     "configuration_item": lambda ctx: ctx.facts.name("configuration_item") or _first(ctx.entities.config_items),
     "factory": lambda ctx: ctx.facts.name("factory"),
-    "opened_within": lambda ctx: ctx.facts.time_phrase(),
+    "opened_within": _opened_within,
     "time_window": _window,
     "window": _window,
     "around": lambda ctx: ctx.facts.point(),

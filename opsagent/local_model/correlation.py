@@ -51,7 +51,8 @@ def per_item(shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[To
         parts = []
         if have:
             listed = ", ".join(f"{value} ({', '.join(identity(row) for row in call.rows[:3])})" for value, call in have)
-            parts.append(f"{len(have)} of the {len(found)} {noun} have {opened}{thing}: {listed}")
+            parts.append(f"{len(have)} of the {len(found)} {noun} have {opened}{thing}: {listed}" if len(found) > 1
+                         else f"{listed.split(' (')[0]} has {opened}{thing}: {listed.split(' (', 1)[1][:-1]}")
         else:
             parts.append(f"none of the {len(found)} {noun} has {opened}{thing}")
         if lack and have:
@@ -97,21 +98,33 @@ def inside_window(text: str, shape: Shape, calls: Sequence[ToolEvidence], produc
     return PartAnswer(f"{lead}{sentence[0].upper() if not lead else sentence[0]}{sentence[1:]}", facts)
 
 
+FINISHED_CHANGE_STATES = ("Review", "Closed", "Canceled")
+
+
 def reference(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
-    """Step 2 looked up a record a step-1 row names (the change an incident waits for)."""
+    """Step 2 looked up the records a step-1 row names ("the change the incident mentions / waits for")."""
+    found = []
     for call in calls:
         if not call.tool.startswith("get_") or not call.rows:
             continue
         wanted = str(call.arguments.get("number") or call.arguments.get("run_id") or "")
         source = next((row for item in producers for row in item.rows
                        if wanted and wanted in json.dumps(row) and identity(row) != wanted), None)
-        if source is None:
-            continue
-        record = record_answer(text, shape, call)
-        kind = "waits for" if row_kind(source) == "incident" else "points to"
-        return PartAnswer(f"{identity(source)} ({source.get('state', '')}) {kind} {wanted}: {record.sentence}",
-                          [label(source), *record.facts])
-    return None
+        if source is not None:
+            found.append((wanted, call, source))
+    if not found:
+        return None
+    waiting = "wait" in text.lower()
+    if waiting and len(found) > 1:  # what a record waits for is the one still to happen
+        pending = [item for item in found if item[1].rows[0].get("state") not in FINISHED_CHANGE_STATES]
+        found = pending or found
+    source = found[0][2]
+    verb = "waits for" if waiting else "mentions"
+    named = " and ".join(wanted for wanted, _, _ in found)
+    records = [record_answer(text, shape, call) for _, call, _ in found]
+    sentence = " ".join(record.sentence for record in records)
+    return PartAnswer(f"{identity(source)} ({source.get('state', '')}) {verb} {named}: {sentence}",
+                      [label(source), *(fact for record in records for fact in record.facts)])
 
 
 def details_of_each(text: str, shape: Shape, calls: Sequence[ToolEvidence],

@@ -7,6 +7,7 @@ question asks about first), and platform health (the status, then what is not op
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -90,10 +91,16 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
     return None
 
 
+ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued)\b"
+                          r"|\b(running|in progress|queued)\s+(?:now|right now|at the moment)\b"
+                          r"|\b(?:or|and)\s+(running|in progress|queued)\b")
+"""A run state asked about as a state ("which are running?", "queued right now"), not "been running"."""
+
+
 def _with_status(rows: Sequence[dict], text: str) -> tuple[list[dict], str]:
     """The rows in the status the question names ("which are running or queued?"), with its word."""
     low = text.lower()
-    named = [word for word in STATUS_WORDS if f" {word}" in f" {low}"]
+    named = list(dict.fromkeys(word for match in ASKED_STATUS.finditer(low) for word in match.groups() if word))
     values = {value for word in named for value in STATUS_WORDS[word]}
     if not values or not all("last_status" in row for row in rows):
         return list(rows), ""

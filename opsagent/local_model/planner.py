@@ -7,10 +7,10 @@ plan the chosen specialists (parallel, or producer → consumer when the asks ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from opsagent.contracts.analysis import TimeMention
+from opsagent.contracts.analysis import RunbookMatch, TimeMention
 from opsagent.contracts.role_inputs import PlannerInput
 from opsagent.local_model.detect import Analysis, TypoFixer, analyse
 from opsagent.local_model.knowledge import Knowledge
@@ -57,11 +57,14 @@ def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> 
         history: list[Turn] = []
     else:
         history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
-    return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times)
+    registered = {item.name for item in role_input.specialists}
+    return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times,
+                           runbook=next(iter(analysis.runbooks), None), registered=registered)
 
 
 def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
-                    max_tasks: int = 8, *, times: Sequence[TimeMention] = ()) -> Decision:
+                    max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
+                    registered: Collection[str] = ()) -> Decision:
     first = analyse(question, knowledge, fixer, times)
     refused = refusal(first, knowledge.policy)
     if refused:
@@ -79,7 +82,21 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
                             "pipeline or platform.", question=analysis.text, confidence=0.3)
         return Decision("reject", OUT_OF_SCOPE, question=analysis.text)
     tasks = plan_tasks(analysis, knowledge)[:max_tasks]
+    followed = runbook_tasks(runbook, tasks, registered)[:max_tasks] if runbook else []
+    if followed:
+        return Decision("execute", f"Following the runbook \"{runbook.title}\" ({runbook.intent})", tuple(followed),
+                        question=analysis.text)
     return Decision("execute", plan_reason(tasks, resolution), tasks, question=analysis.text)
+
+
+def runbook_tasks(runbook: RunbookMatch, own: Sequence[Task], registered: Collection[str]) -> list[Task]:
+    """The runbook's steps as the plan, for an open investigation ("X keeps failing, can you look
+    into it?"): a question with several specific asks gets those answered instead."""
+    steps = [item for item in runbook.steps if item.specialist in registered]
+    if not steps or len(own) > 1:  # specific asks ("is there an incident, and what does X say?") come first
+        return []
+    first = min(item.step for item in steps)
+    return [Task(item.step - first + 1, item.specialist, item.ask, standalone=item.ask) for item in steps]
 
 
 def plan_tasks(analysis: Analysis, knowledge: Knowledge) -> list[Task]:

@@ -2,19 +2,25 @@
 
     input ─▶ store_query ─▶ dynamic_triage ─▶ parse_triage_output ─┬─▶ reject_query
                                  ▲                                  ├─▶ clarify
-                                 │ (review mode, once)              ├─▶ orchestrator ─▶ review ─┬─▶ aggregate
-                                 └──────────────────────────────────┼───────────────────────────┘ (retry)
-                                                                    └─▶ aggregate (re-plan declined)
+                                 │ (review mode, once)              ├─▶ orchestrator ─▶ review ─┐
+                                 └──────────────────────────────────┼─────────────(re-plan)────┤
+                                                                    │                          ▼
+                                                                    └─▶ grounding ◀── (draft) ─┘
+                                                                          │  ▲ regenerate once
+                                                                          ▼  └─▶ review
+                                                                        aggregate
 
-    store_query          intake.py          records the question and history (the run ledger)
-    dynamic_triage       triage.py          the planner; user-mode and review-mode handlers
-    parse_triage_output  decision.py        repairs/validates the plan (contracts/repair.py)
+    store_query          intake.py          runs the intake analysis (opsagent/intake/), starts the RunTrail
+    dynamic_triage       planner.py         the planner (user and review mode) and parse_triage_output
+    (decisions)          decisions.py       planner reply → reject / clarify / plan (repair, confidence)
     (routing)            routing.py         select_execution_path, select_review_outcome
     orchestrator         orchestration.py   steps in order, a step's tasks at once (execution.py)
-    review               review.py          complete, or one retry
+    review               review.py          coverage.py (missing parts) + one call: verdict and answer
+    grounding            grounding.py       grounding_check.py over evidence_index.py: pass / regenerate / block
+    aggregate            answer.py          the answer, its limitations (presentation.py, stated_filters.py)
     reject_query         reject.py          a direct answer that declines
-    clarify              clarify.py         a question back with interpretations
-    aggregate            answer.py          the answer and its limitations, no facts added
+    clarify              clarify.py         a question back with options from the data
     wiring               dynamic_workflow.py, triage_workflow.py (store_query ─▶ triage ─▶ specialists
-                         in parallel via specialist_task.py ─▶ aggregate); runner.py runs either one.
+                         in parallel (triage.py) ─▶ review ─▶ grounding ─▶ aggregate); runner.py runs either.
+    shared               prompts.py (role inputs → prompt text), role_call.py, progress.py, ids.py, plan_preview.py
 """

@@ -18,6 +18,7 @@ from opsagent.contracts.messages import ExecutionPlan, ExecutionReport
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.results import ProgressEvent
 from opsagent.contracts.role_inputs import SpecialistInput
+from opsagent.intake import task_analysis
 from opsagent.workflows.execution import run_task
 from opsagent.workflows.ids import ORCHESTRATOR
 from opsagent.workflows.progress import task_finished, task_started
@@ -38,7 +39,7 @@ class OrchestratorExecutor(Executor):
                                 mode=plan.mode, status="failed", error=f"no specialist named {task.agent!r}")
         else:
             role_input = SpecialistInput(agent=task.agent, task=task, mode=plan.mode, question=plan.trail.question,
-                                         analysis=plan.trail.analysis, previous=previous)
+                                         analysis=task_analysis(plan.trail.analysis, task.question), previous=previous)
             result = await run_task(agent, role_input, timeout_seconds=self.task_timeout_seconds)
         await ctx.yield_output(task_finished(result))
         return result

@@ -11,6 +11,7 @@ from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.messages import ExecutionPlan, PlannerReply, PlanningRequest, Rejection, SpecialistOutcome
 from opsagent.contracts.results import ProgressEvent
 from opsagent.contracts.role_inputs import PlannerInput, SpecialistInfo, SpecialistInput
+from opsagent.intake import task_analysis
 from opsagent.workflows.decisions import decide_triage
 from opsagent.workflows.execution import run_task
 from opsagent.workflows.ids import TRIAGE
@@ -63,7 +64,7 @@ class SpecialistTaskExecutor(Executor):
             return
         await ctx.yield_output(task_started(task))
         role_input = SpecialistInput(agent=task.agent, task=task, mode="triage", question=plan.trail.question,
-                                     analysis=plan.trail.analysis)
+                                     analysis=task_analysis(plan.trail.analysis, task.question))
         result = await run_task(self.agent, role_input, timeout_seconds=self.task_timeout_seconds)
         await ctx.yield_output(task_finished(result))
         await ctx.send_message(SpecialistOutcome(trail=plan.trail, result=result))
