@@ -16,8 +16,10 @@ $(STAMP): requirements.txt constraints.txt
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
 	touch $(STAMP)
 
+# Two workers (the CI machine has two cores); a module's tests stay on one worker, so its
+# module-scoped servers start once.
 test: setup browser-deps
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 # Headless Chromium for the chat-page test (Playwright drives it through executable_path; the playwright
 # wheel in requirements.txt downloads no browser): installed once where we are root with apt-get (CI);
