@@ -180,6 +180,8 @@ class PipelineStatusSummary(BaseModel):
     last_status: RunStatus | None = None
     last_run_id: str = ""
     last_start: datetime | None = None
+    last_success: datetime | None = None
+    """When the latest succeeded run in the window started ("when did it last work?")."""
 
     @property
     def success_rate_pct(self) -> float | None:

@@ -206,6 +206,7 @@ def _parse_summary_from_row(row: Row) -> PipelineStatusSummary:
         cancelled=int(row.get("Cancelled") or 0), running=int(row.get("Running") or 0),
         last_status=_status(row.get("LastStatus")) if row.get("LastStatus") else None,
         last_run_id=_text(row, "LastRunId"), last_start=row.get("LastStart") or None,
+        last_success=row.get("LastSuccess") or None,
     )
 
 

@@ -65,7 +65,7 @@ def status_query(
 | summarize arg_max(TimeGenerated, Status, Start, End) by RunId, PipelineName
 | summarize Runs = count(), Succeeded = countif(Status == "Succeeded"), Failed = countif(Status == "Failed"),
     Cancelled = countif(Status == "Cancelled"), Running = countif(Status in ("Queued", "InProgress")),
-    arg_max(Start, Status, RunId) by PipelineName
+    LastSuccess = maxif(Start, Status == "Succeeded"), arg_max(Start, Status, RunId) by PipelineName
 | project-rename LastStart = Start, LastStatus = Status, LastRunId = RunId;
 let total = toscalar(summary | count);
 summary

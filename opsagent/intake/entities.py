@@ -134,13 +134,26 @@ def factory_by_region(text: str, inventory: InventorySnapshot, regions: list[Ent
                                 span=Span(start=region.span.start, end=min(end, len(text))), status="corrected")
 
 
+TEAM = re.compile(r"\b(?:the\s+)?([a-z][a-z]+(?:\s+[a-z][a-z]+)?)\s+(?:team|group|squad)\b", re.IGNORECASE)
+
+
+def teams(text: str, groups: Iterable[str]) -> Iterator[EntityMention]:
+    """"the data platform team" → Data Platform Ops: the one group whose name starts with those words."""
+    for match in TEAM.finditer(text):
+        words = match.group(1).lower()
+        named = [group for group in groups if group.lower().startswith(words + " ") or group.lower() == words]
+        if len(named) == 1:
+            yield EntityMention(kind="assignment_group", value=named[0], text=match.group(),
+                                span=Span(start=match.start(), end=match.end()), status="corrected")
+
+
 def find_entities(text: str, inventory: InventorySnapshot) -> list[EntityMention]:
     """Every entity in ``text``, the longest mention winning where two overlap."""
     regions = list(aliases(text, REGIONS, "region"))
     components = [item.name for item in inventory.components if item.platform == "Azure"]
     found = [
         *tickets_and_runs(text), *names(text, inventory), *factory_by_region(text, inventory, regions),
-        *phrases(text, inventory.assignment_groups, "assignment_group"),
+        *phrases(text, inventory.assignment_groups, "assignment_group"), *teams(text, inventory.assignment_groups),
         *phrases(text, components, "azure_service", fuzzy=False),
         *aliases(text, {value: (key,) for key, value in SERVICE_ALIASES.items()}, "azure_service"),
         *aliases(text, PLATFORMS, "platform"), *regions,

@@ -28,7 +28,7 @@ EVERY_STATE = (rf"\b(?:including|incl\.?|also|even)\s+(?:the\s+)?{_FINISHED}(?:\
 # field → ((pattern, values), …); the first pattern that matches a span wins for that span.
 PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "approval": (
-        (r"\bpending approval\b|\bawaiting approval\b|\bwaiting for approval\b|\bneeds? approval\b|"
+        (r"\b(?:pending|awaiting|waiting for|waiting on|needs?|needing|requires?|requiring)\s+(?:\w+\s+)?approval\b|"
          r"\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
         (rf"\b{NEGATION}\s*approved\b|\bunapproved\b", ("approved",)),
         (r"\bapproved\b", ("approved",)),

@@ -20,6 +20,9 @@ ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
 TOPIC = re.compile(r"\b(?:about|mention|mentions|mentioning|regarding|related to|(?:change|change request|incident|ticket)s? (?:for|on))"
                    r"\s+(?:the\s+|an?\s+)?((?:[a-z0-9_\-]+\s*){1,4})")
 OPENED_DURING = re.compile(r"\bopened (?:during|in|within) (?:that|the|its|this)\b")
+SUBJECT = re.compile(r"\bthe\s+((?:[a-z0-9_\-]+\s+){1,3})(?:outage|incident|issue|problem|change|upgrade|"
+                     r"migration|rollout|deployment|maintenance)s?\b")
+""""the customer portal outage", "the Snowflake upgrade change": the words that name what it is about."""
 TOPIC_END = frozenset("then and or in during which that since from with to is was are were when where who why how "
                       "before after until".split())
 """Words that end a topic: "the change for SQL MI index maintenance *then* …"."""
@@ -67,7 +70,11 @@ def _window(ctx: Context) -> str | None:
 
 
 def _opened_within(ctx: Context) -> str | None:
-    """The task's own time, else ("opened during that time") the window of the previous step's record."""
+    """The task's own time, else ("opened during that time") the window of the previous step's record.
+    A later step searches incidents by when they were opened only when its ask says "opened": the
+    time in "yesterday's failed pipelines" is the pipelines' window, and an older open incident counts."""
+    if ctx.previous_text and not contains_phrase(ctx.text, "opened"):
+        return None
     if ctx.facts.time_phrase():
         return ctx.facts.time_phrase()
     windows = windows_of_previous(ctx) if OPENED_DURING.search(ctx.text) else ()
@@ -92,7 +99,7 @@ def _topic(ctx: Context) -> str | None:
     if entities.targets:
         return entities.targets[0]
     taken = " ".join((*entities.groups, *entities.config_items, *entities.regions)).lower()
-    for match in TOPIC.finditer(ctx.text):
+    for match in [*TOPIC.finditer(ctx.text), *SUBJECT.finditer(ctx.text)]:
         written = match.group(1).split()
         written = written[:next((index for index, word in enumerate(written) if word in TOPIC_END), len(written))]
         words = [word for word in written if word not in TOPIC_STOP]

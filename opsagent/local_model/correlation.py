@@ -13,6 +13,7 @@ Three shapes, recognised from the calls themselves, not from the wording:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
@@ -22,6 +23,9 @@ from opsagent.local_model.shapes import Shape
 
 NOUNS = {"pipeline_name": "pipelines", "configuration_item": "configuration items", "number": "tickets",
          "run_id": "runs"}
+ASKS_LACK = re.compile(r"\b(?:no|without|lack|lacking|missing|none|not have|don't have|doesn't have|do not have)\b",
+                       re.IGNORECASE)
+"""A question about the items that lack something ("which of them have no incident?")."""
 SEARCH_NOUNS = {"list_incidents": "incident", "list_change_requests": "change", "query_pipeline_status": "run",
                 "list_failed_pipelines": "failed run"}
 
@@ -37,7 +41,7 @@ def _producer_values(producers: Sequence[ToolEvidence]) -> dict[str, list[str]]:
     return values
 
 
-def per_item(shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
+def per_item(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
     """Which of step 1's items the step-2 searches found something for, and which they did not."""
     values = _producer_values(producers)
     for key, found in values.items():
@@ -48,6 +52,10 @@ def per_item(shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[To
         have = [(value, call) for value, call in searched.items() if call.rows]
         lack = [value for value, call in searched.items() if not call.rows and call.answered]
         opened = "an open " if str(calls[0].arguments.get("state", "")).lower() == "open" else "a matching "
+        if ASKS_LACK.search(text) and not unsearched_of(found, searched):
+            sentence = _lack_first(have, lack, found, noun, opened, thing)
+            facts = [f"{value}: {label(row)}" for value, call in have for row in call.rows[:2]]
+            return PartAnswer(sentence, facts)
         parts = []
         if have:
             listed = ", ".join(f"{value} ({', '.join(identity(row) for row in call.rows[:3])})" for value, call in have)
@@ -63,8 +71,30 @@ def per_item(shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[To
         facts = [f"{value}: {label(row)}" for value, call in have for row in call.rows[:2]]
         if unsearched:
             facts.append(f"Not searched (the search cap was reached): {', '.join(unsearched)}")
-        return PartAnswer(sentence[0].upper() + sentence[1:], facts)
+        return PartAnswer(upper_first(sentence), facts)
     return None
+
+
+def unsearched_of(found: Sequence[str], searched: dict[str, ToolEvidence]) -> list[str]:
+    return [value for value in found if value not in searched]
+
+
+def _lack_first(have: Sequence[tuple[str, ToolEvidence]], lack: Sequence[str], found: Sequence[str], noun: str,
+                opened: str, thing: str) -> str:
+    """"Which of them have no incident?": the ones without first, then the ones with."""
+    with_it = "; ".join(f"{value} has {', '.join(identity(row) for row in call.rows[:3])}" for value, call in have)
+    if not lack:
+        every = "the one" if len(found) == 1 else f"all {len(found)}"
+        return f"None — {every} {noun[:-1] if len(found) == 1 else noun} {'has' if len(found) == 1 else 'have'} " \
+               f"{opened}{thing}: {with_it}."
+    lacking = f"{', '.join(lack)} {'has' if len(lack) == 1 else 'have'} no {opened.split()[-1]} {thing}"
+    return f"{lacking}; {with_it}." if have else f"{lacking}."
+
+
+def upper_first(sentence: str) -> str:
+    """A capital first letter, unless the sentence starts with an id ("pl_x has …")."""
+    first = sentence.split(" ", 1)[0]
+    return sentence if ("_" in first or any(char.isdigit() for char in first)) else sentence[:1].upper() + sentence[1:]
 
 
 def _window_owner(call: ToolEvidence, producers: Sequence[ToolEvidence]) -> dict | None:
@@ -153,4 +183,4 @@ def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything
     if not producers or not calls:
         return None
     return (inside_window(text, shape, calls, producers) or reference(text, shape, calls, producers)
-            or details_of_each(text, shape, calls, producers) or per_item(shape, calls, producers))
+            or details_of_each(text, shape, calls, producers) or per_item(text, shape, calls, producers))

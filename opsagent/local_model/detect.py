@@ -146,7 +146,8 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None,
     targets: list[str] = []
     for hints in knowledge.specialists:
         mentions += _vocabulary_mentions(low, hints) + _entity_mentions(low, hints)
-        found = target_positions(low, hints)
+        found = [(position, name) for position, name in target_positions(low, hints)
+                 if not _names_anothers_thing(low, position, hints.name, knowledge)]
         targets += [name for _, name in found]
         target_points = hints.entity_weights.get("target", 0)
         mentions += [Mention(hints.name, position, target_points) for position, _ in found if target_points]
@@ -162,6 +163,19 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None,
         scores[mention.specialist] += mention.points
     entities = replace(entities, targets=unique(targets))
     return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from, tuple(times))
+
+
+QUALIFIER_REACH = 3
+"""A platform word this close before another specialist's noun names that thing, not the platform."""
+
+
+def _names_anothers_thing(low: str, position: int, name: str, knowledge: Knowledge) -> bool:
+    """"the Snowflake upgrade *change*", "the Databricks *incident*": the platform word qualifies a
+    record another specialist holds, so it is not a health check."""
+    following = WORD.findall(low[position:])[1:1 + QUALIFIER_REACH]
+    nouns = {word for hints in knowledge.specialists if hints.name != name
+             for word, points in hints.vocabulary.items() if points >= STRONG and " " not in word}
+    return any(word in nouns for word in following)
 
 
 def _spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:

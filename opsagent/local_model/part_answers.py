@@ -91,6 +91,9 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
     return None
 
 
+DOWN_WORDS = re.compile(r"\b(?:down|offline|unavailable|dead)\b")
+LAST_WORKED = re.compile(r"\blast (?:time (?:it )?)?(?:succe\w*|work\w*|good|green|ok)\b")
+"""A question about the latest success ("when did it last succeed / work?")."""
 ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued)\b"
                           r"|\b(running|in progress|queued)\s+(?:now|right now|at the moment)\b"
                           r"|\b(?:or|and)\s+(running|in progress|queued)\b")
@@ -126,8 +129,18 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         sentence = (f"{status[0].upper()}{status[1:]}: {names}." if rows
                     else f"All {len(item.rows)} returned are in another state ({', '.join(others)}).")
         return PartAnswer(sentence, [label(row) for row in rows[:MAX_ITEMS]])
+    if len(rows) == 1 and row_kind(rows[0]) == "pipeline_status" and LAST_WORKED.search(text.lower()):
+        row = rows[0]
+        worked = (f"{row['pipeline_name']} last succeeded at {when(row['last_success'])}" if row.get("last_success")
+                  else f"{row['pipeline_name']} did not succeed in the window searched")
+        return PartAnswer(f"{worked}; its latest run ({when(row.get('last_start'))}) {str(row.get('last_status')).lower()}.",
+                          [label(row), lead])
     if len(rows) == 1 and row_kind(rows[0]) == "pipeline_status" and shape in ("list", "count", "yes_no", "when"):
         return PartAnswer(f"{label(rows[0])}.", [lead])  # one pipeline asked about: its figures are the answer
+    if len(rows) == 1 and row_kind(rows[0]) in ("incident", "change") and shape not in ("count", "superlative"):
+        record = _incident_sentence(rows[0], shape, None) if row_kind(rows[0]) == "incident" else \
+            _change_sentence(rows[0], shape, None)
+        return PartAnswer(record, [lead])  # the one record found is the answer: say what it is
     lead = f"{lead[:-1]}{_named(rows)}."
     facts = failed_run_facts(rows) if row_kind(rows[0]) == "run" else [label(row) for row in rows[:MAX_ITEMS]]
     if len(rows) > MAX_ITEMS and row_kind(rows[0]) != "run":
@@ -151,7 +164,7 @@ def record_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         return PartAnswer(first_sentence(item.message) if item.message else "Not found.")
     row = item.rows[0]
     kind = row_kind(row)
-    state = asked_state(text) if shape == "yes_no" else None
+    state = asked_state(text) if shape in ("yes_no", "who") else None
     if kind == "incident":
         return PartAnswer(_incident_sentence(row, shape, state), [label(row)])
     if kind == "change":
@@ -164,8 +177,12 @@ def record_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
 
 def _incident_sentence(row: dict, shape: Shape, state: str | None) -> str:
     number, status = row["number"], row.get("state")
-    who = f"assigned to {row['assigned_to']}" if row.get("assigned_to") else "not assigned to anyone"
+    who = f"assigned to {row['assigned_to']}" if row.get("assigned_to") else (
+        "not assigned to anyone" if "assigned_to" in row else "assigned")
     group = f" in {row['assignment_group']}" if row.get("assignment_group") else ""
+    if shape == "who" and state == "open":  # "is it still open and who owns it?"
+        still = f"Yes — {number} is still open" if is_open(row) else f"{number} is not open any more"
+        return f"{still} ({status}, P{row.get('priority')}), {who}{group}."
     if shape == "who":
         return f"{number} is {who}{group} ({status}, P{row.get('priority')})."
     if state == "open":
@@ -234,8 +251,12 @@ def health_answer(shape: Shape, text: str, items: Sequence[ToolEvidence], *, que
         facts += [f"{platform} incident {incident}" for incident in incidents]
         sentences.append(sentence)
     lead = ""
-    if state == "degraded" and any(" is operational" not in sentence for sentence in sentences):
-        lead = "Yes — "
-    elif state == "healthy" and all(" is operational" in sentence for sentence in sentences):
-        lead = "Yes — "
+    all_operational = all(" is operational" in sentence for sentence in sentences)
+    asked_down = DOWN_WORDS.search(f"{question} {text}".lower()) is not None
+    if state == "degraded" and asked_down and not all_operational and not any(" outage" in item for item in sentences):
+        lead = "Not down — "  # "is X down?" when X is degraded: neither a plain yes nor a no
+    elif state == "degraded":
+        lead = "No — " if all_operational else "Yes — "
+    elif state == "healthy":
+        lead = "Yes — " if all_operational else "No — "
     return PartAnswer(lead + "; ".join(sentences) + ".", facts)

@@ -14,7 +14,7 @@ Shape = Literal["count", "superlative", "latest", "who", "why", "when", "yes_no"
 RULES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow (?:many|often)\b|\bnumber of\b|\bcount\b")),
     ("superlative", re.compile(r"\b(?:most|worst|least|lowest|highest|biggest|top|best)\b")),
-    ("who", re.compile(r"\bwho\b|\bassigned\b|\bassignee\b|\bowner\b|\bwhich (?:team|group)\b")),
+    ("who", re.compile(r"\bwho\b|\bassigned\b|\bassignee\b|\bowner\b|\bwhich (?:teams?|groups?)\b")),
     ("why", re.compile(r"\bwhy\b|\bwhat (?:went wrong|happened|was the error)\b|\bcause\b|\breason\b|\berror\b")),
     ("when", re.compile(r"\bwhen\b|\bwhat time\b|\bscheduled for\b|\beta\b")),
     ("latest", re.compile(r"\b(?:latest|most recent|newest|last run|last time)\b")),
@@ -24,7 +24,8 @@ RULES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
 POLAR_STATES: dict[str, tuple[str, ...]] = {
     "open": ("open", "still open", "active", "unresolved"),
     "approved": ("approved",),
-    "degraded": ("degraded", "down", "outage", "having problems", "having issues", "impacted", "affected"),
+    "degraded": ("degraded", "down", "outage", "having problems", "having issues", "impacted", "affected", "wrong",
+                 "problem", "problems", "issue", "issues"),
     "healthy": ("healthy", "operational", "up", "ok", "fine"),
     "failed": ("fail", "failed", "failing", "broken"),
     "succeeded": ("succeed", "succeeded", "successful", "work", "worked"),

@@ -49,6 +49,7 @@ def summary_row(summary: PipelineStatusSummary) -> dict[str, Any]:
         "last_status": summary.last_status,
         "last_run_id": summary.last_run_id,
         "last_start": iso_minute(summary.last_start),
+        "last_success": iso_minute(summary.last_success),
     }
 
 

@@ -63,6 +63,7 @@ def incident_row(incident: Incident, *, full: bool = False) -> dict[str, Any]:
         "state": incident.state,
         "priority": incident.priority,
         "assignment_group": incident.assignment_group,
+        "assigned_to": incident.assigned_to,
         "configuration_item": incident.configuration_item,
         "opened_at": iso_minute(incident.opened_at),
     }
@@ -72,7 +73,6 @@ def incident_row(incident: Incident, *, full: bool = False) -> dict[str, Any]:
             "impact": incident.impact,
             "urgency": incident.urgency,
             "category": incident.category,
-            "assigned_to": incident.assigned_to,
             "resolved_at": iso_minute(incident.resolved_at),
             "updated_at": iso_minute(incident.updated_at),
         }

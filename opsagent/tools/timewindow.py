@@ -9,6 +9,7 @@ date library); the window grammar around them is ours:
   ahead: ``next N <unit>``;
 - calendar: ``today``, ``yesterday``, ``tomorrow``, ``this morning|afternoon|evening``, ``tonight``,
   ``last night``/``overnight`` (yesterday 18:00 to today 08:00), ``this week`` (Monday to Monday),
+  ``this weekend`` (the coming or current Saturday and Sunday), ``this month`` / ``last month``,
   a weekday or a date (that whole day);
 - ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
   ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
@@ -190,6 +191,14 @@ def _calendar(label: str, now: datetime) -> tuple[datetime, datetime] | None:
     if label == "this week":
         monday = midnight - timedelta(days=now.weekday())
         return monday, monday + 7 * DAY
+    if label in ("this weekend", "the weekend", "weekend", "next weekend"):  # the coming (or current) Sat-Sun
+        saturday = midnight + timedelta(days=(5 - now.weekday()) % 7 if now.weekday() < 5 else -(now.weekday() - 5))
+        saturday += 7 * DAY if label == "next weekend" and now.weekday() < 5 else timedelta(0)
+        return saturday, saturday + 2 * DAY
+    if label in ("this month", "last month"):
+        first = midnight.replace(day=1)
+        following = (first + 32 * DAY).replace(day=1)
+        return ((first - DAY).replace(day=1), first) if label == "last month" else (first, following)
     if label in ("last night", "overnight", "yesterday evening", "last evening"):
         start = datetime.combine(now.date() - DAY, _NIGHT_START, tzinfo=UTC)
         return start, min(datetime.combine(now.date(), _NIGHT_END, tzinfo=UTC), now)

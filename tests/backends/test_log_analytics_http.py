@@ -182,13 +182,16 @@ async def test_pipeline_status_escapes_the_name_and_parses_summaries(
 ) -> None:
     columns = [("PipelineName", "string"), ("Runs", "long"), ("Succeeded", "long"), ("Failed", "long"),
                ("Cancelled", "long"), ("Running", "long"), ("LastStart", "datetime"), ("LastStatus", "string"),
-               ("LastRunId", "string"), ("Total", "long")]
-    row = ["pl_ingest_sales", 6, 4, 1, 0, 1, "2025-01-10T22:00:00Z", "InProgress", RUN_ID, 1]
+               ("LastRunId", "string"), ("LastSuccess", "datetime"), ("Total", "long")]
+    row = ["pl_ingest_sales", 6, 4, 1, 0, 1, "2025-01-10T22:00:00Z", "InProgress", RUN_ID, "2025-01-10T21:00:00Z", 1]
     server.script("POST", QUERY_PATH, json_reply(table(columns, [row])))
     page = await backend.pipeline_status(start=START, end=END, pipeline_name='sales" | take 1 //', limit=10)
-    assert 'where PipelineName contains "sales\\" | take 1 //"' in server.requests[0].json()["query"]
+    query = server.requests[0].json()["query"]
+    assert 'where PipelineName contains "sales\\" | take 1 //"' in query
+    assert 'LastSuccess = maxif(Start, Status == "Succeeded")' in query
     (summary,) = page.items
     assert (summary.runs, summary.failed, summary.last_status, summary.success_rate_pct) == (6, 1, "InProgress", 80.0)
+    assert summary.last_success is not None and summary.last_success.isoformat() == "2025-01-10T21:00:00+00:00"
 
 
 async def test_run_details_by_id_with_activity_errors(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:

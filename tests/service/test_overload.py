@@ -1,8 +1,8 @@
 """Overload on the production stack: a model that never answers, and many chats at once.
 
-The bound (MAX_CHATS_IN_FLIGHT=4 here) admits four chats, which wait out their 2 s deadline;
+The bound (MAX_CHATS_IN_FLIGHT=4 here) admits four chats, which wait out their 3 s deadline;
 every other chat is refused at once with 503 + Retry-After, while /healthz, /readyz and cheap
-requests keep answering within a second.
+requests keep answering (well under a second when the machine is idle; the test allows 1.5 s).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from tests.service.conftest import echo_scripts, model_calls, poll, serving_for_
 from tests.service.test_teams_bot import activity
 
 BOUND = 4
-DEADLINE = 2.0
+DEADLINE = 3.0
+AT_ONCE = 1.5
+"""Refusals and probes answer well within the deadline (the bound leaves room for a loaded 2-core CI box)."""
 CHAT = {"messages": [{"role": "user", "content": "anything"}]}
 COMPLETION = {"model": "opsagent", **CHAT}
 
@@ -80,17 +82,18 @@ def test_overload_refuses_past_the_bound_and_probes_keep_answering(hanging_serve
         for _ in range(3):  # while the model hangs and the bound is full
             for probe in ("/healthz", "/readyz"):
                 response, seconds = _timed(lambda: httpx.get(url + probe, timeout=5))
-                assert response.status_code == 200 and seconds < 1.0, f"{probe} took {seconds:.2f} s"
+                assert response.status_code == 200 and seconds < AT_ONCE, f"{probe} took {seconds:.2f} s"
             bad, seconds = _timed(lambda: httpx.post(url + "/api/chat", content=b"{not json",
                                                      headers={"Content-Type": "application/json"}, timeout=5))
-            assert bad.status_code == 400 and seconds < 1.0
+            assert bad.status_code == 400 and seconds < AT_ONCE, f"a bad request took {seconds:.2f} s"
         refused_results = [future.result() for future in refused]
         admitted_results = [future.result() for future in admitted]
 
     assert (ready["chats_in_flight"], ready["max_chats_in_flight"]) == (BOUND, BOUND)
     for response, seconds in refused_results:
         assert response.status_code == 503, response.text
-        assert response.headers["Retry-After"] == "5" and seconds < 1.0
+        assert response.headers["Retry-After"] == "5"
+        assert seconds < AT_ONCE, f"a refusal took {seconds:.2f} s"
         error = response.json()["error"]
         assert error["code"] == "overloaded"
         assert ("type" in error) == response.url.path.startswith("/v1/")  # OpenAI's shape on /v1

@@ -176,6 +176,10 @@ async def test_query_pipeline_status_summarises_every_pipeline(run_tool: RunTool
     assert rows["pl_archive_logs"]["last_status"] == "Cancelled"
     for row in result.items:
         assert row["runs"] == row["succeeded"] + row["failed"] + row["cancelled"] + row["running"]
+        # "when did it last work?": the latest success, never later than the latest run
+        assert (row["last_success"] is None) == (row["succeeded"] == 0)
+        assert row["last_success"] is None or row["last_success"] <= row["last_start"]
+    assert rows["pl_ingest_sales"]["last_success"] < rows["pl_ingest_sales"]["last_start"]  # its latest run failed
 
 
 async def test_query_pipeline_status_filters_by_name_and_window(run_tool: RunTool, demo_sql: DemoSql) -> None:

@@ -27,13 +27,20 @@ _SYSTEM = "Log Analytics"
 _RUN_TIMES = {"start_min": "start", "end_min": "end"}
 # SQLite fills bare columns next to MAX() from the row holding the maximum: the latest run.
 _SUMMARY_SQL = """
-SELECT pipeline_name, COUNT(*) AS runs,
+WITH runs AS (SELECT * FROM pipeline_runs {where}),
+latest AS (
+    SELECT pipeline_name, status AS last_status, run_id AS last_run_id, start_min AS last_start
+    FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY pipeline_name ORDER BY start_min DESC) AS n FROM runs)
+    WHERE n = 1
+)
+SELECT runs.pipeline_name, COUNT(*) AS runs,
        SUM(status = 'Succeeded') AS succeeded, SUM(status = 'Failed') AS failed,
        SUM(status = 'Cancelled') AS cancelled, SUM(status IN ('Queued', 'InProgress')) AS running,
-       MAX(start_min) AS last_start, status AS last_status, run_id AS last_run_id
-FROM pipeline_runs {where}
-GROUP BY pipeline_name
-ORDER BY failed DESC, pipeline_name ASC
+       latest.last_start, latest.last_status, latest.last_run_id,
+       MAX(CASE WHEN status = 'Succeeded' THEN start_min END) AS last_success
+FROM runs JOIN latest USING (pipeline_name)
+GROUP BY runs.pipeline_name
+ORDER BY failed DESC, runs.pipeline_name ASC
 """
 
 
@@ -115,4 +122,4 @@ def _activity(row: sqlite3.Row, now: datetime) -> ActivityRun:
 
 
 def _summary(row: sqlite3.Row, now: datetime) -> PipelineStatusSummary:
-    return to_record(PipelineStatusSummary, row, now, times={"last_start": "last_start"})
+    return to_record(PipelineStatusSummary, row, now, times={"last_start": "last_start", "last_success": "last_success"})
