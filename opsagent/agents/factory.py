@@ -67,7 +67,7 @@ def build_agent(
         description=config.description,
         tools=list(tools) or None,
         default_options=options,  # type: ignore[arg-type]
-        middleware=[MeteringMiddleware(), ToolLogMiddleware()] if tools else [MeteringMiddleware()],
+        middleware=[MeteringMiddleware(config.name), ToolLogMiddleware()] if tools else [MeteringMiddleware(config.name)],
     )
     return ConfiguredAgent(agent=agent, config=config, models=models, agent_names=tuple(sorted(agent_names)),
                            tools=tuple(tools))

@@ -31,6 +31,8 @@ WORKFLOW_FACTORIES: dict[WorkflowKind, Callable[[Runtime], Workflow]] = {
 
 StreamItem = ProgressEvent | Answer
 _DONE = object()
+CANCEL_GRACE_SECONDS = 2.0
+"""How long a timed-out run may take to unwind (so its cut-off model calls are metered) before answering."""
 
 
 def _error_answer(workflow: WorkflowKind, code: str, text: str) -> Answer:
@@ -62,6 +64,7 @@ def _finish(answer: Answer, runtime: Runtime, meter: UsageMeter, started: float)
             "input_tokens": meter.input_tokens,
             "output_tokens": meter.output_tokens,
             "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "usage_by_role": meter.usage_by_role(),
         }
     )
     return answer.model_copy(update={"metadata": metadata})
@@ -121,7 +124,7 @@ async def stream_chat(
             try:
                 item = await asyncio.wait_for(queue.get(), timeout=remaining)
             except TimeoutError:
-                task.cancel()
+                await _cancel(task)  # let cut-off calls reach the meter before it is read
                 yield _finish(_timeout_answer(workflow, deadline_seconds or 0.0, finished), runtime, meter, started)
                 return
             if item is _DONE:
@@ -133,6 +136,12 @@ async def stream_chat(
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    """Cancel the run and give it a moment to unwind; a run that ignores cancellation is left behind."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=CANCEL_GRACE_SECONDS)
 
 
 async def answer_chat(
