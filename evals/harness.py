@@ -91,6 +91,29 @@ class CaseResult(BaseModel):
     judge: str | None = None
 
 
+async def answer_case(
+    case: EvalCase,
+    settings: Settings,
+    *,
+    make_backends: Callable[[Settings, Callable[[], datetime]], Backends],
+    models: ModelProvider | None = None,
+    deadline_seconds: float | None = None,
+) -> tuple[Answer, float]:
+    """The answer to one case (and its wall time in ms), on a runtime whose clock is the case's fixed "now"."""
+    if case.tool_max_rows is not None:
+        settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
+    clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
+    backends = with_faults(make_backends(settings, clock), case.faults, case.transient_faults)
+    runtime = build_runtime(settings, models=models, backends=backends, clock=clock)
+    started = time.perf_counter()
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history),
+                                      workflow=case.workflow, deadline_seconds=deadline_seconds)
+    finally:
+        await runtime.aclose()
+    return answer, (time.perf_counter() - started) * 1000
+
+
 async def run_case(
     case: EvalCase,
     settings: Settings,
@@ -99,17 +122,8 @@ async def run_case(
     models: ModelProvider | None = None,
 ) -> CaseResult:
     """One case, on a runtime whose clock is the case's fixed "now" (and the suite's model provider)."""
-    if case.tool_max_rows is not None:
-        settings = settings.model_copy(update={"tool_max_rows": case.tool_max_rows})
-    clock = lambda: case.now  # noqa: E731 - the case's frozen "now"
-    backends = with_faults(make_backends(settings, clock), case.faults, case.transient_faults)
-    runtime = build_runtime(settings, models=models, backends=backends, clock=clock)
-    started = time.perf_counter()
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history), workflow=case.workflow)
-    finally:
-        await runtime.aclose()
-    return summarise(case, answer, duration_ms=(time.perf_counter() - started) * 1000)
+    answer, duration_ms = await answer_case(case, settings, make_backends=make_backends, models=models)
+    return summarise(case, answer, duration_ms=duration_ms)
 
 
 def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResult:

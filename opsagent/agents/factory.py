@@ -14,6 +14,7 @@ from opsagent.agents.tool_log import ToolLogMiddleware
 from opsagent.contracts.evidence import PlanMode
 from opsagent.llm.metering import MeteringMiddleware
 from opsagent.llm.prompt_budget import PromptBudgetMiddleware
+from opsagent.llm.recording import RecordingMiddleware
 
 ToolChoice = Literal["required", "auto"]
 
@@ -69,8 +70,8 @@ def build_agent(
     agent_names: Collection[str] = (),
     limits: AgentLimits = AgentLimits(),
 ) -> ConfiguredAgent:
-    """Turn one validated YAML config into an agent with metering, the prompt budget and, for
-    specialists, tool recording on every call."""
+    """Turn one validated YAML config into an agent with metering, the prompt budget, reply recording
+    (when a run asks for it) and, for specialists, tool recording on every call."""
     options: dict[str, Any] = {}
     if config.model.temperature is not None:
         options["temperature"] = config.model.temperature
@@ -88,9 +89,10 @@ def build_agent(
         tools=list(tools) or None,
         default_options=options,  # type: ignore[arg-type]
         middleware=[
-            # Outermost first: the budget trims before the call is metered as sent.
+            # Outermost first: the budget trims before the call is metered and recorded as sent.
             PromptBudgetMiddleware(config.name, limits.prompt_budget_tokens),
             MeteringMiddleware(config.name),
+            RecordingMiddleware(config.name),
             *([ToolLogMiddleware()] if tools else []),
         ],
     )
