@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test run ask eval bench bench-full clean browser-deps
+.PHONY: setup test run ask eval eval-real bench bench-full clean browser-deps
 
 setup: $(STAMP)
 
@@ -40,6 +40,12 @@ ask: setup
 # Evaluation suite on the configured provider (default: local model + demo data) -> evals/results/
 eval: setup
 	$(PY) -m evals
+
+# The real-model subset against the OpenAI-compatible endpoint in the settings (never in CI), e.g.
+#   LLM_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:8080/v1 OPENAI_MODEL=qwen2.5-coder-1.5b-instruct \
+#   MODEL_PROFILE=local-small make eval-real        -> evals/results/real-model/
+eval-real: setup
+	$(PY) -m evals --real $(ARGS)
 
 # Benchmarks (quick, ~1 minute) -> bench/results/; `make bench-full` repeats more
 bench: setup

@@ -1,10 +1,17 @@
-"""``python -m evals``: run the suite on the configured provider and write the reports."""
+"""``python -m evals``: run the suite on the configured provider and write the reports.
+
+``python -m evals --real`` runs the real-model subset (``evals/subsets/real-model.yaml``) against
+the OpenAI-compatible endpoint the settings name, plus the two streaming checks (see
+``evals/real_model.py``); it refuses to run on the offline model.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+import tempfile
+from pathlib import Path
 
 from evals.case import load_cases
 from evals.harness import CaseRunner
@@ -12,15 +19,21 @@ from evals.judge import judge_answer, judge_available
 from evals.report import summarise_results, write_reports
 from opsagent.backends.demo import make_demo_backends
 from opsagent.llm.providers import make_model_provider
-from opsagent.settings import load_settings
+from opsagent.settings import Settings, load_settings
 
 
-async def main(argv: list[str] | None = None) -> int:
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m evals", description="Run OpsAgent's evaluation suite.")
     parser.add_argument("--tag", action="append", default=[], help="only cases with this tag (repeatable)")
     parser.add_argument("--id", action="append", default=[], help="only cases whose id starts with this (repeatable)")
-    args = parser.parse_args(argv)
-    settings = load_settings()
+    parser.add_argument("--real", action="store_true",
+                        help="the real-model run: a subset against the configured OpenAI-compatible endpoint")
+    parser.add_argument("--subset", default="real-model", help="with --real: evals/subsets/<name>.yaml")
+    parser.add_argument("--no-streams", action="store_true", help="with --real: skip the two streaming checks")
+    return parser.parse_args(argv)
+
+
+async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
     models = make_model_provider(settings)
     cases = [case for case in load_cases(tags=set(args.tag) or None)
              if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
@@ -41,6 +54,48 @@ async def main(argv: list[str] | None = None) -> int:
     print(f"{summary.passed}/{summary.cases} passed ({summary.pass_rate:.0%}); "
           f"ungrounded ids: {summary.ungrounded_ids}; reports: {', '.join(str(p) for p in paths)}")
     return 0
+
+
+async def run_real(args: argparse.Namespace, settings: Settings) -> int:
+    from evals.real_model import load_subset, run_real_case
+    from evals.real_report import summarise_real_run, write_real_reports
+    from evals.stream_check import run_stream_checks
+
+    if settings.provider == "local":
+        print("--real needs a model: set LLM_PROVIDER=openai and OPENAI_BASE_URL (see docs/evaluation.md)",
+              file=sys.stderr)
+        return 2
+    models = make_model_provider(settings)
+    wanted = load_subset(args.subset)
+    cases = [case for case in load_cases() if case.id in wanted
+             and (not args.id or any(case.id.startswith(prefix) for prefix in args.id))]
+    results, replies = [], []
+    runner = CaseRunner(settings, make_backends=make_demo_backends, models=models)
+    for case in cases:
+        result, recorded = await run_real_case(case, runner)
+        results.append(result)
+        replies.extend((case.id, reply) for reply in recorded)
+        print(f"{case.id}: {result.route} plan={' '.join(result.plan) or '-'} fetched={result.fetched}/{result.tasks} "
+              f"recovered={result.recovered_calls} json={result.json_replies.model_dump()} "
+              f"grounding={result.grounding} {result.seconds:.0f}s", file=sys.stderr)
+    await runner.aclose()
+    with tempfile.TemporaryDirectory() as data_dir:
+        streams = [] if args.no_streams else await asyncio.to_thread(run_stream_checks, settings, Path(data_dir))
+    for check in streams:
+        print(f"stream {check.endpoint}: {'ok' if check.passed else 'FAILED'} {check.detail}", file=sys.stderr)
+    endpoint = settings.openai_base_url or settings.azure_openai_endpoint or "api.openai.com"
+    summary = summarise_real_run(results, streams, provider=models.provider, model=models.model, endpoint=endpoint,
+                                 profile=settings.model_profile)
+    paths = write_real_reports(summary, results, replies)
+    print(f"{summary.fetched}/{summary.tasks} tasks fetched, {summary.json_in_answers} JSON answers, "
+          f"grounding {summary.grounding}; reports: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+async def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    settings = load_settings()
+    return await (run_real(args, settings) if args.real else run_suite(args, settings))
 
 
 if __name__ == "__main__":

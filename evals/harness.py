@@ -123,8 +123,8 @@ class CaseRunner:
         backends = with_faults(self.make_backends(settings, clock), case.faults, case.transient_faults)
         return build_runtime(settings, models=self.models, backends=backends, clock=clock)
 
-    async def run(self, case: EvalCase) -> CaseResult:
-        """One case, on a runtime whose clock is the case's fixed "now" (and the suite's model provider)."""
+    async def answer(self, case: EvalCase, *, deadline_seconds: float | None = None) -> tuple[Answer, float]:
+        """The answer to one case (and its wall time in ms), on a runtime whose clock is the case's fixed "now"."""
         if case.transient_faults:
             runtime = self._build(case)
         else:
@@ -133,11 +133,16 @@ class CaseRunner:
         started = time.perf_counter()
         try:
             answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history),
-                                          workflow=case.workflow)
+                                          workflow=case.workflow, deadline_seconds=deadline_seconds)
         finally:
             if case.transient_faults:
                 await runtime.aclose()
-        return summarise(case, answer, duration_ms=(time.perf_counter() - started) * 1000)
+        return answer, (time.perf_counter() - started) * 1000
+
+    async def run(self, case: EvalCase) -> CaseResult:
+        """One case, answered and checked."""
+        answer, duration_ms = await self.answer(case)
+        return summarise(case, answer, duration_ms=duration_ms)
 
     async def aclose(self) -> None:
         for runtime in self._shared.values():

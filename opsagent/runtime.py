@@ -6,11 +6,13 @@ and their executors are built fresh for every request (see ``workflows/``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
-from opsagent.agents.factory import ConfiguredAgent
+from opsagent.agents.factory import AgentLimits, ConfiguredAgent
 from opsagent.agents.roles import (
     create_clarify_agent,
     create_dynamic_triage_agent,
@@ -32,6 +34,9 @@ from opsagent.intake.runbooks import load_runbooks
 from opsagent.llm.providers import make_model_provider
 from opsagent.settings import Settings
 from opsagent.telemetry import configure_tracing
+
+
+logger = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -75,6 +80,14 @@ class Runtime:
         await self.backends.aclose()
 
 
+def agent_limits(settings: Settings, role: Literal["planner", "review", "clarify", "specialist"]) -> AgentLimits:
+    """The settings' limits for one kind of role (the model profile's values unless set explicitly)."""
+    max_tokens = {"planner": settings.planner_max_tokens, "review": settings.review_max_tokens,
+                  "clarify": settings.clarify_max_tokens, "specialist": settings.specialist_max_tokens}[role]
+    return AgentLimits(max_tokens=max_tokens, tool_choice=settings.specialist_tool_choice,
+                       prompt_budget_tokens=settings.prompt_budget_tokens)
+
+
 def make_default_backends(settings: Settings, clock: Clock) -> Backends:
     """Real backends where their settings are present, the demo data set elsewhere."""
     from opsagent.backends.demo import make_demo_backends
@@ -95,7 +108,8 @@ def build_agents(
     config_dir = settings.agent_config_dir
     built = [
         create_specialist_agent(
-            spec, models, backends=backends, clock=clock, max_rows=settings.tool_max_rows, config_dir=config_dir
+            spec, models, backends=backends, clock=clock, max_rows=settings.tool_max_rows, config_dir=config_dir,
+            limits=agent_limits(settings, "specialist"),
         )
         for spec in specialists
     ]
@@ -103,12 +117,14 @@ def build_agents(
     agent_list = describe_specialists(profiles)
     names = [profile.name for profile in profiles]
     planner = {"config_dir": config_dir, "specialists": agent_list, "agent_names": names,
-               "max_tasks": settings.max_plan_tasks}
+               "max_tasks": settings.max_plan_tasks, "limits": agent_limits(settings, "planner")}
     return AgentSet(
         dynamic_triage=create_dynamic_triage_agent(models, **planner),
         triage=create_triage_agent(models, **planner),
-        review=create_review_agent(models, config_dir=config_dir, specialists=agent_list),
-        clarify=create_clarify_agent(models, config_dir=config_dir, specialists=agent_list),
+        review=create_review_agent(models, config_dir=config_dir, specialists=agent_list,
+                                   limits=agent_limits(settings, "review")),
+        clarify=create_clarify_agent(models, config_dir=config_dir, specialists=agent_list,
+                                     limits=agent_limits(settings, "clarify")),
         specialists={agent.name: agent for agent, _ in built},
         profiles=profiles,
     )
@@ -124,6 +140,8 @@ def build_runtime(
 ) -> Runtime:
     """Assemble a runtime; tests pass scripted models, fake backends or a fixed clock."""
     configure_tracing(settings)
+    if settings.deadline_shortfall:
+        logger.warning("%s", settings.deadline_shortfall)
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)

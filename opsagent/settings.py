@@ -16,6 +16,7 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from opsagent.errors import ConfigError
+from opsagent.model_profiles import DEADLINE_FIELDS, ModelProfile, required_request_seconds, with_profile_defaults
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = PROJECT_ROOT / "config"
@@ -43,13 +44,25 @@ class Settings(BaseModel):
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None
     openai_model: str = "gpt-4o-mini"
-    model_timeout_seconds: float = Field(default=60.0, gt=0)
+    model_profile: ModelProfile = Field(default="hosted", description="defaults for the limits below: hosted | local-small")
+    model_timeout_seconds: float = Field(default=60.0, gt=0, description="one HTTP call to the model")
+    model_max_retries: int = Field(default=2, ge=0, le=5, description="SDK retries of a failed or timed-out call")
+    planner_max_tokens: int | None = Field(default=None, ge=16, description="output cap of (dynamic) triage; unset = YAML")
+    review_max_tokens: int | None = Field(default=None, ge=16, description="output cap of the reviewer; unset = YAML")
+    clarify_max_tokens: int | None = Field(default=None, ge=16, description="output cap of clarify; unset = YAML")
+    specialist_max_tokens: int | None = Field(default=None, ge=16, description="output cap of specialists; unset = YAML")
+    prompt_budget_tokens: int = Field(default=24_000, ge=500, description="largest prompt one model call may send")
+    specialist_tool_choice: Literal["required", "auto"] = Field(
+        default="required", description="a specialist's first turn must call a tool (required) or may (auto)")
 
     # --- workflow -------------------------------------------------------------------------
     dynamic_plan: bool = False
-    task_timeout_seconds: float = Field(default=90.0, gt=0)
-    request_timeout_seconds: float = Field(default=240.0, gt=0)
+    task_timeout_seconds: float = Field(default=60.0, gt=0, description="one specialist task, or one planner/review call")
+    request_timeout_seconds: float = Field(default=300.0, gt=0, description="unset = (MAX_PLAN_STEPS + 2) x task timeout")
     max_plan_tasks: int = Field(default=8, ge=1, le=32)
+    max_plan_steps: int = Field(default=3, ge=1, le=8, description="sequential steps one plan may hold; later ones are cut")
+    progress_keepalive_seconds: float = Field(default=10.0, ge=0, description="a 'still working' event after this much "
+                                              "silence in a stream; 0 = never")
     planner_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0,
                                           description="below this the planner's guess becomes a question back")
     grounding_pass_at: float = Field(default=0.7, ge=0.0, le=1.0, description="grounding score that publishes")
@@ -134,6 +147,26 @@ class Settings(BaseModel):
     @classmethod
     def _upper_log_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_model_profile(cls, data: Any) -> Any:
+        """Fill what the profile sets and the user did not; derive the deadline when it is not set."""
+        if not isinstance(data, dict):
+            return data
+        defaults = {name: cls.model_fields[name].default for name in DEADLINE_FIELDS}
+        return with_profile_defaults(data, field_defaults=defaults)
+
+    @property
+    def deadline_shortfall(self) -> str | None:
+        """Why the request deadline cannot hold one full pass (an explicit choice is kept, not refused)."""
+        needed = required_request_seconds(task_timeout_seconds=self.task_timeout_seconds,
+                                          max_plan_steps=self.max_plan_steps)
+        if self.request_timeout_seconds >= needed:
+            return None
+        return (f"REQUEST_TIMEOUT_SECONDS ({self.request_timeout_seconds:g}) is shorter than the planner, "
+                f"MAX_PLAN_STEPS ({self.max_plan_steps}) tasks of TASK_TIMEOUT_SECONDS ({self.task_timeout_seconds:g}) "
+                f"and the review ({needed:g} s): a slow but healthy answer may be cut; unset it to use {needed:g}")
 
     @model_validator(mode="after")
     def _threads_outnumber_chats(self) -> Settings:

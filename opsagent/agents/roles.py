@@ -10,7 +10,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from opsagent.agents.config import AgentConfig, AgentRole, ModeConfig, load_agent_config
-from opsagent.agents.factory import ConfiguredAgent, build_agent
+from opsagent.agents.factory import AgentLimits, ConfiguredAgent, build_agent
 from opsagent.errors import ConfigError
 from opsagent.agents.model_provider import ModelProvider
 
@@ -37,28 +37,34 @@ def _load_role(config_dir: Path, file_name: str, role: AgentRole, variables: dic
 
 
 def create_dynamic_triage_agent(
-    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int
+    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int,
+    limits: AgentLimits = AgentLimits(),
 ) -> ConfiguredAgent:
     """The step-based planner; its user_mode/review_mode instructions are chosen per run."""
     variables = {"specialists": specialists, "max_tasks": str(max_tasks)}
     config = _load_role(config_dir, "dynamic_triage_agent.yaml", "dynamic_triage", variables)
-    return build_agent(config, models, agent_names=agent_names)
+    return build_agent(config, models, agent_names=agent_names, limits=limits)
 
 
 def create_triage_agent(
-    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int
+    models: ModelProvider, *, config_dir: Path, specialists: str, agent_names: Collection[str], max_tasks: int,
+    limits: AgentLimits = AgentLimits(),
 ) -> ConfiguredAgent:
     """The single-step triage of the default workflow: which specialists, one question each."""
     variables = {"specialists": specialists, "max_tasks": str(max_tasks)}
     config = _load_role(config_dir, "triage_agent.yaml", "triage", variables)
-    return build_agent(config, models, agent_names=agent_names)
+    return build_agent(config, models, agent_names=agent_names, limits=limits)
 
 
-def create_review_agent(models: ModelProvider, *, config_dir: Path, specialists: str) -> ConfiguredAgent:
+def create_review_agent(models: ModelProvider, *, config_dir: Path, specialists: str,
+                        limits: AgentLimits = AgentLimits()) -> ConfiguredAgent:
     """Checks the results cover every part of the question; may ask for one retry."""
-    return build_agent(_load_role(config_dir, "review_agent.yaml", "review", {"specialists": specialists}), models)
+    config = _load_role(config_dir, "review_agent.yaml", "review", {"specialists": specialists})
+    return build_agent(config, models, limits=limits)
 
 
-def create_clarify_agent(models: ModelProvider, *, config_dir: Path, specialists: str) -> ConfiguredAgent:
+def create_clarify_agent(models: ModelProvider, *, config_dir: Path, specialists: str,
+                         limits: AgentLimits = AgentLimits()) -> ConfiguredAgent:
     """Asks back politely, offering concrete interpretations."""
-    return build_agent(_load_role(config_dir, "clarify_agent.yaml", "clarify", {"specialists": specialists}), models)
+    config = _load_role(config_dir, "clarify_agent.yaml", "clarify", {"specialists": specialists})
+    return build_agent(config, models, limits=limits)

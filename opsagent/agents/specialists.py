@@ -14,7 +14,7 @@ from pathlib import Path
 from agent_framework import FunctionTool
 
 from opsagent.agents.config import AgentConfig, load_agent_config
-from opsagent.agents.factory import ConfiguredAgent, build_agent
+from opsagent.agents.factory import AgentLimits, ConfiguredAgent, build_agent
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.role_inputs import SpecialistInfo
 from opsagent.errors import ConfigError
@@ -86,6 +86,7 @@ def create_specialist_agent(
     clock: Clock,
     max_rows: int,
     config_dir: Path,
+    limits: AgentLimits = AgentLimits(),
 ) -> tuple[ConfiguredAgent, SpecialistProfile]:
     """Build one specialist agent from its YAML and its tools, plus its profile for the planner."""
     source = config_dir / spec.config_file
@@ -97,7 +98,7 @@ def create_specialist_agent(
     tools = select_tools(config, spec.load_tool_factory()(backends, clock=clock, max_rows=max_rows), source=source)
     profile = SpecialistProfile(name=spec.name, description=config.description.strip(),
                                 tools=tuple(tool.name for tool in tools))
-    return build_agent(config, models, tools=tools), profile
+    return build_agent(config, models, tools=tools, limits=limits), profile
 
 
 def describe_specialists(profiles: Sequence[SpecialistProfile]) -> str:

@@ -2,7 +2,7 @@
 
 Safe repairs: JSON inside prose or a code fence, step numbers given as strings ("2", "step 2"),
 agent names in another case, unknown agents dropped (with a note), gaps in step numbers
-renumbered, plans longer than the cap cut. Anything else is a ``RepairedOutput`` with ``error``
+renumbered, plans longer than the caps (tasks, sequential steps) cut. Anything else is a ``RepairedOutput`` with ``error``
 set, which the caller treats as a failure of that step: never an exception.
 """
 
@@ -48,7 +48,8 @@ def _coerce_step(raw: Any) -> int | None:
 
 
 def _repair_tasks(
-    items: Any, *, agents: Collection[str], has_steps: bool, max_tasks: int | None, notes: list[str]
+    items: Any, *, agents: Collection[str], has_steps: bool, max_tasks: int | None, notes: list[str],
+    max_steps: int | None = None,
 ) -> list[dict[str, Any]]:
     if not isinstance(items, list):
         if items not in (None, ""):
@@ -80,6 +81,9 @@ def _repair_tasks(
         kept.append(task)
     if has_steps:
         kept = _renumber_steps(kept, notes)
+        if max_steps is not None and kept and kept[-1]["step"] > max_steps:
+            notes.append(f"the plan had {kept[-1]['step']} steps; kept the first {max_steps}")
+            kept = [task for task in kept if task["step"] <= max_steps]
     if max_tasks is not None and len(kept) > max_tasks:
         notes.append(f"the plan had {len(kept)} tasks; kept the first {max_tasks}")
         kept = kept[:max_tasks]
@@ -102,6 +106,7 @@ def parse_model_output(
     *,
     agents: Collection[str] = (),
     max_tasks: int | None = None,
+    max_steps: int | None = None,
 ) -> RepairedOutput[ModelT]:
     """Parse and validate ``text`` as ``model``, repairing plans on the way.
 
@@ -110,6 +115,7 @@ def parse_model_output(
         model: the expected output model (``UserModeOutput``, ``ReviewOutput``…).
         agents: the registered specialist names plans may use (only models with plans need them).
         max_tasks: cap on the number of tasks in a plan.
+        max_steps: cap on the number of sequential steps in a plan (later steps are cut).
     """
     notes: list[str] = []
     data = extract_json_object(text or "")
@@ -120,7 +126,8 @@ def parse_model_output(
         if name in model.model_fields and name in data:
             has_steps = "step" in _plan_item_fields(model, name)
             data[name] = _repair_tasks(
-                data[name], agents=agents, has_steps=has_steps, max_tasks=max_tasks, notes=notes
+                data[name], agents=agents, has_steps=has_steps, max_tasks=max_tasks, notes=notes,
+                max_steps=max_steps,
             )
     try:
         value = model.model_validate(data, context={"agents": agents})

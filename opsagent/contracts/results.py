@@ -11,6 +11,7 @@ from opsagent.contracts.evidence import PlanMode, TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingReport
 from opsagent.contracts.plans import ClarifyOutput, PartGap, PlanStep, QuestionPart, ReviewOutput, Route
 from opsagent.contracts.requests import MessageData
+from opsagent.contracts.usage import RoleUsage
 
 WorkflowKind = Literal["dynamic", "triage"]
 ErrorCode = Literal["timeout", "internal", "planner_failed", "model_unavailable"]
@@ -85,6 +86,8 @@ class AnswerMetadata(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     duration_ms: float = 0.0
+    usage_by_role: dict[str, RoleUsage] = Field(default_factory=dict)
+    """Model calls and tokens per role (agent name), e.g. the planner's largest prompt."""
 
 
 class Answer(BaseModel):

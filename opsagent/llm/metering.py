@@ -1,23 +1,31 @@
-"""Per-request counting of model calls and tokens.
+"""Per-request counting of model calls and tokens, in total and per role.
 
 Agents and chat clients are shared between requests, so the counts cannot live on them. Each
 request opens a ``UsageMeter`` in a context variable; asyncio tasks the workflow starts inherit
 the context, so the chat middleware on every agent adds to the meter of the request it serves.
+A call cut off by a timeout or a cancellation still counts: its prompt was sent (and processed,
+on a self-hosted server), it just never answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import openai
 from agent_framework import ChatContext, ChatMiddleware, Message
+
+from opsagent.contracts.usage import RoleUsage
 
 _current_meter: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("opsagent_meter", default=None)
 
 CHARS_PER_TOKEN = 4
 """Rough estimate used when a provider reports no token counts (the local model)."""
+TRIMMED_METADATA_KEY = "opsagent_prompt_trimmed"
+"""Set in a call's ``ChatContext.metadata`` by the prompt budget when it cut the prompt."""
 
 
 @dataclass
@@ -29,13 +37,23 @@ class UsageMeter:
     output_tokens: int = 0
     parent: UsageMeter | None = None
     """A task's meter also counts into its request's meter."""
+    roles: dict[str, RoleUsage] = field(default_factory=dict)
 
-    def record(self, *, input_tokens: int, output_tokens: int) -> None:
+    def record(self, *, input_tokens: int, output_tokens: int, role: str = "", cut_off: bool = False,
+               trimmed: bool = False) -> None:
         self.llm_calls += 1
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
+        if role:
+            self.roles.setdefault(role, RoleUsage()).add(input_tokens=input_tokens, output_tokens=output_tokens,
+                                                         cut_off=cut_off, trimmed=trimmed)
         if self.parent is not None:
-            self.parent.record(input_tokens=input_tokens, output_tokens=output_tokens)
+            self.parent.record(input_tokens=input_tokens, output_tokens=output_tokens, role=role, cut_off=cut_off,
+                               trimmed=trimmed)
+
+    def usage_by_role(self) -> dict[str, RoleUsage]:
+        """A copy for an answer's metadata (the meter may still count a call being cancelled)."""
+        return {role: usage.model_copy() for role, usage in sorted(self.roles.items())}
 
 
 @contextmanager
@@ -57,19 +75,44 @@ def estimate_tokens(messages: Sequence[Message], instructions: str = "") -> int:
     return max(1, chars // CHARS_PER_TOKEN)
 
 
+def _prompt_estimate(context: ChatContext) -> int:
+    return estimate_tokens(context.messages, str((context.options or {}).get("instructions") or ""))
+
+
+def is_cut_off(error: BaseException) -> bool:
+    """A cancellation or a timeout, here or anywhere down its chain of causes."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, asyncio.CancelledError | TimeoutError | openai.APITimeoutError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 class MeteringMiddleware(ChatMiddleware):
-    """Chat middleware that adds each model call of an agent to the current request's meter."""
+    """Chat middleware that adds each model call of an agent (``role``) to the current request's meter."""
+
+    def __init__(self, role: str = "") -> None:
+        self.role = role
 
     async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
-        await call_next()
+        trimmed = bool(context.metadata.get(TRIMMED_METADATA_KEY))
+        try:
+            await call_next()
+        except BaseException as error:
+            meter = _current_meter.get()
+            if meter is not None and is_cut_off(error):
+                meter.record(input_tokens=_prompt_estimate(context), output_tokens=0, role=self.role, cut_off=True,
+                             trimmed=trimmed)
+            raise
         meter = _current_meter.get()
         if meter is None:
             return
         usage = getattr(context.result, "usage_details", None) or {}
-        input_tokens = usage.get("input_token_count") or estimate_tokens(
-            context.messages, str((context.options or {}).get("instructions") or "")
-        )
+        input_tokens = usage.get("input_token_count") or _prompt_estimate(context)
         output_tokens = usage.get("output_token_count") or 0
         if not output_tokens and not context.stream and context.result is not None:
             output_tokens = estimate_tokens(context.result.messages)
-        meter.record(input_tokens=input_tokens, output_tokens=output_tokens)
+        meter.record(input_tokens=input_tokens, output_tokens=output_tokens, role=self.role, trimmed=trimmed)

@@ -123,10 +123,11 @@ def make_local_provider(settings: Settings) -> LocalModelProvider:
 
 
 def _with_timeout(client: Any, settings: Settings) -> Any:
-    """Bound every HTTP call to the model; the SDK's own retries stay small."""
+    """Bound every HTTP call to the model; the SDK's own retries stay small (none for a slow local model)."""
     inner = getattr(client, "client", None)
     if inner is not None and hasattr(inner, "with_options"):
-        client.client = inner.with_options(timeout=settings.model_timeout_seconds, max_retries=2)
+        client.client = inner.with_options(timeout=settings.model_timeout_seconds,
+                                           max_retries=settings.model_max_retries)
     return client
 
 

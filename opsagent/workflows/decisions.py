@@ -49,12 +49,12 @@ def _with_parts(plan: list[PlanStep], parts: list[QuestionPart]) -> list[PlanSte
 
 
 def _parse_first_plan(reply: PlannerReply, model: type[PlanOutputT], *, agents: Collection[str],
-                      max_tasks: int) -> tuple[RunTrail, PlanOutputT | Rejection]:
+                      max_tasks: int, max_steps: int | None = None) -> tuple[RunTrail, PlanOutputT | Rejection]:
     """The reply parsed and repaired, or the refusal it amounts to (a failed call, nothing usable, a refusal)."""
     trail = reply.trail
     if reply.error:
         return trail, _planner_failed(trail, reply.error, model_error=True)
-    parsed = parse_model_output(reply.text, model, agents=agents, max_tasks=max_tasks)
+    parsed = parse_model_output(reply.text, model, agents=agents, max_tasks=max_tasks, max_steps=max_steps)
     trail = trail.extended(notes=parsed.notes)
     output = parsed.value
     if output is None:
@@ -65,9 +65,9 @@ def _parse_first_plan(reply: PlannerReply, model: type[PlanOutputT], *, agents: 
 
 
 def decide_user_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks: int,
-                     min_confidence: float) -> UserDecision:
+                     min_confidence: float, max_steps: int | None = None) -> UserDecision:
     """The first plan: reject, ask back, or execute."""
-    trail, output = _parse_first_plan(reply, UserModeOutput, agents=agents, max_tasks=max_tasks)
+    trail, output = _parse_first_plan(reply, UserModeOutput, agents=agents, max_tasks=max_tasks, max_steps=max_steps)
     if isinstance(output, Rejection):
         return output
     if output.clarify:
@@ -83,7 +83,8 @@ def decide_user_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks:
     return ExecutionPlan(trail=trail.extended(plans=[record], parts=parts), mode="user", steps=plan)
 
 
-def decide_review_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks: int) -> ReviewDecision:
+def decide_review_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks: int,
+                       max_steps: int | None = None) -> ReviewDecision:
     """The re-plan: tasks for the gaps, or finalize with the answer the reviewer already wrote."""
     trail = reply.trail
 
@@ -93,7 +94,7 @@ def decide_review_mode(reply: PlannerReply, *, agents: Collection[str], max_task
 
     if reply.error:
         return finalize(f"re-planning failed: {reply.error}")
-    parsed = parse_model_output(reply.text, ReviewModeOutput, agents=agents, max_tasks=max_tasks)
+    parsed = parse_model_output(reply.text, ReviewModeOutput, agents=agents, max_tasks=max_tasks, max_steps=max_steps)
     trail = trail.extended(notes=parsed.notes)
     output = parsed.value
     if output is None:

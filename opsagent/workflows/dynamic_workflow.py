@@ -32,7 +32,8 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
     dynamic_triage = DynamicTriageExecutor(agents.dynamic_triage, specialists=runtime.specialist_infos,
                                            max_tasks=settings.max_plan_tasks, timeout_seconds=timeout)
     parse_triage_output = ParseTriageOutputExecutor(agents=runtime.specialist_names, max_tasks=settings.max_plan_tasks,
-                                                    min_confidence=settings.planner_min_confidence)
+                                                    min_confidence=settings.planner_min_confidence,
+                                                    max_steps=settings.max_plan_steps)
     reject_query = RejectQueryExecutor()
     clarify = ClarifyExecutor(agents.clarify, specialists=runtime.specialist_infos, timeout_seconds=timeout,
                               candidates=runtime.intake.clarify_candidates)

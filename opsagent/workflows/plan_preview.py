@@ -40,7 +40,7 @@ async def preview_plan(runtime: Runtime, chat: WorkflowInput) -> PlanPreview:
     trail = RunTrail(workflow="dynamic", question=chat.query, history=chat.history, analysis=analysis)
     decision = decide_user_mode(PlannerReply(trail=trail, mode="user", text=text, error=error),
                                 agents=runtime.specialist_names, max_tasks=settings.max_plan_tasks,
-                                min_confidence=settings.planner_min_confidence)
+                                min_confidence=settings.planner_min_confidence, max_steps=settings.max_plan_steps)
     runbooks = [runbook.name for runbook in analysis.runbooks]
     if isinstance(decision, ExecutionPlan):
         return PlanPreview(route="execute", parts=decision.trail.parts, plan=decision.steps, runbooks=runbooks,

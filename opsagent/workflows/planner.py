@@ -61,10 +61,12 @@ class DynamicTriageExecutor(Executor):
 
 
 class ParseTriageOutputExecutor(Executor):
-    def __init__(self, *, agents: Collection[str], max_tasks: int, min_confidence: float) -> None:
+    def __init__(self, *, agents: Collection[str], max_tasks: int, min_confidence: float,
+                 max_steps: int | None = None) -> None:
         super().__init__(id=PARSE_TRIAGE_OUTPUT)
         self.agents = frozenset(agents)
         self.max_tasks = max_tasks
+        self.max_steps = max_steps
         self.min_confidence = min_confidence
 
     @handler
@@ -73,10 +75,10 @@ class ParseTriageOutputExecutor(Executor):
         ctx: WorkflowContext[Rejection | ClarifyRequest | ExecutionPlan | DraftAnswer, ProgressEvent],
     ) -> None:
         if reply.mode == "review":
-            decision = decide_review_mode(reply, agents=self.agents, max_tasks=self.max_tasks)
+            decision = decide_review_mode(reply, agents=self.agents, max_tasks=self.max_tasks, max_steps=self.max_steps)
         else:
             decision = decide_user_mode(reply, agents=self.agents, max_tasks=self.max_tasks,
-                                        min_confidence=self.min_confidence)
+                                        min_confidence=self.min_confidence, max_steps=self.max_steps)
         event = decision_made(decision)
         if event is not None:
             await ctx.yield_output(event)

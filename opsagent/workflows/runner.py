@@ -3,6 +3,7 @@
 Every surface (HTTP API, OpenAI API, Teams, CLI, evals, benchmarks) goes through ``stream_chat``
 or ``answer_chat``. A fresh workflow is built per call; the run happens in its own task so the
 per-request usage meter lives in that task's context and a deadline can cancel the work cleanly.
+While nothing happens for ``PROGRESS_KEEPALIVE_SECONDS`` the stream says what is still running.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer, AnswerMetadata, ProgressEvent, WorkflowKind
 from opsagent.llm.metering import UsageMeter, metered
 from opsagent.runtime import Runtime
+from opsagent.workflows.activity import RunActivity
 from opsagent.workflows.dynamic_workflow import create_dynamic_workflow
 from opsagent.workflows.triage_workflow import create_triage_workflow
 
@@ -31,6 +33,8 @@ WORKFLOW_FACTORIES: dict[WorkflowKind, Callable[[Runtime], Workflow]] = {
 
 StreamItem = ProgressEvent | Answer
 _DONE = object()
+CANCEL_GRACE_SECONDS = 2.0
+"""How long a timed-out run may take to unwind (so its cut-off model calls are metered) before answering."""
 
 
 def _error_answer(workflow: WorkflowKind, code: str, text: str) -> Answer:
@@ -62,6 +66,7 @@ def _finish(answer: Answer, runtime: Runtime, meter: UsageMeter, started: float)
             "input_tokens": meter.input_tokens,
             "output_tokens": meter.output_tokens,
             "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "usage_by_role": meter.usage_by_role(),
         }
     )
     return answer.model_copy(update={"metadata": metadata})
@@ -106,33 +111,57 @@ async def stream_chat(
 ) -> AsyncIterator[StreamItem]:
     """Yield progress events as they happen, then exactly one ``Answer``.
 
-    On the deadline the work is cancelled and the answer is a timeout error. If the consumer
-    stops early (a client went away), the work is cancelled too.
+    On the deadline the work is cancelled and the answer keeps what finished. If the consumer
+    stops early (a client went away), the work is cancelled too. After each quiet spell of
+    ``PROGRESS_KEEPALIVE_SECONDS`` a ``working`` event says what is still running.
     """
     started = time.perf_counter()
     deadline = None if deadline_seconds is None else started + deadline_seconds
+    keepalive = runtime.settings.progress_keepalive_seconds
     queue: asyncio.Queue[object] = asyncio.Queue()
     meter = UsageMeter()  # shared with the run's task, so a timeout answer still reports the calls made
     task = asyncio.create_task(_drive(runtime, chat, workflow, queue, meter=meter, started=started))
     finished: list[TaskResult] = []
+    activity = RunActivity()
+    last_item = started
     try:
         while True:
-            remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            now = time.perf_counter()
+            wait = _next_wait(now, deadline=deadline, keepalive_at=last_item + keepalive if keepalive > 0 else None)
             try:
-                item = await asyncio.wait_for(queue.get(), timeout=remaining)
+                item = await asyncio.wait_for(queue.get(), timeout=wait)
             except TimeoutError:
-                task.cancel()
-                yield _finish(_timeout_answer(workflow, deadline_seconds or 0.0, finished), runtime, meter, started)
-                return
+                if deadline is not None and time.perf_counter() >= deadline:
+                    await _cancel(task)  # let cut-off calls reach the meter before it is read
+                    yield _finish(_timeout_answer(workflow, deadline_seconds or 0.0, finished), runtime, meter, started)
+                    return
+                last_item = time.perf_counter()
+                yield activity.keepalive(last_item - started)
+                continue
             if item is _DONE:
                 return
-            if isinstance(item, ProgressEvent) and item.kind == "task_finished" and "result" in item.data:
-                finished.append(TaskResult.model_validate(item.data["result"]))
+            last_item = time.perf_counter()
+            if isinstance(item, ProgressEvent):
+                activity.observe(item)
+                if item.kind == "task_finished" and "result" in item.data:
+                    finished.append(TaskResult.model_validate(item.data["result"]))
             yield item  # type: ignore[misc]
     finally:
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+def _next_wait(now: float, *, deadline: float | None, keepalive_at: float | None) -> float | None:
+    """Seconds to wait for the next item: until the deadline or the next keep-alive, whichever is first."""
+    moments = [moment for moment in (deadline, keepalive_at) if moment is not None]
+    return max(0.0, min(moments) - now) if moments else None
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    """Cancel the run and give it a moment to unwind; a run that ignores cancellation is left behind."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=CANCEL_GRACE_SECONDS)
 
 
 async def answer_chat(
