@@ -17,6 +17,10 @@ Domain = Literal["servicenow", "log_analytics", "service_health"]
 TAGS = {
     "easy", "medium", "hard", "servicenow", "log_analytics", "service_health", "multi-domain", "clarify",
     "reject", "review-retry", "datetime", "large-output", "error-handling", "follow-up",
+    # answer shapes (synthesis: the direct answer the evidence supports)
+    "synthesis", "existence", "count", "which", "record", "correlation",
+    # understanding categories (what was asked reached the tools)
+    "understanding", "negation", "qualifier", "exact-time", "scope", "typo", "chaining", "runbook",
 }
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 
@@ -28,6 +32,19 @@ class ToolExpectation(BaseModel):
 
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Conclusion(BaseModel):
+    """The ids the direct answer concludes with: exactly these, no other ticket, run or pipeline id.
+
+    With ``anchor``, only the clause of the direct answer that contains the anchor is checked (e.g.
+    "have none" for the pipelines without an incident); otherwise the whole direct answer.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    names: list[str] = Field(default_factory=list)
+    anchor: str = ""
 
 
 class Expectations(BaseModel):
@@ -43,6 +60,9 @@ class Expectations(BaseModel):
     """Substrings (case-insensitive) the answer must contain: ids, counts, states."""
     forbidden: list[str] = Field(default_factory=list)
     """Substrings the answer must not contain (claims that would be wrong)."""
+    answer_first: list[str] = Field(default_factory=list)
+    """Substrings the direct answer (the summary before facts and evidence) must contain: "Yes", "3 of"."""
+    conclusion: Conclusion | None = None
     retry_used: bool | None = None
     max_llm_calls: int | None = None
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from evals.case import EvalCase, Shape
+from evals.case import Conclusion, EvalCase, Shape
 from opsagent.contracts.results import Answer, PlanRecord
 
 ENTITY_PATTERNS = (
@@ -20,6 +20,10 @@ ENTITY_PATTERNS = (
     re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE),
     re.compile(r"\bpl_[a-z0-9_]+(?:-[a-z0-9_]+)*", re.IGNORECASE),
 )
+
+
+NEGATIVE = re.compile(r"\b(?:no|none|nothing|not any|without)\b", re.IGNORECASE)
+CLAUSE_BREAK = re.compile(r"[.;:]\s+|\s+[—–]\s+|\n+")
 
 
 class Check(BaseModel):
@@ -62,6 +66,45 @@ def ungrounded_entities(answer: Answer) -> list[str]:
     return sorted(entity for entity in entities_in(answer.text) if entity.lower() not in evidence)
 
 
+def direct_answer(answer: Answer) -> str:
+    """What the user reads first: the summary, or for answers without one the first paragraph."""
+    return answer.summary.strip() or answer.text.strip().split("\n\n", 1)[0]
+
+
+def false_nones(answer: Answer) -> list[str]:
+    """Clauses of the direct answer and facts that say a named thing has nothing, while a search made
+    for exactly that thing in the same run came back with rows ("pl_x has no open incident" after
+    ``list_incidents(text=pl_x)`` found one)."""
+    found: dict[str, str] = {}
+    for item in (item for task in answer.metadata.tasks for item in task.evidence):
+        if item.status == "ok" and (item.rows or item.total):
+            for value in item.arguments.values():
+                for entity in entities_in(str(value)):
+                    found.setdefault(entity.lower(), item.tool)
+    text = "\n".join([direct_answer(answer), *answer.facts])
+    wrong = []
+    for clause in CLAUSE_BREAK.split(text):
+        if NEGATIVE.search(clause):
+            wrong += [f"{clause.strip()!r} ({found[e.lower()]} found rows)" for e in entities_in(clause) if e.lower() in found]
+    return wrong
+
+
+def _conclusion_check(conclusion: Conclusion, direct: str) -> Check:
+    scope = direct
+    if conclusion.anchor:
+        clauses = [clause for clause in CLAUSE_BREAK.split(direct) if conclusion.anchor.lower() in clause.lower()]
+        if not clauses:
+            return Check(name="conclusion", passed=False, detail=f"no clause with {conclusion.anchor!r} in the direct answer")
+        scope = " ".join(clauses)
+    named = {entity.lower() for entity in entities_in(scope)}
+    expected = {name.lower() for name in conclusion.names}
+    expected_ids = {name for name in expected if entities_in(name)}
+    missing = sorted(name for name in expected if name not in scope.lower())
+    extra = sorted(named - expected_ids)
+    detail = "; ".join(part for part in (f"missing {missing}" if missing else "", f"also names {extra}" if extra else "") if part)
+    return Check(name="conclusion", passed=not missing and not extra, detail=detail)
+
+
 def _same(expected: object, actual: object) -> bool:
     return str(expected).strip().lower() == str(actual).strip().lower()
 
@@ -99,6 +142,19 @@ def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None =
         checks.append(Check(name=f"fact {fact!r}", passed=fact.lower() in text))
     for claim in expect.forbidden:
         checks.append(Check(name=f"no {claim!r}", passed=claim.lower() not in text))
+    direct = direct_answer(answer)
+    if expect.answer_first:
+        absent = [part for part in expect.answer_first if part.lower() not in direct.lower()]
+        checks.append(Check(name="answer first", passed=not absent,
+                            detail=f"{absent} not in the direct answer: {direct[:160]!r}" if absent else ""))
+    if expect.conclusion is not None:
+        checks.append(_conclusion_check(expect.conclusion, direct))
+    if meta.route == "execute":
+        wrong = false_nones(answer)
+        checks.append(Check(name="no false none", passed=not wrong, detail="; ".join(wrong)))
+        if meta.grounding:
+            final = meta.grounding[-1].verdict
+            checks.append(Check(name="grounding verdict", passed=final == "pass", detail=f"got {final}"))
     if expect.retry_used is not None:
         used = bool(meta.review and meta.review.retry_used)
         checks.append(Check(name="retry used" if expect.retry_used else "no retry", passed=used == expect.retry_used))
