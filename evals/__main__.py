@@ -14,11 +14,14 @@ import tempfile
 from pathlib import Path
 
 from evals.case import load_cases
+from evals.devset import CategoryScore, by_category, load_devset, plan_devset
 from evals.harness import CaseRunner
 from evals.judge import judge_answer, judge_available
 from evals.report import summarise_results, write_reports
 from opsagent.backends.demo import make_demo_backends
+from opsagent.agents.model_provider import ModelProvider
 from opsagent.llm.providers import make_model_provider
+from opsagent.runtime import build_runtime
 from opsagent.settings import Settings, load_settings
 
 
@@ -31,6 +34,17 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--subset", default="real-model", help="with --real: evals/subsets/<name>.yaml")
     parser.add_argument("--no-streams", action="store_true", help="with --real: skip the two streaming checks")
     return parser.parse_args(argv)
+
+
+async def devset_by_category(settings: Settings, models: ModelProvider) -> list[CategoryScore]:
+    """Planning accuracy per dev-set category, on the suite's model."""
+    cases = load_devset()
+    runtime = build_runtime(settings, models=models)
+    try:
+        decisions = await plan_devset(runtime, cases)
+    finally:
+        await runtime.aclose()
+    return by_category(list(zip(cases, decisions, strict=True)))
 
 
 async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
@@ -50,9 +64,17 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
         results.append(result)
     await runner.aclose()
     summary = summarise_results(results, provider=models.provider, model=models.model)
+    if not args.tag and not args.id:
+        summary.planning = await devset_by_category(settings, models)
     paths = write_reports(results, summary)
+    seeded = summary.seeded
     print(f"{summary.passed}/{summary.cases} passed ({summary.pass_rate:.0%}); "
           f"ungrounded ids: {summary.ungrounded_ids}; reports: {', '.join(str(p) for p in paths)}")
+    if seeded is not None and seeded.correct:
+        print(f"grounding evaluator: caught {seeded.caught}/{seeded.seeded} seeded wrong summaries "
+              f"({seeded.catch_rate:.1%}), flagged {seeded.false_alarms}/{seeded.correct} correct ones")
+    for score in summary.planning:
+        print(f"planning {score.category:<14} {score.questions:>3} questions, {score.planned_right:.0%} planned right")
     return 0
 
 

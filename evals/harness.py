@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from evals.case import Domain, EvalCase, Fault
 from evals.checks import Check, run_checks, ungrounded_entities
+from evals.seeded_grounding import GradedAnswer
 from opsagent.backends.base import Backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
@@ -96,6 +97,8 @@ class CaseResult(BaseModel):
     judge: str | None = None
     grounding_verdicts: list[str] = Field(default_factory=list)
     """The grounding step's verdict for each draft, in order (pass / regenerate / block)."""
+    graded: GradedAnswer | None = Field(default=None, exclude=True)
+    """A correct answer with the evidence it was graded against (the seeded grounding suite's input)."""
 
 
 RuntimeKey = tuple[datetime, str, int | None]
@@ -125,11 +128,7 @@ class CaseRunner:
 
     async def answer(self, case: EvalCase, *, deadline_seconds: float | None = None) -> tuple[Answer, float]:
         """The answer to one case (and its wall time in ms), on a runtime whose clock is the case's fixed "now"."""
-        if case.transient_faults:
-            runtime = self._build(case)
-        else:
-            key = (case.now, json.dumps(case.faults, sort_keys=True), case.tool_max_rows)
-            runtime = self._shared.get(key) or self._shared.setdefault(key, self._build(case))
+        runtime = self._build(case) if case.transient_faults else self._shared_runtime(case)
         started = time.perf_counter()
         try:
             answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history),
@@ -139,10 +138,18 @@ class CaseRunner:
                 await runtime.aclose()
         return answer, (time.perf_counter() - started) * 1000
 
+    def _shared_runtime(self, case: EvalCase) -> Runtime:
+        key = (case.now, json.dumps(case.faults, sort_keys=True), case.tool_max_rows)
+        return self._shared.get(key) or self._shared.setdefault(key, self._build(case))
+
     async def run(self, case: EvalCase) -> CaseResult:
-        """One case, answered and checked."""
+        """One case, answered and checked; a correct executed answer is kept as graded for the seeded suite."""
         answer, duration_ms = await self.answer(case)
-        return summarise(case, answer, duration_ms=duration_ms)
+        result = summarise(case, answer, duration_ms=duration_ms)
+        if result.passed and result.route == "execute" and answer.summary and not case.transient_faults:
+            known = self._shared_runtime(case).intake.known_names()
+            result.graded = GradedAnswer.of(case.id, case.question, answer, known)
+        return result
 
     async def aclose(self) -> None:
         for runtime in self._shared.values():

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from evals.devset import CategoryScore
 from evals.harness import CaseResult
+from evals.seeded_grounding import SeededReport, seeded_report
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -38,6 +40,10 @@ class EvalSummary(BaseModel):
     input_tokens: int
     output_tokens: int
     tags: list[TagSummary]
+    seeded: SeededReport | None = None
+    """The grounding evaluator against seeded wrong versions of this run's correct answers."""
+    planning: list[CategoryScore] = []
+    """Planning accuracy on the dev set, per category (``evals/devset``)."""
 
     @property
     def pass_rate(self) -> float:
@@ -57,7 +63,31 @@ def summarise_results(results: Sequence[CaseResult], *, provider: str, model: st
         llm_calls=sum(r.llm_calls for r in results),
         input_tokens=sum(r.input_tokens for r in results), output_tokens=sum(r.output_tokens for r in results),
         tags=[TagSummary(tag=tag, cases=len(v), passed=sum(v)) for tag, v in sorted(per_tag.items())],
+        seeded=seeded_report([r.graded for r in results if r.graded is not None]),
     )
+
+
+def _seeded_lines(report: SeededReport | None) -> list[str]:
+    if report is None or not report.correct:
+        return []
+    return [
+        "## Grounding evaluator on seeded wrong summaries", "",
+        f"{report.caught}/{report.seeded} wrong summaries caught ({report.catch_rate:.1%}); "
+        f"{report.false_alarms}/{report.correct} correct summaries flagged ({report.false_alarm_rate:.1%}).", "",
+        "| seeded mistake | seeded | caught | rate |", "|---|---:|---:|---:|",
+        *(f"| {kind.kind} | {kind.seeded} | {kind.caught} | {kind.rate:.0%} |" for kind in report.kinds), "",
+    ]
+
+
+def _planning_lines(scores: Sequence[CategoryScore]) -> list[str]:
+    if not scores:
+        return []
+    return [
+        "## Planning accuracy on the dev set, per category", "",
+        "| category | questions | route | specialists | shape | all right |", "|---|---:|---:|---:|---:|---:|",
+        *(f"| {s.category} | {s.questions} | {s.route:.0%} | {s.agents:.0%} | {s.shape:.0%} | {s.planned_right:.0%} |"
+          for s in scores), "",
+    ]
 
 
 def render_markdown(summary: EvalSummary, results: Sequence[CaseResult]) -> str:
@@ -69,6 +99,7 @@ def render_markdown(summary: EvalSummary, results: Sequence[CaseResult]) -> str:
         f"{summary.input_tokens} input / {summary.output_tokens} output tokens (estimated for the local model).", "",
         "| tag | cases | passed | rate |", "|---|---:|---:|---:|",
         *(f"| {t.tag} | {t.cases} | {t.passed} | {t.rate:.0%} |" for t in summary.tags), "",
+        *_seeded_lines(summary.seeded), *_planning_lines(summary.planning),
         "| case | result | route | model calls | tokens in/out | ms | failed checks |", "|---|---|---|---:|---:|---:|---|",
     ]
     for r in results:

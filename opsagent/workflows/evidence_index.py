@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,24 @@ def counted_numbers_in(text: str) -> list[tuple[float, bool]]:
     return [(float(match.group()), bool(COUNTED.match(cleaned[match.end():]))) for match in NUMBER.finditer(cleaned)]
 
 
+PHRASE_WORD = re.compile(r"[a-z]+")
+PHRASE_WORDS = 4
+
+
+def counts_with_phrases(text: str) -> list[tuple[float, str]]:
+    """Each count with the words that follow it ("9" -> "failed pipeline runs in"): what it counts."""
+    cleaned = _cleaned(text)
+    found = []
+    for match in NUMBER.finditer(cleaned):
+        rest = cleaned[match.end():]
+        if not COUNTED.match(rest):
+            continue
+        words = PHRASE_WORD.findall(rest.split("\n", 1)[0][:60].lower())[:PHRASE_WORDS]
+        if len(words) == PHRASE_WORDS:
+            found.append((float(match.group()), " ".join(words)))
+    return found
+
+
 def _leaves(value: Any) -> Iterable[Any]:
     """Every scalar inside nested dicts and lists."""
     if isinstance(value, dict):
@@ -116,6 +134,8 @@ class EvidenceIndex:
     counts: set[int] = field(default_factory=set)
     text: str = ""
     """All row values and messages, lower-cased: for names the inventory knows."""
+    phrased_counts: dict[str, set[float]] = field(default_factory=dict)
+    """What the tools' own summary lines count: "failed pipeline runs in" -> {9}."""
     items: list[ToolEvidence] = field(default_factory=list)
 
     @classmethod
@@ -132,6 +152,8 @@ class EvidenceIndex:
             message_numbers = set(numbers_in(item.message))  # the tool's own counts ("9 failed runs")
             index.numbers |= message_numbers
             index.counts |= {int(number) for number in message_numbers if number.is_integer()}
+            for number, phrase in counts_with_phrases(item.message):
+                index.phrased_counts.setdefault(phrase, set()).add(number)
             index.counts |= _item_counts(item)
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
@@ -151,6 +173,12 @@ class EvidenceIndex:
         """Calls whose arguments name ``identifier``."""
         needle = identifier.lower()
         return [item for item in self.items if needle in json.dumps(item.arguments, default=str).lower()]
+
+    def rows_mentioning(self, identifier: str, tools: Collection[str] = ()) -> list[ToolEvidence]:
+        """Calls (of ``tools``, or any) whose rows mention ``identifier``."""
+        needle = identifier.lower()
+        return [item for item in self.items if item.rows and (not tools or item.tool in tools)
+                and needle in json.dumps(item.rows, default=str).lower()]
 
     def complete_listings_without(self, identifier: str) -> list[ToolEvidence]:
         """Untruncated listings that came back with rows, none of which mention ``identifier``."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.plans import QuestionPart
-from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in, identifiers_in
+from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in, counts_with_phrases, identifiers_in
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -105,6 +105,13 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         detail = (f"{shown} is not a count of the evidence rows" if is_count
                   else f"{shown} is neither a value in the evidence nor a count of its rows")
         checks.append(GroundingCheck(kind="number", claim=shown, passed=ok, detail="" if ok else detail))
+    # A count restating a tool's summary line must be that line's count, not another row count.
+    for number, phrase in dict.fromkeys(counts_with_phrases(text)):
+        stated = index.phrased_counts.get(phrase)
+        if stated and number not in stated:
+            said = ", ".join(f"{value:g}" for value in sorted(stated))
+            checks.append(GroundingCheck(kind="number", claim=f"{number:g} {phrase}", passed=False,
+                                         detail=f"the evidence says {said} {phrase}, not {number:g}"))
     return checks
 
 
@@ -130,13 +137,15 @@ def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
     words = sentence.lower()
+    tools = _family(words) or _family(context.lower())
     for name in sorted(identifiers_in(sentence)):
         empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found")]
         if empty:
             return f"{empty[0].tool} for {name} came back empty"
-        if index.complete_listings_without(name):
+        listings = [item for item in index.complete_listings_without(name) if not tools or item.tool in tools]
+        # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
+        if listings and not index.rows_mentioning(name, tools):
             return f"a complete listing does not contain {name}"
-    tools = _family(words) or _family(context.lower())
     if identifiers_in(sentence) and not tools:
         return None  # a named thing said to be absent, and no search for it came back empty
     platforms = {tool for name, tool in PLATFORM_TOOLS.items() if name in words}
@@ -166,6 +175,11 @@ def check_negative_claims(text: str, index: EvidenceIndex) -> list[GroundingChec
     return checks
 
 
+def _says_word(stem: str, text: str) -> bool:
+    """``stem`` as a word of ``text`` with an ordinary ending ("fail" in "failures", not "run" in "runtime")."""
+    return re.search(rf"\b{re.escape(stem)}(?:s|es|ed|d|ing|ure|ures|ss|eded|ation|y|ies|al)?\b", text) is not None
+
+
 def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
     """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
     lowered = text.lower()
@@ -186,7 +200,7 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
-        ok = any(token in lowered for token in ids | topics | own_words)
+        ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics)
         checks.append(GroundingCheck(kind="part_coverage", claim=f"{part.id}: {part.text}", passed=ok,
                                      detail="" if ok else f"the answer says nothing about \"{part.text}\""))
     return checks

@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 import pytest
 
 from evals.case import TAGS, EvalCase, load_cases
-from evals.checks import plan_shape, run_checks, ungrounded_entities
+from evals.checks import entities_in, plan_shape, run_checks, ungrounded_entities
 from evals.harness import CaseResult, run_cases
 from evals.report import EvalSummary, summarise_results
+from evals.seeded_grounding import seeds_of
 from opsagent.backends.demo import make_demo_backends
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import PlanStep
@@ -69,6 +70,30 @@ def test_pass_rate_per_tag(suite: tuple[list[CaseResult], EvalSummary]) -> None:
     _, summary = suite
     below = {t.tag: f"{t.passed}/{t.cases}" for t in summary.tags if t.rate < MIN_TAG_RATES[t.tag]}
     assert not below, f"tags below their minimum: {below}"
+
+
+def test_grounding_evaluator_catches_seeded_wrong_summaries(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    """Wrong versions of this run's correct answers (wrong count, invented id, false "none", dropped part,
+    unsupported number) must be caught; the correct answers themselves must pass. Goal: ≥ 95 % / ≤ 2 %."""
+    _, summary = suite
+    report = summary.seeded
+    assert report is not None and report.correct >= 100
+    print(f"\nseeded: caught {report.caught}/{report.seeded} ({report.catch_rate:.1%}); "
+          f"false alarms {report.false_alarms}/{report.correct}")
+    assert all(kind.seeded >= 15 for kind in report.kinds), report.kinds
+    assert report.catch_rate >= 0.95, [(seed.case_id, seed.kind) for seed in report.missed]
+    assert report.false_alarm_rate <= 0.02, report.flagged_correct
+
+
+def test_seeded_ids_are_really_invented(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    results, _ = suite
+    graded = [result.graded for result in results if result.graded is not None]
+    for answer in graded[:40]:
+        for seed in seeds_of(answer):
+            if seed.kind == "invented_id":
+                new = {entity.lower() for entity in entities_in(seed.text)} - {e.lower() for e in entities_in(answer.text)}
+                evidence = " ".join(str(item.rows) for result in answer.results for item in result.evidence).lower()
+                assert new and not any(entity in evidence for entity in new), (answer.case_id, new)
 
 
 def test_no_ungrounded_ids(suite: tuple[list[CaseResult], EvalSummary]) -> None:

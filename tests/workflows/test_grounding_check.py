@@ -85,3 +85,35 @@ def test_score_caps_any_failure_below_the_pass_mark_and_verdicts_follow_the_thre
     assert score([]) == 1.0
     assert verdict(0.2, attempt=1, thresholds=Thresholds(), can_regenerate=True) == "block"
     assert verdict(0.5, attempt=1, thresholds=Thresholds(pass_at=0.4), can_regenerate=True) == "pass"
+
+
+def test_a_count_restating_a_tool_summary_line_must_be_that_lines_count() -> None:
+    """"4 failed pipeline runs in …" is wrong when the tool said 3, even though 4 counts other rows."""
+    assert ("number", "4 failed pipeline runs in") in failures(CORRECT.replace("3 failed", "4 failed"))
+    other = ToolEvidence(tool="list_change_requests", status="ok", total=4, shown=4, message="4 change requests (state 'scheduled').",
+                         rows=[{"number": f"CHG003001{i}"} for i in range(4)])
+    results = [*RESULTS, TaskResult(step=1, agent="servicenow", question="changes?", status="ok", evidence=[other])]
+    checks = evaluate("4 change requests (state 'scheduled'): CHG0030010 to CHG0030013. 3 failed pipeline runs in "
+                      "the last 24 hours.", results)
+    assert all(check.passed for check in checks if check.kind == "number")
+    wrong = evaluate("3 change requests (state 'scheduled').", results)
+    assert [check.claim for check in wrong if not check.passed] == ["3 change requests state scheduled"]
+
+
+def test_a_record_said_to_be_missing_while_a_lookup_returned_it_is_caught() -> None:
+    record = ToolEvidence(tool="get_incident", arguments={"number": "INC0010050"}, status="ok", total=1, shown=1,
+                          rows=[{"number": "INC0010050", "state": "In Progress"}])
+    health = ToolEvidence(tool="check_databricks_health", status="ok", total=1, shown=1,
+                          rows=[{"component": "Jobs", "status": "degraded"}])
+    results = [TaskResult(agent="servicenow", question="?", status="ok", evidence=[record, health])]
+    checks = evaluate("INC0010050 has no incident.", results)
+    assert [check.kind for check in checks if not check.passed] == ["negative_claim"]
+
+
+def test_a_topic_counts_as_a_whole_word_only() -> None:
+    """"runtime" does not show that an answer talks about runs."""
+    checks = evaluate("The self-hosted integration runtime was upgraded.", RESULTS,
+                      parts=[QuestionPart(id="p1", text="which ones failed?")])
+    assert [check.kind for check in checks if not check.passed] == ["part_coverage"]
+    assert all(check.passed for check in evaluate("Two runs failed overnight.", RESULTS,
+                                                  parts=[QuestionPart(id="p1", text="which ones failed?")]))
