@@ -8,7 +8,7 @@ the answer names what it could not resolve. Spans are character offsets in ``res
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -69,6 +69,52 @@ class TimeMention(BaseModel):
 
 def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%MZ")
+
+
+class RecordWindow(BaseModel):
+    """A window relative to a record's own times, resolved once the record is fetched:
+    "in the 30 minutes before CHG… started", "after INC… was opened", "since the change"."""
+
+    text: str
+    span: Span
+    record: str = ""
+    """The ticket number; empty for "the change" / "the upgrade" (the plan finds the record)."""
+    relation: Literal["before", "after", "around", "during"]
+    edge: Literal["start", "end"] = "start"
+    minutes: int | None = None
+    """The stated length ("30 minutes"); ``None``: before = the 24 hours before, after = until now."""
+
+    def window(self, start: datetime, end: datetime, now: datetime) -> tuple[datetime, datetime]:
+        """The exact window, given the record's own start and end."""
+        span = timedelta(minutes=self.minutes) if self.minutes else None
+        edge = end if self.edge == "end" else start
+        if self.relation == "before":
+            return edge - (span or timedelta(hours=24)), edge
+        if self.relation == "after":
+            return edge, edge + span if span else max(now, edge)
+        if self.relation == "during":
+            return start, end
+        return start - (span or timedelta(hours=1)), end + (span or timedelta(hours=1))
+
+    def describe(self) -> str:
+        """"the 30 minutes before CHG…'s start" (for the answer and the prompt hint)."""
+        record = f"{self.record}'s" if self.record else "the record's"
+        if self.relation == "during":
+            return f"{record} planned window"
+        if self.relation == "after" and not self.minutes:
+            return f"since {record} {self.edge}"
+        length = _length(self.minutes) if self.minutes else {"before": "the 24 hours", "around": "the hour"}[self.relation]
+        if self.relation == "around":
+            return f"{length} around {record} window"
+        return f"{length} {self.relation} {record} {self.edge}"
+
+
+def _length(minutes: int) -> str:
+    if minutes % 1440 == 0:
+        return f"the {minutes // 1440} day{'s' if minutes > 1440 else ''}"
+    if minutes % 60 == 0:
+        return f"the {minutes // 60} hour{'s' if minutes > 60 else ''}"
+    return f"the {minutes} minutes"
 
 
 class FilterMention(BaseModel):
@@ -141,6 +187,7 @@ class QuestionAnalysis(BaseModel):
     now: datetime
     entities: list[EntityMention] = Field(default_factory=list)
     times: list[TimeMention] = Field(default_factory=list)
+    record_windows: list[RecordWindow] = Field(default_factory=list)
     filters: list[FilterMention] = Field(default_factory=list)
     references: list[ResolvedReference] = Field(default_factory=list)
     follow_up: FollowUp | None = None
@@ -158,5 +205,6 @@ class QuestionAnalysis(BaseModel):
         return self.model_copy(update={
             "entities": [item for item in self.entities if item.span.within(start, end)],
             "times": [item for item in self.times if item.span.within(start, end)],
+            "record_windows": [item for item in self.record_windows if item.span.within(start, end)],
             "filters": [item for item in self.filters if item.span.within(start, end)],
         })

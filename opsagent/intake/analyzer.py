@@ -20,6 +20,7 @@ from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
 from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
+from opsagent.intake.record_windows import find_record_windows
 from opsagent.intake.times import find_times
 from opsagent.tools.timewindow import parse_moment
 
@@ -60,8 +61,11 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     found = find_entities(text, inventory)
     text, notes = _corrected(text, found)
     entities = _marked_corrected(find_entities(text, inventory), found)
+    relative = list(find_record_windows(text))
+    times = [item for item in find_times(text, now)  # "the 2 hours after the change" is not "the last 2 hours"
+             if not any(item.span.start >= window.span.start and item.span.end <= window.span.end for window in relative)]
     analysis = QuestionAnalysis(
-        question=question, resolved_question=text, now=now, entities=entities, times=list(find_times(text, now)),
+        question=question, resolved_question=text, now=now, entities=entities, times=times, record_windows=relative,
         filters=find_filters(text), references=references, follow_up=follow_up[1] if follow_up else None,
         unresolved=_unresolved(entities), notes=notes,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from opsagent.contracts.analysis import FilterField
@@ -62,9 +63,13 @@ def _priority_match(ctx: Context) -> str | None:
 
 
 def _window(ctx: Context) -> str | None:
-    """The task's own time, else the window of the record the previous step found."""
+    """The task's own time, else a window relative to the record the previous step found ("the 30
+    minutes before CHG… started"), else that record's own window."""
     if ctx.facts.time_phrase():
         return ctx.facts.time_phrase()
+    relative = record_relative_window(ctx)
+    if relative:
+        return relative
     windows = windows_of_previous(ctx) if contains_phrase(ctx.text, "window") else ()
     return windows[0] if windows else None
 
@@ -79,6 +84,18 @@ def _opened_within(ctx: Context) -> str | None:
         return ctx.facts.time_phrase()
     windows = windows_of_previous(ctx) if OPENED_DURING.search(ctx.text) else ()
     return windows[0] if windows else None
+
+
+def record_relative_window(ctx: Context) -> str | None:
+    """The window the task states relative to a record, from that record's times in the previous step."""
+    for wanted in ctx.facts.record_windows:
+        for line in ctx.previous_text.splitlines():
+            times = ISO_TIME.findall(line)
+            if len(times) >= 2 and (not wanted.record or wanted.record.lower() in line.lower()):
+                start, end = (datetime.fromisoformat(value.upper().replace("Z", "+00:00")) for value in times[:2])
+                first, last = wanted.window(start, end, ctx.facts.now or end)
+                return f"{first:%Y-%m-%dT%H:%MZ} to {last:%Y-%m-%dT%H:%MZ}"
+    return None
 
 
 def windows_of_previous(ctx: Context) -> tuple[str, ...]:

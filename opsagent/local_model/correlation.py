@@ -97,27 +97,45 @@ def upper_first(sentence: str) -> str:
     return sentence if ("_" in first or any(char.isdigit() for char in first)) else sentence[:1].upper() + sentence[1:]
 
 
-def _window_owner(call: ToolEvidence, producers: Sequence[ToolEvidence]) -> dict | None:
-    """The step-1 record whose planned window this call searched, if any."""
+def _window_owner(call: ToolEvidence, producers: Sequence[ToolEvidence]) -> tuple[dict, str] | None:
+    """The step-1 record whose times placed the window this call searched, and how ("planned window",
+    "the 30 minutes before its start")."""
     windows = [value for value in call.query.values() if isinstance(value, dict) and "start" in value]
     for window in windows:
+        start, end = window.get("start"), window.get("end")
         for item in producers:
             for row in item.rows:
-                if row.get("start_date") == window.get("start") and row.get("end_date") == window.get("end"):
-                    return row
+                begins, ends = row.get("start_date"), row.get("end_date")
+                if not begins:
+                    continue
+                name = identity(row)  # the exact times follow, so the length needs no number of its own
+                if start == begins and end == ends:
+                    return row, f"{name}'s planned window"
+                if end == begins:
+                    return row, f"the time before {name}'s start"
+                if start == begins:
+                    return row, f"the time after {name}'s start"
+                if start == ends:
+                    return row, f"the time after {name}'s end"
     return None
 
 
+def _hits(call: ToolEvidence) -> bool:
+    """Rows that found something: a status row counting 0 failures ("0 of 1 runs failed") is not a hit."""
+    return any(not isinstance(row.get("failed"), int) or row["failed"] > 0 for row in call.rows)
+
+
 def inside_window(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence]) -> PartAnswer | None:
-    """Searches inside step-1 records' planned windows: one sentence per window searched."""
+    """Searches inside windows a step-1 record placed: one sentence per window searched."""
     owned = [(call, owner) for call in calls if (owner := _window_owner(call, producers)) is not None]
     if not owned:
         return None
     found, empty, facts = [], [], []
-    for call, owner in owned:
-        window = f"{identity(owner)}'s planned window ({when(owner.get('start_date'))} to {when(owner.get('end_date'))})"
+    for call, (_, how) in owned:
+        span = next(value for value in call.query.values() if isinstance(value, dict) and "start" in value)
+        window = f"{how} ({when(span.get('start'))} to {when(span.get('end'))})"
         future = next((f" {warning}" for warning in call.warnings if "after now" in warning), "")
-        if call.rows:
+        if _hits(call):
             answer = listing_answer(text, "list", call)
             found.append(f"during {window}: {lower_first(answer.sentence)}")
             facts += answer.facts

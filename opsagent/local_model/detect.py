@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from opsagent.contracts.analysis import TimeMention
+from opsagent.contracts.analysis import RecordWindow, TimeMention
 from opsagent.local_model.knowledge import STRONG, Knowledge, SpecialistHints
 from opsagent.local_model.scope import background_end, clauses
 from opsagent.local_model.text import (
@@ -45,6 +45,11 @@ class Analysis:
     """Where the asks begin (after background statements, see ``scope.background_end``)."""
     times: tuple[TimeMention, ...] = ()
     """The question's time expressions (from intake), for telling which part of the text owns one."""
+    record_windows: tuple[RecordWindow, ...] = ()
+    """Windows placed by a record ("before CHG… started"): the record's specialist produces them."""
+
+    def in_record_window(self, position: int) -> bool:
+        return any(item.span.start <= position < item.span.end for item in self.record_windows)
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -163,6 +168,20 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None,
         scores[mention.specialist] += mention.points
     entities = replace(entities, targets=unique(targets))
     return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from, tuple(times))
+
+
+def with_record_windows(analysis: Analysis, windows: Sequence[RecordWindow]) -> Analysis:
+    """"Did anything fail in the 30 minutes before CHG… started?": the record only places the window;
+    what happened in it is asked of the specialists whose words (even weak ones) name it."""
+    if not windows:
+        return analysis
+    analysis = replace(analysis, record_windows=tuple(windows))
+    owners = {m.specialist for m in analysis.mentions if analysis.in_record_window(m.position)}
+    scores = dict(analysis.scores)
+    for mention in analysis.mentions:
+        if owners and mention.specialist not in owners and mention.word and not analysis.in_record_window(mention.position):
+            scores[mention.specialist] = max(scores[mention.specialist], SELECT_AT)
+    return replace(analysis, scores=scores)
 
 
 QUALIFIER_REACH = 3

@@ -45,6 +45,8 @@ class ToolRule(_Strict):
     unless_called: tuple[str, ...] = ()
     default: bool = False
     from_previous: bool = False
+    unless_record_window: bool = False
+    """Not when the task searches a window placed by a record ("did X fail after CHG…?")."""
 
 
 class Vocabulary(_Strict):

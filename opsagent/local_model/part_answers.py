@@ -39,6 +39,8 @@ SUPERLATIVES: tuple[tuple[tuple[str, ...], str, bool], ...] = (
 class PartAnswer:
     sentence: str
     facts: list[str] = field(default_factory=list)
+    concludes: bool = False
+    """A conclusion across results (``correlation.py``), not one result described."""
 
 
 def first_sentence(text: str) -> str:

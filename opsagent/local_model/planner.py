@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from opsagent.contracts.analysis import RunbookMatch, TimeMention
+from opsagent.contracts.analysis import RecordWindow, RunbookMatch, TimeMention
 from opsagent.contracts.role_inputs import PlannerInput
-from opsagent.local_model.detect import Analysis, TypoFixer, analyse
+from opsagent.local_model.detect import Analysis, TypoFixer, analyse, with_record_windows
 from opsagent.local_model.knowledge import Knowledge
 from opsagent.local_model.policy import is_vague_ops, refusal
 from opsagent.local_model.references import Resolution, Turn, resolve
@@ -59,13 +59,14 @@ def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> 
         history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
     registered = {item.name for item in role_input.specialists}
     return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times,
-                           runbook=next(iter(analysis.runbooks), None), registered=registered)
+                           runbook=next(iter(analysis.runbooks), None), registered=registered,
+                           record_windows=analysis.record_windows)
 
 
 def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
                     max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
-                    registered: Collection[str] = ()) -> Decision:
-    first = analyse(question, knowledge, fixer, times)
+                    registered: Collection[str] = (), record_windows: Sequence[RecordWindow] = ()) -> Decision:
+    first = with_record_windows(analyse(question, knowledge, fixer, times), record_windows)
     refused = refusal(first, knowledge.policy)
     if refused:
         return Decision("reject", refused.reason, question=first.text)
@@ -75,7 +76,8 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
         names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
         return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
                         question=resolution.text, unresolved=resolution.unresolved)
-    analysis = analyse(resolution.text, knowledge, fixer, times) if resolution.text != first.text else first
+    analysis = (with_record_windows(analyse(resolution.text, knowledge, fixer, times), record_windows)
+                if resolution.text != first.text else first)
     if not analysis.selected:
         if is_vague_ops(analysis, knowledge.policy) or any(analysis.scores.values()):  # in scope, but unclear
             return Decision("clarify", "The question is about operations but names no system, ticket, "

@@ -65,11 +65,19 @@ def _backward(analysis: Analysis, chosen: tuple[str, ...], knowledge: Knowledge)
     return None
 
 
+def _anchored(analysis: Analysis, chosen: tuple[str, ...]) -> Dependency | None:
+    """A window placed by a record ("… before CHG… started"): the record's specialist goes first."""
+    owners = [name for name in chosen if any(analysis.in_record_window(p) for p in analysis.positions(name))]
+    if not owners or len(owners) == len(chosen):
+        return None
+    return Dependency(owners[0], tuple(name for name in chosen if name != owners[0]))
+
+
 def dependency(analysis: Analysis, chosen: tuple[str, ...], knowledge: Knowledge) -> Dependency | None:
     """The producer → consumers relation the text asks for, if it chains its asks."""
     if len(chosen) < 2:
         return None
-    return _forward(analysis, chosen, knowledge) or _backward(analysis, chosen, knowledge)
+    return _anchored(analysis, chosen) or _forward(analysis, chosen, knowledge) or _backward(analysis, chosen, knowledge)
 
 
 def deeper_split(analysis: Analysis, name: str, knowledge: Knowledge) -> tuple[str, str] | None:

@@ -9,6 +9,7 @@ support the sentences, capped; the limitations are written by the workflow, not 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import QuestionPart
@@ -53,7 +54,7 @@ def answer_part(part: QuestionPart, results: Sequence[TaskResult], everything: S
     if any(result.step > 1 for result in succeeded):
         found = correlate(part.text, shape, succeeded, everything)
         if found is not None:
-            return found
+            return replace(found, concludes=True)
     evidence = [item for result in succeeded for item in result.evidence if item.answered]
     # A search repeated verbatim (a deduplicated call) says nothing new.
     unique = list({(item.tool, str(sorted(item.arguments.items()))): item for item in evidence if not item.repeated}.values())
@@ -66,6 +67,11 @@ def write_summary(review: ReviewInput) -> tuple[str, list[str]]:
     question = review.analysis.resolved_question
     answers = [answer_part(part, _tasks_for(part, review.results) or review.results, review.results, question)
                for part in parts]
+    # One ask split into producer and consumer ("did anything fail before CHG… started?"): the
+    # conclusion answers it; the record it was drawn from supports it, so the conclusion leads.
+    texts = [part.text.strip().lower() for part in parts]
+    leads = [index for index, answer in enumerate(answers) if answer.concludes and texts.count(texts[index]) > 1]
+    answers = [answers[index] for index in leads] + [a for index, a in enumerate(answers) if index not in leads]
     summary = " ".join(dict.fromkeys(answer.sentence for answer in answers if answer.sentence))
     facts = list(dict.fromkeys(fact for answer in answers for fact in answer.facts))
     return summary, facts[:MAX_FACTS]

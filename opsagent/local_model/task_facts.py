@@ -10,8 +10,11 @@ window or filters (an open incident opened long ago still counts).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
-from opsagent.contracts.analysis import EntityKind, FilterField, FilterMention, QuestionAnalysis, TimeMention
+from opsagent.contracts.analysis import (
+    EntityKind, FilterField, FilterMention, QuestionAnalysis, RecordWindow, TimeMention,
+)
 
 BASIS_MARKERS = (" — based on the previous step", " — use the results of the previous step")
 
@@ -27,6 +30,8 @@ class TaskFacts:
     times: tuple[TimeMention, ...] = ()
     filters: tuple[FilterMention, ...] = ()
     names: dict[EntityKind, str] | None = None
+    record_windows: tuple[RecordWindow, ...] = ()
+    now: datetime | None = None
 
     def time_phrase(self) -> str | None:
         return self.times[0].phrase if self.times else None
@@ -58,4 +63,6 @@ def facts_for(analysis: QuestionAnalysis, task_text: str) -> TaskFacts:
         times=tuple(item for item in analysis.times if written(item.text, item.phrase)),
         filters=tuple(item for item in analysis.filters if written(item.text)),
         names=names,
+        record_windows=tuple(item for item in analysis.record_windows if written(item.text)),
+        now=analysis.now,
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from opsagent.local_model.arguments import Context, arguments_for, windows_of_previous
+from opsagent.local_model.arguments import Context, arguments_for, record_relative_window, windows_of_previous
 from opsagent.local_model.detect import target_positions
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.role_inputs import SpecialistInput
@@ -76,6 +76,8 @@ def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
 
 
 def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any]) -> list[PlannedCall]:
+    if rule.unless_record_window and record_relative_window(ctx):
+        return []
     if rule.per:
         if (rule.when and not _fires(rule, ctx.text)) or _vetoed(rule, ctx.text):
             return []

@@ -48,6 +48,9 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
         lines.append(f"\"{reference.text}\" refers to {reference.kind} {reference.value}")
     for window in analysis.times:
         lines.append(f"\"{window.text}\" = {window.as_range()}" + (f" (around {_iso(window.point)})" if window.point else ""))
+    for relative in analysis.record_windows:
+        lines.append(f"\"{relative.text}\" = {relative.describe()}: fetch that record first, then search the "
+                     "window from its start/end times in a later step")
     for entity in analysis.entities:
         if entity.status == "corrected":
             lines.append(f"\"{entity.text}\" is {entity.kind} {entity.value} (corrected spelling)")

@@ -6,7 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from opsagent.intake.analyzer import analyse_question
 from opsagent.intake.filters import find_filters
+from opsagent.intake.record_windows import find_record_windows
 from opsagent.intake.times import find_times
 from opsagent.tools.timewindow import resolve_time_window
 
@@ -91,3 +93,31 @@ def test_a_state_asked_about_is_not_a_filter(question: str) -> None:
 def test_priorities_say_exactly_or_or_higher(question: str, values: list[str], match: str) -> None:
     [found] = [item for item in find_filters(question) if item.field == "priority"]
     assert (found.values, found.match) == (values, match)
+
+
+@pytest.mark.parametrize(("question", "record", "relation", "edge", "minutes"), [
+    ("did anything fail in the 30 minutes before CHG0030015 started?", "CHG0030015", "before", "start", 30),
+    ("any failures in the two hours after the firewall change CHG0030015 began?", "CHG0030015", "after", "start", 120),
+    ("failures within 1h after the end of CHG0030017", "CHG0030017", "after", "end", 60),
+    ("did pl_copy_crm_accounts fail after CHG0030017?", "CHG0030017", "after", "start", None),
+    ("incidents opened since the change ended", "", "after", "end", None),
+    ("Did anything fail during the window of CHG0030017?", "CHG0030017", "during", "start", None),
+    ("did anything break while INC0010046 was open", "INC0010046", "during", "start", None),
+])
+def test_windows_relative_to_a_record_are_read_with_their_edge_and_length(
+        question: str, record: str, relation: str, edge: str, minutes: int | None) -> None:
+    [found] = find_record_windows(question)
+    assert (found.record, found.relation, found.edge, found.minutes) == (record, relation, edge, minutes)
+
+
+def test_a_record_window_resolves_from_the_records_own_times_and_is_not_a_plain_time() -> None:
+    start, end = at(0, 8), at(0, 11)
+    [before] = find_record_windows("what failed in the 30 minutes before CHG0030015 started")
+    assert before.window(start, end, NOW) == (at(0, 7, 30), start)
+    [after] = find_record_windows("what failed after CHG0030015")
+    assert after.window(start, end, NOW) == (start, NOW)  # "after" with no length: until now
+    [around] = find_record_windows("anything break around the firewall change?")
+    assert around.window(start, end, NOW) == (at(0, 7), at(0, 12))
+    assert list(find_record_windows("what failed after 6pm yesterday")) == []
+    analysis = analyse_question("did anything fail in the 2 hours after CHG0030015 began?", now=NOW)
+    assert analysis.times == [] and [w.minutes for w in analysis.record_windows] == [120]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
+
+import pytest
 
 from agent_framework import tool
 from pydantic import Field
@@ -97,3 +100,24 @@ async def test_triage_workflow_fans_out(local_runtime) -> None:
     assert answer.metadata.route == "execute"
     assert sorted(task.agent for task in answer.metadata.tasks) == ["log_analytics", "service_health"]
     assert all(task.status == "ok" for task in answer.metadata.tasks)
+
+
+@pytest.mark.parametrize("question", [
+    "did anything fail in the 2 hours after CHG0030015 started?",
+    "Did anything fail during the window of CHG0030017?",
+    "any pipeline failures in the 30 minutes before CHG0030015 began?",
+])
+async def test_a_window_placed_by_a_record_is_searched_from_that_records_times(local_runtime, question: str) -> None:
+    answer = await ask(local_runtime(), question)
+    first, second = answer.metadata.tasks
+    assert (first.step, first.agent, second.step, second.agent) == (1, "servicenow", 2, "log_analytics")
+    [change] = first.evidence[0].rows
+    [search] = second.evidence
+    window = answer.metadata.analysis.record_windows[0]
+    start, end = (datetime.fromisoformat(change[key].replace("Z", "+00:00")) for key in ("start_date", "end_date"))
+    low, high = window.window(start, end, answer.metadata.analysis.now)
+    assert search.tool == "list_failed_pipelines"
+    assert search.arguments["time_window"] == f"{low:%Y-%m-%dT%H:%MZ} to {high:%Y-%m-%dT%H:%MZ}"
+    # the conclusion leads, and it says what the search found
+    assert answer.summary.startswith("Yes —" if search.rows else "No —"), answer.summary
+    assert change["number"] in answer.summary
