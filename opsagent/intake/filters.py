@@ -28,8 +28,8 @@ EVERY_STATE = (rf"\b(?:including|incl\.?|also|even)\s+(?:the\s+)?{_FINISHED}(?:\
 # field → ((pattern, values), …); the first pattern that matches a span wins for that span.
 PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "approval": (
-        (r"\b(?:pending|awaiting|waiting for|waiting on|needs?|needing|requires?|requiring)\s+(?:\w+\s+)?approval\b|"
-         r"\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
+        (r"\b(?:pending|awaiting|waiting for|waiting on|needs?|needing|requires?|requiring)\s+(?:\w+\s+)?"
+         r"(?:approval|authori[sz]ation|sign-?off)\b|\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
         (rf"\b{NEGATION}\s*approved\b|\bunapproved\b", ("approved",)),
         (r"\bapproved\b", ("approved",)),
         (r"\brejected\b", ("rejected",)),
@@ -80,9 +80,19 @@ def _negated(text: str, match: re.Match[str], field: FilterField, values: tuple[
     return values != ("all",) and bool(NEGATED_BEFORE.search(text[max(0, match.start() - 20):match.start()]))
 
 
-def _stated(text: str, start: int) -> bool:
-    """A state the question filters by, not one it asks about ("whether it is approved")."""
-    return ASKED.search(text[max(0, start - 40):start].lower()) is None
+YES_NO_START = re.compile(r"(?:^|[.?!;]\s*)(?:is|are|was|were|has|have)\s+(?P<subject>[^.?!;]*)$", re.IGNORECASE)
+ENDS_QUESTION = re.compile(r"\s*(?:yet|already|now|still)?\s*(?:\?|$)", re.IGNORECASE)
+
+
+def _stated(text: str, start: int, end: int) -> bool:
+    """A state the question filters by, not one it asks about ("whether it is approved", "is the
+    change that INC… waits for approved?": a yes/no question whose last word is the state)."""
+    if ASKED.search(text[max(0, start - 40):start].lower()) is not None:
+        return False
+    asked = YES_NO_START.search(text[:start])
+    subject = asked.group("subject").strip().lower() if asked else ""
+    # "are there changes that are approved?" asks for a set: the state filters it
+    return not (subject and not subject.startswith(("there", "any")) and ENDS_QUESTION.match(text[end:]))
 
 
 def state_filters(text: str, asked: set[str]) -> Iterator[FilterMention]:
@@ -94,7 +104,7 @@ def state_filters(text: str, asked: set[str]) -> Iterator[FilterMention]:
         taken: list[tuple[int, int]] = []
         for pattern, values in rules:
             for match in re.finditer(pattern, text, re.IGNORECASE):
-                if any(a <= match.start() < b for a, b in taken) or not _stated(text, match.start()):
+                if any(a <= match.start() < b for a, b in taken) or not _stated(text, match.start(), match.end()):
                     continue
                 taken.append((match.start(), match.end()))
                 negated = _negated(text, match, field, values)

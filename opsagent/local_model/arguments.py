@@ -29,7 +29,8 @@ TOPIC_END = frozenset("then and or in during which that since from with to is wa
 """Words that end a topic: "the change for SQL MI index maintenance *then* …"."""
 TOPIC_STOP = frozenset("the a an any them those these it this that any of all open my our me p1 p2 p3 p4 last next "
                        "today yesterday priority team group incidents incident changes change tickets too also "
-                       "either as well now failed failing pipeline pipelines run runs".split())
+                       "either as well now failed failing pipeline pipelines run runs most recent latest newest oldest "
+                       "first worst biggest current previous single".split())
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,9 @@ class ToolRule(_Strict):
     from_previous: bool = False
     unless_record_window: bool = False
     """Not when the task searches a window placed by a record ("did X fail after CHG…?")."""
+    unless_linked: tuple[str, ...] = ()
+    """Not when these words point from a ticket the task names to one record it links to ("the
+    change that INC… waits for"): that record is looked up from the ticket instead."""
 
 
 class Vocabulary(_Strict):

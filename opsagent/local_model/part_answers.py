@@ -204,7 +204,8 @@ def _change_sentence(row: dict, shape: Shape, state: str | None) -> str:
     if shape == "when":
         return f"{number} is {window} ({row.get('state')}, approval {row.get('approval')})."
     ci = f" on {row['configuration_item']}" if row.get("configuration_item") else ""
-    return (f"{number} is a {row.get('type')} change{ci}, {row.get('state')}, approval {row.get('approval')}, "
+    article = "an" if str(row.get("type", "")).lower()[:1] in ("a", "e", "i", "o", "u") else "a"
+    return (f"{number} is {article} {row.get('type')} change{ci}, {row.get('state')}, approval {row.get('approval')}, "
             f"{window}: {clause(row.get('short_description'))}.")
 
 

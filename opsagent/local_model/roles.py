@@ -28,8 +28,8 @@ from opsagent.local_model.knowledge import Knowledge, KnowledgeFile, SpecialistH
 from opsagent.local_model.planner import decide, triage_output, user_mode_output
 from opsagent.local_model.replan import review_mode_output
 from opsagent.local_model.reviewer import review_output
-from opsagent.local_model.specialist_reply import call_results, reply_from_results
-from opsagent.local_model.tool_calls import plan_calls
+from opsagent.local_model.specialist_reply import call_results, call_rounds, made_calls, reply_from_results, result_rows
+from opsagent.local_model.tool_calls import linked_record_calls, plan_calls
 
 Reply = str | list[Content]
 NO_INPUT = "I am OpsAgent's offline rules model; I only answer requests that come through its workflow."
@@ -73,13 +73,18 @@ class Responder:
     def _specialist(self, role_input: SpecialistInput, messages: Sequence[Message], options: Mapping[str, Any]) -> Reply:
         """Tool calls on the first turn, a short factual reply once the results are back."""
         results = call_results(messages)
-        if results:
-            return reply_from_results(results)
         known = self.known.specialists.get(role_input.agent)
         hints = SpecialistHints.from_knowledge(role_input.agent, known) if known else SpecialistHints(
             name=role_input.agent, topic=role_input.agent, vocabulary={})
         tools = {tool.name: _properties(tool) for tool in options.get("tools") or () if getattr(tool, "name", None)}
-        calls = plan_calls(role_input, hints, tools)
+        if results:
+            linked = linked_record_calls(role_input, hints, tools, result_rows(results), made_calls(messages)) if (
+                call_rounds(messages) == 1) else []
+            if not linked:  # one follow-up round at most: then say what the tools found
+                return reply_from_results(results)
+            calls = linked
+        else:
+            calls = plan_calls(role_input, hints, tools)
         if not calls:
             return "I have no tool that can answer this task, so I cannot report any data for it."
         return [Content.from_function_call(call_id=f"local_{index}", name=call.name, arguments=call.arguments)

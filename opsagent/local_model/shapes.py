@@ -13,11 +13,12 @@ Shape = Literal["count", "superlative", "latest", "who", "why", "when", "yes_no"
 
 RULES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow (?:many|often)\b|\bnumber of\b|\bcount\b")),
+    ("latest", re.compile(r"\b(?:latest|most recent|newest|last run|last time)\b"
+                          r"|\bthe last (?!\d|hours?\b|days?\b|weeks?\b|months?\b|night\b|few\b|couple\b)[a-z]+")),
     ("superlative", re.compile(r"\b(?:most|worst|least|lowest|highest|biggest|top|best)\b")),
     ("who", re.compile(r"\bwho\b|\bassigned\b|\bassignee\b|\bowner\b|\bwhich (?:teams?|groups?)\b")),
     ("why", re.compile(r"\bwhy\b|\bwhat (?:went wrong|happened|was the error)\b|\bcause\b|\breason\b|\berror\b")),
     ("when", re.compile(r"\bwhen\b|\bwhat time\b|\bscheduled for\b|\beta\b")),
-    ("latest", re.compile(r"\b(?:latest|most recent|newest|last run|last time)\b")),
     ("yes_no", re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|can|could)\b|\b(?:any|anything|whether)\b")),
 )
 

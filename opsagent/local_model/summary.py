@@ -41,6 +41,8 @@ def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, quest
         if item.tool.startswith("check_"):
             continue
         answers.append(record_answer(text, shape, item) if item.tool in LOOKUPS else listing_answer(text, shape, item))
+    # the one that answers yes or no leads ("Yes — CHG… is approved"); the records it came through follow
+    answers.sort(key=lambda answer: not answer.sentence.startswith(("Yes —", "No —")))
     sentences = list(dict.fromkeys(answer.sentence for answer in answers))
     return PartAnswer(" ".join(sentences), [fact for answer in answers for fact in answer.facts])
 

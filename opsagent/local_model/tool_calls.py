@@ -10,6 +10,7 @@ cannot flood the backends.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -77,6 +78,8 @@ def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
 
 def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any]) -> list[PlannedCall]:
     if rule.unless_record_window and record_relative_window(ctx):
+        return []
+    if (ctx.entities.incidents or ctx.entities.changes) and any(contains_phrase(ctx.text, w) for w in rule.unless_linked):
         return []
     if rule.per:
         if (rule.when and not _fires(rule, ctx.text)) or _vetoed(rule, ctx.text):
@@ -152,6 +155,34 @@ def _clause_context(ctx: Context, text: str, hints: SpecialistHints, analysis: Q
     entities = extract(text, hints.groups, facts.times)
     return replace(ctx, text=text, facts=facts, entities=replace(entities, targets=unique(
         name for _, name in target_positions(text, hints))))
+
+
+LINKED_KINDS = ("incident", "change")
+CUED_LINK = r"(?:await\w*|waiting (?:for|on)|waits (?:for|on)|blocked by|depends on|pending|mitigation for|fix(?:es)? for|resolves)\s+{}"
+"""A row that names a record after one of these ("on hold awaiting CHG…") names the one the task means."""
+
+
+def linked_record_calls(task: SpecialistInput, hints: SpecialistHints, tools: Mapping[str, Mapping[str, Any]],
+                        rows: Sequence[Mapping[str, Any]], done: Sequence[PlannedCall]) -> list[PlannedCall]:
+    """A second round within one task: "is the change that INC… waits for approved?", "is the
+    incident that CHG… is meant to fix still open?" — the record the first lookup's rows name."""
+    lines = [normalise(json.dumps(row, default=str)) for row in rows]
+    ctx = build_context(task, hints)
+    own = {kind for kind in LINKED_KINDS if ctx.entities.of_kind(kind)}
+    wanted = [kind for kind in LINKED_KINDS if kind not in own]  # from an incident to its change, and back
+    ctx = replace(ctx, previous_text="\n".join(lines), previous=extract("\n".join(lines), hints.groups),
+                  entities=replace(ctx.entities, incidents=(), changes=()))  # one's own ids were looked up already
+    fetched = {str(value).lower() for call in done for value in call.arguments.values()}
+    calls: list[PlannedCall] = []
+    for rule in hints.tools:
+        if not (rule.from_previous and rule.per in wanted and rule.name in tools):
+            continue
+        found = [call for call in _calls_for_rule(rule, ctx, tools[rule.name])
+                 if not fetched & {str(value).lower() for value in call.arguments.values()}]
+        cued = [call for call in found if any(re.search(CUED_LINK.format(re.escape(str(value).lower())), line)
+                                              for value in call.arguments.values() for line in lines)]
+        calls += cued or found
+    return _dedupe(calls)[:MAX_CALLS]
 
 
 def _dedupe(calls: list[PlannedCall]) -> list[PlannedCall]:

@@ -121,3 +121,14 @@ def test_a_record_window_resolves_from_the_records_own_times_and_is_not_a_plain_
     assert list(find_record_windows("what failed after 6pm yesterday")) == []
     analysis = analyse_question("did anything fail in the 2 hours after CHG0030015 began?", now=NOW)
     assert analysis.times == [] and [w.minutes for w in analysis.record_windows] == [120]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("is the change that INC0010048 waits for approved?", []),  # asks about its state: no filter
+    ("is CHG0030022 approved yet?", []),
+    ("are there changes that are approved?", [("approval", ["approved"], False)]),  # a set, filtered
+    ("any emergency changes waiting for authorisation?", [("change_type", ["emergency"], False),
+                                                          ("approval", ["requested"], False)]),
+])
+def test_a_yes_no_question_about_a_records_state_is_not_a_filter(question: str, expected: list) -> None:
+    assert [(item.field, item.values, item.negated) for item in find_filters(question)] == expected

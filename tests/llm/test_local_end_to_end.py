@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Annotated
 
@@ -121,3 +122,23 @@ async def test_a_window_placed_by_a_record_is_searched_from_that_records_times(l
     # the conclusion leads, and it says what the search found
     assert answer.summary.startswith("Yes —" if search.rows else "No —"), answer.summary
     assert change["number"] in answer.summary
+
+
+@pytest.mark.parametrize(("question", "own", "linked_tool"), [
+    ("is the change that INC0010048 waits for approved?", "INC0010048", "get_change_request"),
+    ("is the incident that CHG0030021 is meant to fix still open?", "CHG0030021", "get_incident"),
+])
+async def test_a_record_linked_from_a_named_ticket_is_looked_up_from_that_tickets_own_text(
+        local_runtime, question: str, own: str, linked_tool: str) -> None:
+    """One task, two rounds: the named ticket, then the record its text links to (not a listing)."""
+    answer = await ask(local_runtime(), question)
+    [task] = answer.metadata.tasks
+    first, second = task.evidence
+    assert first.arguments["number"] == own and second.tool == linked_tool
+    linked = second.arguments["number"]
+    assert linked.lower() in json.dumps(first.rows).lower()  # the link came from the first record's own text
+    assert not any(item.tool.startswith("list_") for item in task.evidence)
+    row = second.rows[0]
+    holds = row.get("approval") == "approved" if linked_tool == "get_change_request" else row["state"] in (
+        "New", "In Progress", "On Hold")
+    assert answer.summary.startswith(f"{'Yes' if holds else 'No'} — {linked}"), answer.summary
