@@ -22,6 +22,8 @@ ENTITY_PATTERNS = (
 )
 
 
+SUMMARY_TOOLS = frozenset({"query_pipeline_status", "check_databricks_health", "check_snowflake_health",
+                           "check_azure_service_health"})
 NEGATIVE = re.compile(r"\b(?:no|none|nothing|not any|without)\b", re.IGNORECASE)
 CLAUSE_BREAK = re.compile(r"[.;:]\s+|\s+[—–]\s+|\n+")
 
@@ -77,6 +79,8 @@ def false_nones(answer: Answer) -> list[str]:
     ``list_incidents(text=pl_x)`` found one)."""
     found: dict[str, str] = {}
     for item in (item for task in answer.metadata.tasks for item in task.evidence):
+        if item.tool in SUMMARY_TOOLS:
+            continue  # its rows are summaries ("0 of 6 runs failed"), not the things a "none" denies
         if item.status == "ok" and (item.rows or item.total):
             for value in item.arguments.values():
                 for entity in entities_in(str(value)):

@@ -47,6 +47,8 @@ class ToolRule(_Strict):
     from_previous: bool = False
     unless_record_window: bool = False
     """Not when the task searches a window placed by a record ("did X fail after CHG…?")."""
+    needs_time: bool = False
+    """Only when the task states a time window of its own ("did X fail in the last day?")."""
     unless_linked: tuple[str, ...] = ()
     """Not when these words point from a ticket the task names to one record it links to ("the
     change that INC… waits for"): that record is looked up from the ticket instead."""

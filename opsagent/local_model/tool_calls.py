@@ -77,7 +77,7 @@ def _per_values(rule: ToolRule, ctx: Context) -> tuple[str, ...]:
 
 
 def _calls_for_rule(rule: ToolRule, ctx: Context, properties: Mapping[str, Any]) -> list[PlannedCall]:
-    if rule.unless_record_window and record_relative_window(ctx):
+    if (rule.unless_record_window and record_relative_window(ctx)) or (rule.needs_time and not ctx.facts.time_phrase()):
         return []
     if (ctx.entities.incidents or ctx.entities.changes) and any(contains_phrase(ctx.text, w) for w in rule.unless_linked):
         return []

@@ -27,7 +27,7 @@ from opsagent.tools.rendering import (
     count_message,
     iso_minute,
     parse_point,
-    window_words,
+    window_after,
 )
 from opsagent.tools.timewindow import TimeWindow
 
@@ -76,7 +76,7 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
             rows = clamp_limit(limit, max_rows, call.warnings)
             page = await backend.list_failed_runs(start=window.start, end=window.end, limit=rows,
                                                   pipeline_name=name, factory=factory_name)
-            detail = f"{_filter_words(name, factory_name, matching='of pipelines matching')} in {window_words(window)}"
+            detail = f"{_filter_words(name, factory_name, matching='of pipelines matching')} {window_after('in', window)}"
 
             def message(shown: int) -> str:
                 counted = count_message(page.total, shown, "failed pipeline run", detail=detail)
@@ -113,7 +113,7 @@ def make_log_analytics_tools(backends: Backends, *, clock: Clock, max_rows: int)
                                                  limit=rows, factory=factory_name)
             failing = [item.pipeline_name for item in page.items if item.failed]
             with_failures = f" With failures: {', '.join(failing)}." if failing else ""
-            detail = f"{_filter_words(name, factory_name, matching='matching')} with runs in {window_words(window)}"
+            detail = f"{_filter_words(name, factory_name, matching='matching')} with runs {window_after('in', window)}"
 
             def message(shown: int) -> str:
                 return count_message(page.total, shown, "pipeline", detail=detail, order="with the most failures") + with_failures

@@ -75,6 +75,16 @@ def window_words(window: TimeWindow) -> str:
     return span if _HAS_DATE.search(window.label) else f"{window.label} ({span})"
 
 
+ANCHORED_LABEL = ("since ", "from ", "between ", "after ", "before ", "until ")
+
+
+def window_after(preposition: str, window: TimeWindow) -> str:
+    """"in last 24 hours (…)", but "since yesterday 6pm (…)": an anchored window brings its own word."""
+    words = window_words(window)
+    shown = not _HAS_DATE.search(window.label)  # a label made of dates is not shown, so it brings no word
+    return words if shown and window.label.lower().startswith(ANCHORED_LABEL) else f"{preposition} {words}"
+
+
 def parse_window(phrase: str, now: datetime, *, argument: str) -> TimeWindow:
     """``resolve_time_window`` with the failure turned into an ``ArgumentError`` naming the argument."""
     try:

@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from opsagent.backends.base import Approval, ChangeQuery, ChangeState, ChangeType, IncidentQuery, IncidentState
 from opsagent.tools.filters import SetFilter, parse_set_filter
-from opsagent.tools.rendering import ArgumentError, ToolCall, window_words
+from opsagent.tools.rendering import ArgumentError, ToolCall, window_after, window_words
 
 PriorityMatch = Literal["or_higher", "exactly"]
 INCIDENT_STATE_ORDER: tuple[str, ...] = get_args(IncidentState)
@@ -79,7 +79,7 @@ def resolve_incident_filters(
     words += _name_words(assignment_group=assignment_group, configuration_item=configuration_item, text=text)
     window = call.window("opened_within", opened_within, now) if opened_within else None
     if window:
-        words.append(f"opened within {window_words(window)}")
+        words.append(f"opened {window_after('within', window)}")
     query = IncidentQuery(
         states=states.restriction, priorities=priorities, assignment_group=assignment_group,
         configuration_item=configuration_item, text=text, opened_from=window.start if window else None,
