@@ -31,6 +31,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\b(?:pending|awaiting|waiting for|waiting on|needs?|needing|requires?|requiring)\s+(?:\w+\s+)?"
          r"(?:approval|authori[sz]ation|sign-?off)\b|\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
         (rf"\b{NEGATION}\s*approved\b|\bunapproved\b", ("approved",)),
+        (r"\b(?:lacks?|lacking|without|missing|no)\s+(?:an?\s+|any\s+)?approval\b", ("approved",)),
         (r"\bapproved\b", ("approved",)),
         (r"\brejected\b", ("rejected",)),
     ),
@@ -75,7 +76,8 @@ NEGATED_BEFORE = re.compile(r"(?:\bnot(?:\s+(?:yet|been|already|in))?|n't(?:\s+b
 def _negated(text: str, match: re.Match[str], field: FilterField, values: tuple[str, ...]) -> bool:
     """"not approved" (negation inside the phrase) or "not closed" / "aren't in progress" (just before
     it). "not resolved" is read as the positive set "open" by its own pattern, so it is not negated."""
-    if re.match(rf"\s*{NEGATION}", match.group(), re.IGNORECASE) or match.group().lower() == "unapproved":
+    if re.match(rf"\s*(?:{NEGATION}|lacks?\b|lacking\b|missing\b|no\b)", match.group(), re.IGNORECASE) or (
+            match.group().lower() == "unapproved"):
         return field in NEGATED_FIELDS
     return values != ("all",) and bool(NEGATED_BEFORE.search(text[max(0, match.start() - 20):match.start()]))
 

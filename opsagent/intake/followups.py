@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from opsagent.contracts.analysis import EntityKind, FollowUp, ResolvedReference
+from opsagent.contracts.analysis import EntityKind, FollowUp, ResolvedReference, TimeMention
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.entities import NAME, RUN_ID, TICKET, WORD, find_entities
 from opsagent.intake.filters import find_filters
@@ -113,8 +113,30 @@ def picked_suggestion(question: str, history: Sequence[MessageData]) -> str | No
     return matching[0] if len(matching) == 1 else None
 
 
+SHIFT = re.compile(
+    r"\b(?:the\s+)?(?:(?P<count>\d+|one|two|three|four|five|six|seven)\s*)?(?P<unit>hours?|days?|weeks?)\s+"
+    r"(?:before|prior to|preceding)\s+(?:that|then|it|this)\b"
+    r"|\bthe\s+(?:previous|prior|preceding)\s+(?:(?P<count2>\d+)\s*)?(?P<unit2>hours?|days?|weeks?|day|week)\b",
+    re.IGNORECASE)
+"""A window just before the previous one: "and the 24 hours before that?", "what about the previous week?"."""
+UNIT_HOURS = {"hour": 1, "day": 24, "week": 168}
+COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _shifted(fragment: str, old: TimeMention) -> str | None:
+    """The window right before ``old``, as an exact range, when the fragment asks for one."""
+    match = SHIFT.search(fragment)
+    if match is None:
+        return None
+    count, unit = match.group("count") or match.group("count2"), match.group("unit") or match.group("unit2")
+    amount = int(count) if count and count.isdigit() else COUNT_WORDS.get((count or "").lower(), 0)
+    length = timedelta(hours=amount * UNIT_HOURS[unit.lower().rstrip("s")]) if amount else old.end - old.start
+    start = old.start - length
+    return f"from {start:%Y-%m-%dT%H:%MZ} to {old.start:%Y-%m-%dT%H:%MZ}"
+
+
 def _is_follow_up(question: str, now: datetime, inventory: InventorySnapshot) -> bool:
-    if LEAD.match(question):
+    if LEAD.match(question) or SHIFT.search(question):
         return True
     words = question.split()
     return len(words) <= SHORT and not VERB.search(question) and bool(
@@ -128,7 +150,7 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
     previous = _last(history, "user")
     if previous is None:
         return None
-    suggestion = picked_suggestion(question, history)
+    suggestion = None if SHIFT.search(question) else picked_suggestion(question, history)
     if suggestion is not None:
         return suggestion, FollowUp(previous_question=previous.content, changed=[f"picked: {suggestion}"])
     if not _is_follow_up(question, now, inventory):
@@ -136,7 +158,11 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
     fragment = LEAD.sub("", question, count=1).strip(" ?.!")
     text, changed = previous.content.rstrip(" ?.!"), []
     new_times, old_times = list(find_times(fragment, now)), list(find_times(text, now))
-    if new_times:
+    shifted = _shifted(fragment, old_times[0]) if old_times else None
+    if shifted:
+        text = text.replace(old_times[0].text, shifted, 1)
+        changed.append(f"time window: {shifted} (just before {old_times[0].text})")
+    elif new_times:
         phrase = new_times[0].text
         text = text.replace(old_times[0].text, phrase, 1) if old_times else f"{text} {phrase}"
         changed.append(f"time window: {phrase}")

@@ -17,6 +17,9 @@ from opsagent.contracts.analysis import FilterField
 from opsagent.local_model.task_facts import TaskFacts
 from opsagent.local_model.text import Entities, contains_phrase, find_phrase
 
+PREVIOUS_RECORD_TIME = ("window", "during it", "during that", "during this", "during them", "while it",
+                        "while that", "in that time", "at that time", "during its", "in its")
+"""Words that place a later step's search in the time of the record the previous step found."""
 ISO_TIME = re.compile(r"\b(20\d\d-\d\d-\d\dT\d\d:\d\dZ?)\b", re.IGNORECASE)
 TOPIC = re.compile(r"\b(?:about|mention|mentions|mentioning|regarding|related to|(?:change|change request|incident|ticket)s? (?:for|on))"
                    r"\s+(?:the\s+|an?\s+)?((?:[a-z0-9_\-]+\s*){1,4})")
@@ -71,7 +74,8 @@ def _window(ctx: Context) -> str | None:
     relative = record_relative_window(ctx)
     if relative:
         return relative
-    windows = windows_of_previous(ctx) if contains_phrase(ctx.text, "window") else ()
+    during = any(contains_phrase(ctx.text, phrase) for phrase in PREVIOUS_RECORD_TIME)
+    windows = windows_of_previous(ctx) if during else ()
     return windows[0] if windows else None
 
 

@@ -75,6 +75,20 @@ def test_a_short_follow_up_re_asks_the_previous_question_with_one_value_changed(
     assert analysis.follow_up is not None and analysis.follow_up.previous_question == previous
 
 
+@pytest.mark.parametrize(("previous", "follow_up", "window"), [
+    ("what failed in ADF in the last 24h?", "and what about the 24 hours before that?",
+     "from 2025-01-08T09:00Z to 2025-01-09T09:00Z"),
+    ("any incidents opened yesterday?", "what about the day before that?", "from 2025-01-08T00:00Z to 2025-01-09T00:00Z"),
+    ("what failed last week?", "and the previous week?", "from 2024-12-27T09:00Z to 2025-01-03T09:00Z"),
+])
+def test_a_follow_up_can_ask_for_the_window_just_before_the_previous_one(previous: str, follow_up: str, window: str) -> None:
+    """Even when the previous answer offered suggestions: "the day before that" is not one of them."""
+    analysis = analysed(follow_up, [("user", previous), ("assistant", "Answer.\n\n- Show me the day's changes.")])
+    assert window in analysis.resolved_question
+    [time] = analysis.times
+    assert time.as_range() == window.removeprefix("from ")
+
+
 def test_a_new_question_is_not_a_follow_up() -> None:
     analysis = analysed("show INC0010052", [("user", "open P1 incidents"), ("assistant", "INC0010052 …")])
     assert analysis.follow_up is None and analysis.resolved_question == "show INC0010052"

@@ -127,6 +127,7 @@ def test_a_record_window_resolves_from_the_records_own_times_and_is_not_a_plain_
     ("is the change that INC0010048 waits for approved?", []),  # asks about its state: no filter
     ("is CHG0030022 approved yet?", []),
     ("are there changes that are approved?", [("approval", ["approved"], False)]),  # a set, filtered
+    ("which changes next week still lack approval?", [("approval", ["approved"], True)]),
     ("any emergency changes waiting for authorisation?", [("change_type", ["emergency"], False),
                                                           ("approval", ["requested"], False)]),
 ])

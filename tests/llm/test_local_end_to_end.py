@@ -142,3 +142,12 @@ async def test_a_record_linked_from_a_named_ticket_is_looked_up_from_that_ticket
     holds = row.get("approval") == "approved" if linked_tool == "get_change_request" else row["state"] in (
         "New", "In Progress", "On Hold")
     assert answer.summary.startswith(f"{'Yes' if holds else 'No'} — {linked}"), answer.summary
+
+
+async def test_during_it_searches_the_window_of_the_record_the_first_step_found(local_runtime) -> None:
+    answer = await ask(local_runtime(), "find the firewall change, then tell me which pipelines failed during it")
+    first, second = answer.metadata.tasks
+    [change] = first.evidence[0].rows
+    [search] = second.evidence
+    start, end = (change[key] for key in ("start_date", "end_date"))
+    assert search.arguments["time_window"] == f"{start[:16]}Z to {end[:16]}Z".replace("ZZ", "Z")
