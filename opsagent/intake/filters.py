@@ -49,7 +49,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\bbeing implemented\b|\bin implementation\b|\bimplementing\b", ("implement",)),
         (r"\bscheduled\b", ("scheduled",)),
         (r"\bin review\b", ("review",)),
-        (r"\bupcoming\b|\bopen\b", ("open",)),
+        (r"\bupcoming\b|\bcoming up\b|\bopen\b", ("open",)),
         (r"\bclosed\b", ("closed",)),
         (r"\bcancell?ed\b", ("canceled",)),
     ),

@@ -8,7 +8,7 @@ question asks about first), and platform health (the status, then what is not op
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -94,6 +94,38 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
 
 
 DOWN_WORDS = re.compile(r"\b(?:down|offline|unavailable|dead)\b")
+NOT_FAILED = re.compile(r"\b(?:not|n't|never|without|no)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
+"""A question about the pipelines that did *not* fail: the summary rows with no failure answer it."""
+BY_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
+"""Counts per assignment group ("how many open incidents does each team have?", "which team has the most")."""
+
+
+def _without_failures(rows: Sequence[dict], item: ToolEvidence) -> PartAnswer:
+    clean = [row for row in rows if row.get("failed") == 0]
+    names = ", ".join(identity(row) for row in clean[:MAX_ITEMS * 2])
+    if not clean:
+        return PartAnswer(f"None — every one of the {len(rows)} pipelines with runs had a failure.", [label(row) for row in rows[:MAX_ITEMS]])
+    more = f" (and {len(clean) - MAX_ITEMS * 2} more)" if len(clean) > MAX_ITEMS * 2 else ""
+    return PartAnswer(f"{len(clean)} of the {len(rows)} pipelines with runs had no failed run: {names}{more}.",
+                      [first_sentence(item.message)] if item.message else [])
+
+
+def _by_group(rows: Sequence[dict], shape: Shape, item: ToolEvidence) -> PartAnswer | None:
+    groups = [str(row["assignment_group"]) for row in rows if row.get("assignment_group")]
+    if not groups:
+        return None
+    counted = Counter(groups).most_common()
+    partial = f" (counted over the {len(rows)} shown of {item.total})" if item.total > len(rows) else ""
+    spread = ", ".join(f"{group} {count}" for group, count in counted)
+    if shape == "superlative":
+        top, count = counted[0]
+        tied = [group for group, n in counted if n == count]
+        who = (", ".join(tied[:-1]) + f" and {tied[-1]} have") if len(tied) > 1 else f"{top} has"
+        return PartAnswer(f"{who} the most: {count} each{partial}." if len(tied) > 1 else
+                          f"{top} has the most: {count} of the {len(rows)}{partial}.", [f"By group: {spread}."])
+    return PartAnswer(f"By group{partial}: {spread}.", [label(row) for row in rows[:MAX_ITEMS]])
+
+
 LAST_WORKED = re.compile(r"\blast (?:time (?:it )?)?(?:succe\w*|work\w*|good|green|ok)\b")
 """A question about the latest success ("when did it last succeed / work?")."""
 ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued)\b"
@@ -143,6 +175,12 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         record = _incident_sentence(rows[0], shape, None) if row_kind(rows[0]) == "incident" else \
             _change_sentence(rows[0], shape, None)
         return PartAnswer(record, [lead])  # the one record found is the answer: say what it is
+    if row_kind(rows[0]) == "pipeline_status" and NOT_FAILED.search(text.lower()):
+        return _without_failures(rows, item)
+    if row_kind(rows[0]) in ("incident", "change") and BY_GROUP.search(text.lower()):
+        grouped = _by_group(rows, shape, item)
+        if grouped is not None:
+            return grouped
     lead = f"{lead[:-1]}{_named(rows)}."
     facts = failed_run_facts(rows) if row_kind(rows[0]) == "run" else [label(row) for row in rows[:MAX_ITEMS]]
     if len(rows) > MAX_ITEMS and row_kind(rows[0]) != "run":

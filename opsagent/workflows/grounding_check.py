@@ -48,6 +48,9 @@ FAMILY_WORDS: dict[str, tuple[str, ...]] = {
     "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
     "problem": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
 }
+PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
+ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
+"""The count field a partial negation is about ("had no failed run" → ``failed``)."""
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 PLATFORM_TOOLS = {"databricks": "check_databricks_health", "snowflake": "check_snowflake_health",
                   "azure": "check_azure_service_health"}
@@ -155,7 +158,13 @@ def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    # "nothing / none / no X" holds only when every search for X came back empty
+    partial = PARTIAL.search(sentence)
+    if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
+        fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
+        zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
+        if fields and len(zero) == int(partial.group(1)):
+            return f"{len(zero)} rows of {relevant[0].tool} count none"
+        # "nothing / none / no X" holds only when every search for X came back empty
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
     return None

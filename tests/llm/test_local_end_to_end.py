@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime
 from typing import Annotated
 
@@ -151,3 +152,24 @@ async def test_during_it_searches_the_window_of_the_record_the_first_step_found(
     [search] = second.evidence
     start, end = (change[key] for key in ("start_date", "end_date"))
     assert search.arguments["time_window"] == f"{start[:16]}Z to {end[:16]}Z".replace("ZZ", "Z")
+
+
+async def test_counts_per_team_and_the_pipelines_without_failures_come_from_the_rows(local_runtime) -> None:
+    per_team = await ask(local_runtime(), "how many open incidents does each team have?")
+    [listing] = per_team.metadata.tasks[0].evidence
+    counts = Counter(row["assignment_group"] for row in listing.rows)
+    for group, count in counts.items():
+        assert f"{group} {count}" in per_team.summary
+    clean = await ask(local_runtime(), "which pipelines have not failed in the last 24 hours?")
+    [status] = clean.metadata.tasks[0].evidence
+    assert status.tool == "query_pipeline_status"
+    without = [row["pipeline_name"] for row in status.rows if row["failed"] == 0]
+    with_failures = [row["pipeline_name"] for row in status.rows if row["failed"] > 0]
+    assert without and all(name in clean.summary for name in without)
+    assert not any(name in clean.summary for name in with_failures)
+    assert clean.metadata.grounding[-1].verdict == "pass"
+
+
+async def test_coming_up_is_about_upcoming_changes_not_platform_health(local_runtime) -> None:
+    answer = await ask(local_runtime(), "are there any changes on vm-shir-01 coming up?")
+    assert [task.agent for task in answer.metadata.tasks] == ["servicenow"]

@@ -117,3 +117,13 @@ def test_a_topic_counts_as_a_whole_word_only() -> None:
     assert [check.kind for check in checks if not check.passed] == ["part_coverage"]
     assert all(check.passed for check in evaluate("Two runs failed overnight.", RESULTS,
                                                   parts=[QuestionPart(id="p1", text="which ones failed?")]))
+
+
+def test_a_partial_negation_is_backed_by_that_many_rows_counting_zero() -> None:
+    status = ToolEvidence(tool="query_pipeline_status", status="ok", total=3, shown=3, rows=[
+        {"pipeline_name": "pl_a", "failed": 0, "cancelled": 0}, {"pipeline_name": "pl_b", "failed": 0, "cancelled": 0},
+        {"pipeline_name": "pl_c", "failed": 2, "cancelled": 0}])
+    results = [TaskResult(agent="log_analytics", question="?", status="ok", evidence=[status])]
+    assert all(check.passed for check in evaluate("2 of the 3 pipelines had no failed run: pl_a, pl_b.", results))
+    wrong = evaluate("3 of the 3 pipelines had no failed run.", results)
+    assert [check.kind for check in wrong if not check.passed] == ["negative_claim"]
