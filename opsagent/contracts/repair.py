@@ -20,6 +20,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 PLAN_FIELDS = ("plan", "new_plan", "tasks")
 _STEP_NUMBER = re.compile(r"\d+")
+_OPENS_OBJECT = re.compile(r"\{\s*\"")
 
 
 @dataclass
@@ -157,6 +158,8 @@ def _json_objects(text: str) -> list[dict[str, Any]]:
         try:
             value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
+            if _OPENS_OBJECT.match(text, start):
+                break  # a JSON object cut off (max_tokens): what is nested in it is not a top-level answer
             position = start + 1
             continue
         if isinstance(value, dict):

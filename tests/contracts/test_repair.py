@@ -76,3 +76,10 @@ def test_review_mode_and_triage_plans_are_repaired_too():
     assert [s.agent for s in review.value.new_plan] == ["log_analytics"]
     triage = parse_model_output('{"tasks": [{"agent": "Log_Analytics", "question": "q"}]}', TriageOutput, agents=AGENTS)
     assert triage.value.tasks[0].agent == "log_analytics"
+
+
+def test_an_object_cut_off_at_max_tokens_yields_nothing_nested_in_it() -> None:
+    """A review cut off mid-JSON must not validate as a complete review from a nested object."""
+    cut = '{"is_complete": false, "missing_aspects": ["x"], "evidence": [{"id": "p1", "text": "a"}, {"id": "p2", "te'
+    assert extract_json_object(cut) is None
+    assert extract_json_object('Use {braces} freely. {"a": 1}') == {"a": 1}  # a stray brace in prose is skipped
