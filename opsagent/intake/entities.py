@@ -134,6 +134,43 @@ def factory_by_region(text: str, inventory: InventorySnapshot, regions: list[Ent
                                 span=Span(start=region.span.start, end=min(end, len(text))), status="corrected")
 
 
+RUN_NOUNS = frozenset({"pipeline", "pipelines", "pipe", "job", "jobs", "run", "runs", "load", "loads"})
+DESCRIBED_REACH = 4
+"""The words that name a pipeline must lie within this many words of each other."""
+
+
+def described_pipelines(text: str, inventory: InventorySnapshot) -> Iterator[EntityMention]:
+    """A pipeline named by the words of its name ("the iot telemetry pipeline", "the finance load" →
+    pl_ingest_iot_telemetry, pl_load_finance_dwh): two of its words close together, or one that only
+    it has and that carries a digit or stands before "pipeline" / "job" / "run". Only when exactly one
+    pipeline fits best; the reading is noted like any correction."""
+    words = [(match.group().lower(), match.start(), match.end()) for match in WORD.finditer(text)]
+    tokens = {item.name: [token for token in item.name.lower().split("_")[1:] if token] for item in inventory.pipelines}
+    owners: dict[str, int] = {}
+    for parts in tokens.values():
+        for token in set(parts):
+            owners[token] = owners.get(token, 0) + 1
+    best: list[tuple[int, str, int, int]] = []
+    for name, parts in tokens.items():
+        hits = [index for index, (word, _, _) in enumerate(words) if word in parts]
+        for first in hits:
+            group = [index for index in hits if first <= index < first + DESCRIBED_REACH]
+            matched = {words[index][0] for index in group}
+            after = words[group[-1] + 1][0] if group[-1] + 1 < len(words) else ""
+            single = len(matched) == 1 and owners.get(next(iter(matched)), 0) == 1 and (
+                any(char.isdigit() for char in next(iter(matched))) or (len(next(iter(matched))) >= 6 and after in RUN_NOUNS))
+            if len(matched) >= 2 or single:
+                best.append((len(matched), name, words[group[0]][1], words[group[-1]][2]))
+    if not best:
+        return
+    top = max(score for score, *_ in best)
+    winners = {name for score, name, *_ in best if score == top}
+    if len(winners) == 1:
+        _, name, start, end = next(item for item in best if item[0] == top)
+        yield EntityMention(kind="pipeline", value=name, text=text[start:end], span=Span(start=start, end=end),
+                            status="corrected")
+
+
 TEAM = re.compile(r"\b(?:the\s+)?([a-z][a-z]+(?:\s+[a-z][a-z]+)?)\s+(?:team|group|squad)\b", re.IGNORECASE)
 
 
@@ -153,6 +190,7 @@ def find_entities(text: str, inventory: InventorySnapshot) -> list[EntityMention
     components = [item.name for item in inventory.components if item.platform == "Azure"]
     found = [
         *tickets_and_runs(text), *names(text, inventory), *factory_by_region(text, inventory, regions),
+        *described_pipelines(text, inventory),
         *phrases(text, inventory.assignment_groups, "assignment_group"), *teams(text, inventory.assignment_groups),
         *phrases(text, components, "azure_service", fuzzy=False),
         *aliases(text, {value: (key,) for key, value in SERVICE_ALIASES.items()}, "azure_service"),

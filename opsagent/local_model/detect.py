@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from opsagent.contracts.analysis import RecordWindow, TimeMention
+from opsagent.contracts.analysis import FilterMention, RecordWindow, TimeMention
 from opsagent.local_model.knowledge import STRONG, Knowledge, SpecialistHints
 from opsagent.local_model.scope import background_end, clauses
 from opsagent.local_model.text import (
@@ -168,6 +168,21 @@ def analyse(text: str, knowledge: Knowledge, fixer: TypoFixer | None = None,
         scores[mention.specialist] += mention.points
     entities = replace(entities, targets=unique(targets))
     return Analysis(low, entities, scores, tuple(sorted(mentions, key=lambda m: m.position)), asks_from, tuple(times))
+
+
+def with_filters(analysis: Analysis, filters: Sequence[FilterMention], knowledge: Knowledge) -> Analysis:
+    """A stated filter names what is asked about when nothing else does: "anything critical open?" is
+    about incidents (priority 1), "any sev1s?" too."""
+    if not filters or analysis.selected:
+        return analysis
+    scores = dict(analysis.scores)
+    mentions = list(analysis.mentions)
+    for hints in knowledge.specialists:
+        owned = [item for item in filters if item.field in hints.filters]
+        if owned:
+            scores[hints.name] = max(scores[hints.name], SELECT_AT)
+            mentions.append(Mention(hints.name, owned[0].span.start, SELECT_AT))
+    return replace(analysis, scores=scores, mentions=tuple(sorted(mentions, key=lambda m: m.position)))
 
 
 def with_record_windows(analysis: Analysis, windows: Sequence[RecordWindow]) -> Analysis:

@@ -21,6 +21,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from opsagent.contracts.analysis import FilterField
+
 KNOWLEDGE_FILE = Path(__file__).with_name("knowledge.yaml")
 STRONG, WEAK = 2, 1
 """Points a strong / weak vocabulary word gives its specialist; 2 points select it."""
@@ -78,6 +80,8 @@ class SpecialistKnowledge(_Strict):
     targets: dict[str, TargetSpec] = Field(default_factory=dict)
     split_by_target: bool = False
     services: dict[str, str] = Field(default_factory=dict)
+    filters: tuple[FilterField, ...] = ()
+    """Stated filters only this specialist's tools take ("critical" = priority 1 → incidents)."""
     tools: tuple[ToolRule, ...] = ()
 
 
@@ -139,6 +143,7 @@ class SpecialistHints:
     examples: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     contextual: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
 
     @classmethod
     def from_knowledge(cls, name: str, known: SpecialistKnowledge) -> SpecialistHints:
@@ -152,7 +157,7 @@ class SpecialistHints:
             split_by_target=known.split_by_target, groups=known.groups, tools=known.tools,
             services={key.lower(): value for key, value in known.services.items()}, examples=known.examples,
             ignore=tuple(phrase.lower() for phrase in words.ignore),
-            contextual=tuple(word.lower() for word in words.contextual),
+            contextual=tuple(word.lower() for word in words.contextual), filters=known.filters,
         )
 
     @classmethod

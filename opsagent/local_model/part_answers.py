@@ -94,6 +94,7 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
 
 
 DOWN_WORDS = re.compile(r"\b(?:down|offline|unavailable|dead)\b")
+ASKS_FAILURE = re.compile(r"\bfail\w*|\bbr[oe]k\w*|\berrors?\b|\bproblems?\b|\bissues?\b")
 NOT_FAILED = re.compile(r"\b(?:not|n't|never|without|no)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
 """A question about the pipelines that did *not* fail: the summary rows with no failure answer it."""
 BY_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
@@ -170,10 +171,15 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         return PartAnswer(f"{worked}; its latest run ({when(row.get('last_start'))}) {str(row.get('last_status')).lower()}.",
                           [label(row), lead])
     if len(rows) == 1 and row_kind(rows[0]) == "pipeline_status" and shape in ("list", "count", "yes_no", "when"):
-        return PartAnswer(f"{label(rows[0])}.", [lead])  # one pipeline asked about: its figures are the answer
+        figures = f"{label(rows[0])}."  # one pipeline asked about: its figures are the answer
+        if shape == "yes_no" and isinstance(rows[0].get("failed"), int):
+            failed = rows[0]["failed"] > 0  # "did it fail?" → yes when it did; "did it run ok?" → no
+            figures = f"{'Yes' if failed == bool(ASKS_FAILURE.search(text.lower())) else 'No'} — {figures}"
+        return PartAnswer(figures, [lead])
     if len(rows) == 1 and row_kind(rows[0]) in ("incident", "change") and shape not in ("count", "superlative"):
         record = _incident_sentence(rows[0], shape, None) if row_kind(rows[0]) == "incident" else \
             _change_sentence(rows[0], shape, None)
+        record = f"Yes — {record}" if shape == "yes_no" and not record.startswith(("Yes", "No")) else record
         return PartAnswer(record, [lead])  # the one record found is the answer: say what it is
     if row_kind(rows[0]) == "pipeline_status" and NOT_FAILED.search(text.lower()):
         return _without_failures(rows, item)
@@ -247,6 +253,10 @@ def _change_sentence(row: dict, shape: Shape, state: str | None) -> str:
             f"{window}: {clause(row.get('short_description'))}.")
 
 
+RUN_STATUS_WORDS = {"InProgress": "is still running", "Queued": "is queued", "Succeeded": "succeeded",
+                    "Cancelled": "was cancelled"}
+
+
 def _run_sentence(row: dict, item: ToolEvidence, state: str | None) -> str:
     if item.arguments.get("run_id"):
         which = f"Run {row.get('run_id')} of {row.get('pipeline_name')}"
@@ -256,9 +266,15 @@ def _run_sentence(row: dict, item: ToolEvidence, state: str | None) -> str:
         which = f"The latest run of {row.get('pipeline_name')}"
     status = row.get("status")
     took = f", took {row['duration_min']} min" if row.get("duration_min") is not None else ""
-    head = f"{which} (started {when(row.get('start'))}{took}) {str(status).lower()}"
+    head = f"{which} (started {when(row.get('start'))}{took}) {RUN_STATUS_WORDS.get(str(status), str(status).lower())}"
     if status != "Failed":
-        return f"{head}." if state != "failed" else f"{head}: it did not fail."
+        if state == "failed":
+            return f"No — {head[0].lower()}{head[1:]}." if head.startswith("The") else f"No — {head}."
+        if state in ("succeeded", "finished"):
+            done = status == "Succeeded" if state == "succeeded" else status in ("Succeeded", "Cancelled")
+            return f"{'Yes' if done else 'No'} — {head[0].lower()}{head[1:]}." if head.startswith("The") else \
+                f"{'Yes' if done else 'No'} — {head}."
+        return f"{head}."
     where = f" in {row['failed_activity']}" if row.get("failed_activity") else ""
     lead = "Yes — " if state == "failed" else ""
     return f"{lead}{head}{where} with {row.get('error_code')}: {clause(row.get('error_message'), 300)}"

@@ -30,6 +30,7 @@ POLAR_STATES: dict[str, tuple[str, ...]] = {
     "healthy": ("healthy", "operational", "up", "ok", "fine"),
     "failed": ("fail", "failed", "failing", "broken"),
     "succeeded": ("succeed", "succeeded", "successful", "work", "worked"),
+    "finished": ("finish", "finished", "complete", "completed", "done"),
 }
 """Words of a yes/no question → the state they ask about."""
 

@@ -126,3 +126,19 @@ def test_a_short_reply_to_a_question_back_picks_the_offered_question() -> None:
                ("assistant", "Which pipeline do you mean?\n- Why did pl_ingest_sales fail?\n- Why did pl_load_finance_dwh fail?")]
     assert analysed("the finance one", history).resolved_question == "Why did pl_load_finance_dwh fail?"
     assert analysed("the other one", history).follow_up is None  # matches neither: not guessed
+
+
+@pytest.mark.parametrize(("question", "pipeline"), [
+    ("how is the iot telemetry pipeline doing?", "pl_ingest_iot_telemetry"),
+    ("did the finance dwh load run ok last night?", "pl_load_finance_dwh"),
+])
+def test_a_pipeline_named_by_the_words_of_its_name_is_read_as_that_pipeline_with_a_note(question: str, pipeline: str) -> None:
+    analysis = analysed(question)
+    assert analysis.values("pipeline") == [pipeline] and pipeline in analysis.resolved_question
+    assert any(pipeline in note for note in analysis.notes)
+
+
+def test_words_shared_by_several_pipelines_name_none_of_them() -> None:
+    """"the finance load" fits pl_load_finance_dwh and pl_load_finance_mart equally: no guess."""
+    analysis = analysed("did the finance load run ok?")
+    assert analysis.values("pipeline") == [] and analysis.notes == []

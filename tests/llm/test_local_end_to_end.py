@@ -173,3 +173,26 @@ async def test_counts_per_team_and_the_pipelines_without_failures_come_from_the_
 async def test_coming_up_is_about_upcoming_changes_not_platform_health(local_runtime) -> None:
     answer = await ask(local_runtime(), "are there any changes on vm-shir-01 coming up?")
     assert [task.agent for task in answer.metadata.tasks] == ["servicenow"]
+
+
+@pytest.mark.parametrize("question", ["any sev1s?", "anything critical open right now?"])
+async def test_a_stated_priority_alone_is_a_question_about_incidents(local_runtime, question: str) -> None:
+    answer = await ask(local_runtime(), question)
+    [task] = answer.metadata.tasks
+    [search] = task.evidence
+    assert (task.agent, search.tool, search.arguments["priority"]) == ("servicenow", "list_incidents", 1)
+    assert answer.summary.startswith("Yes —" if search.rows else "No —")
+
+
+@pytest.mark.parametrize(("question", "asks_failure"), [
+    ("is pl_copy_crm_accounts still failing?", True),
+    ("did pl_ingest_web_events finish?", False),
+])
+async def test_a_yes_no_question_about_the_latest_run_is_answered_from_its_status(
+        local_runtime, question: str, asks_failure: bool) -> None:
+    answer = await ask(local_runtime(), question)
+    [run] = answer.metadata.tasks[0].evidence
+    assert run.tool == "get_pipeline_run_details" and not answer.metadata.runbooks
+    status = run.rows[0]["status"]
+    yes = status == "Failed" if asks_failure else status in ("Succeeded", "Cancelled")
+    assert answer.summary.startswith("Yes —" if yes else "No —"), answer.summary
