@@ -63,6 +63,8 @@ class Expectations(BaseModel):
     answer_first: list[str] = Field(default_factory=list)
     """Substrings the direct answer (the summary before facts and evidence) must contain: "Yes", "3 of"."""
     conclusion: Conclusion | None = None
+    runbook: str | None = None
+    """The runbook the plan must follow (its file name without .yaml)."""
     retry_used: bool | None = None
     max_llm_calls: int | None = None
 

@@ -22,8 +22,6 @@ ENTITY_PATTERNS = (
 )
 
 
-SUMMARY_TOOLS = frozenset({"query_pipeline_status", "check_databricks_health", "check_snowflake_health",
-                           "check_azure_service_health"})
 NEGATIVE = re.compile(r"\b(?:no|none|nothing|not any|without)\b", re.IGNORECASE)
 CLAUSE_BREAK = re.compile(r"[.;:]\s+|\s+[—–]\s+|\n+")
 
@@ -79,8 +77,8 @@ def false_nones(answer: Answer) -> list[str]:
     ``list_incidents(text=pl_x)`` found one)."""
     found: dict[str, str] = {}
     for item in (item for task in answer.metadata.tasks for item in task.evidence):
-        if item.tool in SUMMARY_TOOLS:
-            continue  # its rows are summaries ("0 of 6 runs failed"), not the things a "none" denies
+        if not item.tool.startswith("list_"):
+            continue  # summaries ("0 of 6 runs failed") and one-record lookups are not searches for what "none" denies
         if item.status == "ok" and (item.rows or item.total):
             for value in item.arguments.values():
                 for entity in entities_in(str(value)):
@@ -153,6 +151,8 @@ def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None =
                             detail=f"{absent} not in the direct answer: {direct[:160]!r}" if absent else ""))
     if expect.conclusion is not None:
         checks.append(_conclusion_check(expect.conclusion, direct))
+    if expect.runbook is not None:
+        checks.append(Check(name="runbook", passed=expect.runbook in meta.runbooks, detail=f"got {meta.runbooks}"))
     if meta.route == "execute":
         wrong = false_nones(answer)
         checks.append(Check(name="no false none", passed=not wrong, detail="; ".join(wrong)))

@@ -15,7 +15,7 @@ from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Span, Unresolved
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
-from opsagent.intake.entities import find_entities
+from opsagent.intake.entities import TICKET, find_entities, normalised_ticket
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
 from opsagent.intake.inventory import Inventory, InventorySnapshot
@@ -58,6 +58,7 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     follow_up = rewrite_follow_up(question, history, now, inventory)
     text = follow_up[0] if follow_up else question
     text, references = resolve_references(text, history, now)
+    text = TICKET.sub(lambda match: normalised_ticket(match.group(1), match.group(2)), text)  # "CHG 30017"
     found = find_entities(text, inventory)
     text, notes = _corrected(text, found)
     entities = _marked_corrected(find_entities(text, inventory), found)

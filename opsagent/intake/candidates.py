@@ -59,6 +59,18 @@ SEARCHES = (
 )
 
 
+TOPIC_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+GENERIC = frozenset("what when where which there this that with from have will about still fix fixed change changes "
+                    "incident incidents ticket approved approval status the eta".split())
+
+
+def _overlap(row: dict[str, Any], question: str) -> int:
+    """How many of the question's own words ("the *portal* fix") the row's text has: those options first."""
+    words = {word for word in TOPIC_WORD.findall(question.lower()) if word not in GENERIC}
+    text = " ".join(str(value).lower() for value in row.values())
+    return sum(1 for word in words if word in text)
+
+
 @dataclass(frozen=True)
 class ClarifyCandidates:
     questions: list[str] = field(default_factory=list)
@@ -83,7 +95,8 @@ class CandidateFinder:
         if evidence.status != "ok":  # no options is fine: the question back is still asked
             logger.warning("clarify candidates unavailable: %s", evidence.error_kind or evidence.status)
             return ClarifyCandidates(evidence=[evidence])
-        keys = list(dict.fromkeys(row[search.key] for row in evidence.rows if row.get(search.key)))[:MAX_CANDIDATES]
+        ranked = sorted(evidence.rows, key=lambda row: -_overlap(row, analysis.resolved_question))  # stable
+        keys = list(dict.fromkeys(row[search.key] for row in ranked if row.get(search.key)))[:MAX_CANDIDATES]
         rows = {row[search.key]: row for row in reversed(evidence.rows) if row.get(search.key)}
         return ClarifyCandidates(questions=[search.question(rows[key]) for key in keys],
                                  label=search.label if keys else "", evidence=[evidence])

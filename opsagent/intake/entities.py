@@ -32,11 +32,15 @@ def _mention(kind: EntityKind, value: str, match: re.Match[str], **fields: objec
                          **fields)
 
 
+def normalised_ticket(prefix: str, digits: str) -> str:
+    """"chg 30017" → CHG0030017: the prefix in capitals, seven digits."""
+    return f"{prefix.upper()}{digits[-7:].zfill(7)}"
+
+
 def tickets_and_runs(text: str) -> Iterator[EntityMention]:
     for match in TICKET.finditer(text):
-        prefix = match.group(1).upper()
-        number = f"{prefix}{match.group(2)[-7:].zfill(7)}"
-        yield _mention(TICKET_KINDS[prefix], number, match, status="unverified")
+        number = normalised_ticket(match.group(1), match.group(2))
+        yield _mention(TICKET_KINDS[number[:3]], number, match, status="unverified")
     for match in RUN_ID.finditer(text):
         yield _mention("run_id", match.group().lower(), match, status="unverified")
 

@@ -115,7 +115,7 @@ def picked_suggestion(question: str, history: Sequence[MessageData]) -> str | No
 
 SHIFT = re.compile(
     r"\b(?:the\s+)?(?:(?P<count>\d+|one|two|three|four|five|six|seven)\s*)?(?P<unit>hours?|days?|weeks?)\s+"
-    r"(?:before|prior to|preceding)\s+(?:that|then|it|this)\b"
+    r"(?:before|prior to|preceding)(?:\s+(?:that|then|it|this)\b|\s*[?.!]*\s*$)"
     r"|\bthe\s+(?:previous|prior|preceding)\s+(?:(?P<count2>\d+)\s*)?(?P<unit2>hours?|days?|weeks?|day|week)\b",
     re.IGNORECASE)
 """A window just before the previous one: "and the 24 hours before that?", "what about the previous week?"."""

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from opsagent.contracts.analysis import RecordWindow, Span
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,
-                "fifteen": 15, "twenty": 20, "thirty": 30, "forty-five": 45, "half an": 30}
+                "fifteen": 15, "twenty": 20, "thirty": 30, "forty-five": 45, "half an": 0.5}
 UNIT_MINUTES = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "h": 60, "day": 1440}
 RELATIONS = {"before": "before", "prior to": "before", "ahead of": "before", "leading up to": "before",
              "after": "after", "following": "after", "since": "after", "around": "around"}
@@ -28,7 +28,8 @@ _RECORD = (r"(?:(?P<number>(?:CHG|INC)\d{5,10})"
 _EDGE = (r"(?:'s)?(?:\s+(?:was\s+|were\s+|got\s+|is\s+)?(?P<edge>started|starts|start|began|begins|kicked off|opened|"
          r"ended|ends|finished|completed|closed|resolved|was done|went live))?")
 RECORD_WINDOW = re.compile(
-    rf"(?:\b(?:in|within|during|for|over)\s+)?(?:the\s+(?:first\s+|last\s+)?)?(?:{_COUNT}\s*-?\s*{_UNIT}\s+)?"
+    rf"(?:\b(?:in|within|during|for|over)\s+)?(?:the\s+(?:first\s+|last\s+)?)?"
+    rf"(?:{_COUNT}\s*-?\s*{_UNIT}\s+|(?P<bare>hour|day|minute|half hour)\s+)?"
     rf"\b{_RELATION}\s+(?:the\s+(?P<edge_first>start|end)\s+of\s+)?{_RECORD}{_EDGE}",
     re.IGNORECASE,
 )
@@ -40,7 +41,7 @@ def _minutes(count: str | None, unit: str | None) -> int | None:
         return None
     amount = int(count) if count.isdigit() else NUMBER_WORDS.get(count.lower())
     per = next((value for key, value in UNIT_MINUTES.items() if unit.lower().startswith(key)), None)
-    return amount * per if amount and per else None
+    return int(amount * per) if amount and per else None
 
 
 def find_record_windows(text: str) -> Iterator[RecordWindow]:
@@ -51,5 +52,6 @@ def find_record_windows(text: str) -> Iterator[RecordWindow]:
             record=(match.group("number") or match.group("named") or "").upper(),
             relation=RELATIONS.get(match.group("relation").lower(), "during"),  # type: ignore[arg-type]
             edge="end" if edge_word in END_WORDS else "start",
-            minutes=_minutes(match.group("count"), match.group("unit")),
+            minutes=_minutes(match.group("count"), match.group("unit")) or _minutes(
+                "half an" if match.group("bare") == "half hour" else "1", match.group("bare") and match.group("bare").split()[-1]),
         )

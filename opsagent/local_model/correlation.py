@@ -61,6 +61,8 @@ def per_item(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: 
             listed = ", ".join(f"{value} ({', '.join(identity(row) for row in call.rows[:3])})" for value, call in have)
             parts.append(f"{len(have)} of the {len(found)} {noun} have {opened}{thing}: {listed}" if len(found) > 1
                          else f"{listed.split(' (')[0]} has {opened}{thing}: {listed.split(' (', 1)[1][:-1]}")
+        elif len(found) == 1:
+            parts.append(f"{found[0]} has no {opened.split()[-1]} {thing}")
         else:
             parts.append(f"none of the {len(found)} {noun} has {opened}{thing}")
         if lack and have:
@@ -190,7 +192,7 @@ def details_of_each(text: str, shape: Shape, calls: Sequence[ToolEvidence],
     facts = [record_answer(text, shape, call).sentence for call in lookups]
     missing = listed - len(lookups)
     more = f"; the other {missing} were not looked up (the per-task call cap)" if missing > 0 else ""
-    return PartAnswer(f"Details of {len(lookups)} of the {listed} {NOUNS[key]} listed{more}:", facts)
+    return PartAnswer(f"Details of {len(lookups)} of the {listed} {NOUNS[key]} listed, below{more}.", facts)
 
 
 def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything: Sequence[TaskResult]) -> PartAnswer | None:

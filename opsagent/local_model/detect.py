@@ -185,6 +185,25 @@ def with_filters(analysis: Analysis, filters: Sequence[FilterMention], knowledge
     return replace(analysis, scores=scores, mentions=tuple(sorted(mentions, key=lambda m: m.position)))
 
 
+THEN = re.compile(r"\b(?:and\s+)?then\b")
+
+
+def with_then_asks(analysis: Analysis) -> Analysis:
+    """"Find the firewall change, then tell me what failed during it": after "then" comes an ask of
+    its own, so the one specialist its words name is asked even when those words are weak."""
+    cuts = [match.end() for match in THEN.finditer(analysis.text)]
+    if not cuts:
+        return analysis
+    bounds = [*cuts, len(analysis.text)]
+    scores = dict(analysis.scores)
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        named = {m.specialist for m in analysis.mentions if start <= m.position < end}
+        if len(named) == 1:
+            name = next(iter(named))
+            scores[name] = max(scores[name], SELECT_AT)
+    return replace(analysis, scores=scores)
+
+
 def with_record_windows(analysis: Analysis, windows: Sequence[RecordWindow]) -> Analysis:
     """"Did anything fail in the 30 minutes before CHG… started?": the record only places the window;
     what happened in it is asked of the specialists whose words (even weak ones) name it."""

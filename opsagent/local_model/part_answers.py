@@ -95,7 +95,7 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
 
 DOWN_WORDS = re.compile(r"\b(?:down|offline|unavailable|dead)\b")
 ASKS_FAILURE = re.compile(r"\bfail\w*|\bbr[oe]k\w*|\berrors?\b|\bproblems?\b|\bissues?\b")
-NOT_FAILED = re.compile(r"\b(?:not|n't|never|without|no)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
+NOT_FAILED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout|\bno)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
 """A question about the pipelines that did *not* fail: the summary rows with no failure answer it."""
 BY_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
 """Counts per assignment group ("how many open incidents does each team have?", "which team has the most")."""

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 from opsagent.contracts.analysis import FilterMention, RecordWindow, RunbookMatch, TimeMention
 from opsagent.contracts.role_inputs import PlannerInput
-from opsagent.local_model.detect import Analysis, TypoFixer, analyse, with_filters, with_record_windows
+from opsagent.local_model.detect import (
+    Analysis, TypoFixer, analyse, with_filters, with_record_windows, with_then_asks,
+)
 from opsagent.local_model.knowledge import Knowledge
 from opsagent.local_model.policy import is_vague_ops, refusal
 from opsagent.local_model.references import Resolution, Turn, resolve
@@ -67,8 +69,8 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
                     max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
                     registered: Collection[str] = (), record_windows: Sequence[RecordWindow] = (),
                     filters: Sequence[FilterMention] = ()) -> Decision:
-    first = with_filters(with_record_windows(analyse(question, knowledge, fixer, times), record_windows), filters,
-                         knowledge)
+    first = with_filters(with_then_asks(with_record_windows(analyse(question, knowledge, fixer, times), record_windows)),
+                         filters, knowledge)
     refused = refusal(first, knowledge.policy)
     if refused:
         return Decision("reject", refused.reason, question=first.text)
@@ -78,8 +80,9 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
         names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
         return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
                         question=resolution.text, unresolved=resolution.unresolved)
-    analysis = (with_filters(with_record_windows(analyse(resolution.text, knowledge, fixer, times), record_windows),
-                             filters, knowledge) if resolution.text != first.text else first)
+    analysis = (with_filters(with_then_asks(with_record_windows(analyse(resolution.text, knowledge, fixer, times),
+                                                                record_windows)), filters, knowledge)
+                if resolution.text != first.text else first)
     if not analysis.selected:
         if is_vague_ops(analysis, knowledge.policy) or any(analysis.scores.values()):  # in scope, but unclear
             return Decision("clarify", "The question is about operations but names no system, ticket, "

@@ -7,6 +7,8 @@ the sentence or follow a lead such as "please" / "can you", and be followed by a
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from opsagent.local_model.detect import Analysis
@@ -105,6 +107,16 @@ def topic_phrase(topic: str) -> str:
     return f"a request about {topic}" if " " not in topic else f"a question about {topic}"
 
 
+COMPOUND_NOUNS = frozenset("calendar queue list board log process freeze management manager team schedule overview "
+                           "summary report dashboard backlog history".split())
+""""the change *calendar*", "the incident *queue*": the phrase names a thing of its own, not a record."""
+
+
+def _names_a_thing(text: str, phrase: str) -> bool:
+    found = re.search(rf"(?<![\w-]){re.escape(phrase)}\s+(\w+)", text)
+    return found is not None and found.group(1) in COMPOUND_NOUNS
+
+
 def unresolved_kinds(analysis: Analysis, policy: Policy, *, demonstrative_only: bool = False) -> tuple[str, ...]:
     """Entity kinds the text points at ("it", "that pipeline") without naming them itself.
 
@@ -114,7 +126,7 @@ def unresolved_kinds(analysis: Analysis, policy: Policy, *, demonstrative_only: 
     names_something = bool(entities.ids() or entities.config_items)
     kinds = []
     for phrase, kind in policy.references.items():
-        if not contains_phrase(analysis.text, phrase):
+        if not contains_phrase(analysis.text, phrase) or _names_a_thing(analysis.text, phrase):
             continue
         if demonstrative_only and not phrase.startswith(("that ", "this ")):
             continue

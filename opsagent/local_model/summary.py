@@ -63,6 +63,13 @@ def answer_part(part: QuestionPart, results: Sequence[TaskResult], everything: S
     return describe(part.text, shape, unique, question=question)
 
 
+def _ended(sentence: str) -> str:
+    """A part's sentence closed with a full stop, so the next part starts a sentence of its own (an error
+    message quoted at the end would otherwise run into "No — …")."""
+    sentence = sentence.rstrip()
+    return sentence if sentence.endswith((".", "!", "?", "…")) else f"{sentence}."
+
+
 def write_summary(review: ReviewInput) -> tuple[str, list[str]]:
     """(summary, key facts) for the question, from the tasks' evidence."""
     parts = review.parts or [QuestionPart(id="p1", text=review.question)]
@@ -74,6 +81,6 @@ def write_summary(review: ReviewInput) -> tuple[str, list[str]]:
     texts = [part.text.strip().lower() for part in parts]
     leads = [index for index, answer in enumerate(answers) if answer.concludes and texts.count(texts[index]) > 1]
     answers = [answers[index] for index in leads] + [a for index, a in enumerate(answers) if index not in leads]
-    summary = " ".join(dict.fromkeys(answer.sentence for answer in answers if answer.sentence))
+    summary = " ".join(dict.fromkeys(_ended(answer.sentence) for answer in answers if answer.sentence))
     facts = list(dict.fromkeys(fact for answer in answers for fact in answer.facts))
     return summary, facts[:MAX_FACTS]

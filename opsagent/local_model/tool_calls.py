@@ -158,7 +158,8 @@ def _clause_context(ctx: Context, text: str, hints: SpecialistHints, analysis: Q
 
 
 LINKED_KINDS = ("incident", "change")
-CUED_LINK = r"(?:await\w*|waiting (?:for|on)|waits (?:for|on)|blocked by|depends on|pending|mitigation for|fix(?:es)? for|resolves)\s+{}"
+CUED_LINK = (r"(?:await\w*|waiting (?:for|on)|waits (?:for|on)|blocked (?:by|on)|depends on|pending|mitigation for|"
+             r"fix(?:es)? for|resolves)\s+{}")
 """A row that names a record after one of these ("on hold awaiting CHG…") names the one the task means."""
 
 

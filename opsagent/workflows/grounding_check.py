@@ -26,7 +26,7 @@ from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in,
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*`_'\"-])|\n+")
+SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Z0-9*`_'\"-])|\n+")
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
 NEGATION = re.compile(
@@ -48,6 +48,7 @@ FAMILY_WORDS: dict[str, tuple[str, ...]] = {
     "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
     "problem": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
 }
+TICKET_SEARCHES = frozenset({"list_incidents", "get_incident"})
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
@@ -154,6 +155,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -
     platforms = {tool for name, tool in PLATFORM_TOOLS.items() if name in words}
     tools = (tools & platforms or platforms) if platforms else tools
     relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools)]
+    tickets = [item for item in relevant if item.tool in TICKET_SEARCHES]
+    if "incident" in words and tickets and not platforms:  # "no matching incident": the ticket searches, not status pages
+        relevant = tickets
     if "incident" in words and relevant and all(item.tool.startswith("check_") for item in relevant):
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"

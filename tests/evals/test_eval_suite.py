@@ -27,14 +27,17 @@ from opsagent.settings import load_settings
 
 AGENTS = {"agents": {"servicenow", "log_analytics", "service_health"}}
 
-MIN_CASES = 110
+MIN_CASES = 230
 MIN_PASS_RATE = 0.95
-"""Measured 151/152 (99.3 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %."""
+"""Measured 240/240 on the local model; per-tag minimums are the measured rates rounded down to 5 %."""
 MIN_TAG_RATES = {
-    "easy": 1.0, "medium": 1.0, "hard": 0.95,
-    "servicenow": 1.0, "log_analytics": 0.95, "service_health": 1.0, "multi-domain": 1.0,
+    "easy": 1.0, "medium": 1.0, "hard": 1.0,
+    "servicenow": 1.0, "log_analytics": 1.0, "service_health": 1.0, "multi-domain": 1.0,
     "clarify": 1.0, "reject": 1.0, "review-retry": 1.0, "datetime": 1.0,
     "large-output": 1.0, "error-handling": 1.0, "follow-up": 1.0,
+    "synthesis": 1.0, "existence": 1.0, "count": 1.0, "which": 1.0, "record": 1.0, "correlation": 1.0,
+    "understanding": 1.0, "negation": 1.0, "qualifier": 1.0, "exact-time": 1.0, "scope": 1.0, "typo": 1.0,
+    "chaining": 1.0, "runbook": 1.0,
 }
 
 
@@ -105,20 +108,23 @@ def test_no_ungrounded_ids(suite: tuple[list[CaseResult], EvalSummary]) -> None:
 # --- the cases themselves -------------------------------------------------------------------
 
 def test_every_execute_case_has_a_fact_the_question_does_not_give_away() -> None:
-    """A case whose facts all appear in its question or history passes when the answer just echoes them.
+    """A case whose expected words all appear in its question or history passes when the answer just echoes them.
 
-    Facts are matched as case-insensitive substrings, so the same rule is used here: each
-    execute-route case needs at least one fact that its question + history text does not contain
-    (an id, count, state or status line only the data can supply).
+    Facts, the direct answer's words and the conclusion's ids are matched as case-insensitive
+    substrings, so the same rule is used here: each execute-route case needs at least one of them
+    that its question + history text does not contain (an id, count, state or status only the data
+    can supply).
     """
     echo_only: dict[str, list[str]] = {}
     for case in load_cases():
         if case.expect.route != "execute":
             continue
         given = " ".join([case.question, *(message.content for message in case.history)]).lower()
-        if not [fact for fact in case.expect.facts if fact.lower() not in given]:
-            echo_only[case.id] = case.expect.facts
-    assert not echo_only, f"cases whose facts are all in the question/history (or that have none): {echo_only}"
+        expected = [*case.expect.facts, *case.expect.answer_first,
+                    *(case.expect.conclusion.names if case.expect.conclusion else [])]
+        if not [item for item in expected if item.lower() not in given]:
+            echo_only[case.id] = expected
+    assert not echo_only, f"cases whose expected words are all in the question/history (or that have none): {echo_only}"
 
 
 # --- unit tests of evals.checks -------------------------------------------------------------
@@ -171,6 +177,32 @@ def test_checks_catch_wrong_agents_tools_facts_and_forbidden_claims() -> None:
                  tools_called=[{"name": "list_incidents", "args": {"priority": 2}}], tools_not_called=["list_incidents"])
     failed = {check.name for check in run_checks(case, answer) if not check.passed}
     assert failed == {"agents", "shape", "fact 'degraded'", "no 'operational'", "tool list_incidents", "tool list_incidents not called"}
+
+
+def _search(text: str, summary: str, searched: str, rows: list[dict]) -> Answer:
+    evidence = ToolEvidence(tool="list_incidents", arguments={"text": searched}, status="ok" if rows else "no_data",
+                            rows=rows, total=len(rows))
+    task = TaskResult(agent="servicenow", question="q", status="ok", evidence=[evidence])
+    return Answer(text=text, summary=summary, metadata=AnswerMetadata(workflow="dynamic", route="execute", tasks=[task]))
+
+
+def test_answer_first_and_conclusion_read_the_direct_answer_only() -> None:
+    summary = "Yes — pl_a and pl_b have none; pl_c has INC0010049."
+    answer = _search(f"{summary}\n\n- pl_d failed too", summary, "pl_c", [{"number": "INC0010049"}])
+    checks = {check.name: check for check in run_checks(_case(
+        answer_first=["Yes"], conclusion={"names": ["pl_a", "pl_b"], "anchor": "have none"}), answer)}
+    assert checks["answer first"].passed and checks["conclusion"].passed
+    wrong = {check.name: check for check in run_checks(_case(
+        answer_first=["No", "pl_d"], conclusion={"names": ["pl_a"], "anchor": "have none"}), answer)}
+    assert not wrong["answer first"].passed and "pl_d" in wrong["answer first"].detail  # pl_d is only in the facts
+    assert not wrong["conclusion"].passed and "pl_b" in wrong["conclusion"].detail
+
+
+def test_a_none_that_a_search_of_the_same_run_contradicts_is_caught() -> None:
+    false = _search("pl_c has no open incident.", "pl_c has no open incident.", "pl_c", [{"number": "INC0010049"}])
+    true = _search("pl_c has no open incident.", "pl_c has no open incident.", "pl_c", [])
+    assert {c.name: c.passed for c in run_checks(_case(), false)}["no false none"] is False
+    assert {c.name: c.passed for c in run_checks(_case(), true)}["no false none"] is True
 
 
 def test_case_schema_rejects_unknown_tags_and_double_faults() -> None:
