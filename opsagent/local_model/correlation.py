@@ -195,6 +195,30 @@ def details_of_each(text: str, shape: Shape, calls: Sequence[ToolEvidence],
     return PartAnswer(f"Details of {len(lookups)} of the {listed} {NOUNS[key]} listed, below{more}.", facts)
 
 
+OVERLAP_WORDS = re.compile(r"\b(?:overlap\w*|coincide\w*|during|inside|within|while)\b")
+
+
+def window_overlaps(question: str, results: Sequence[TaskResult]) -> PartAnswer | None:
+    """"Did any change window overlap the X failures?" asked of two parallel results: which failed runs
+    started inside which change's planned window (compared here, from the rows' own times)."""
+    if not OVERLAP_WORDS.search(question.lower()):
+        return None
+    rows = [row for result in results if result.succeeded for item in result.evidence for row in item.rows]
+    windows = [row for row in rows if row_kind(row) == "change" and row.get("start_date") and row.get("end_date")]
+    runs = [row for row in rows if row_kind(row) == "run" and row.get("start")]
+    if not windows or not runs:
+        return None
+    hits = [(change, run) for change in windows for run in runs
+            if str(change["start_date"]) <= str(run["start"]) < str(change["end_date"])]
+    if not hits:
+        return PartAnswer(f"No — none of the {len(runs)} failed runs started inside the planned windows of "
+                          f"{', '.join(identity(row) for row in windows)}.", concludes=True)
+    said = [f"{identity(change)}'s planned window ({when(change['start_date'])} to {when(change['end_date'])}) holds "
+            f"the {run.get('pipeline_name')} failure at {when(run['start'])} (run {run.get('run_id')})"
+            for change, run in hits]
+    return PartAnswer(f"Yes — {'; '.join(said)}.", concludes=True)
+
+
 def correlate(text: str, shape: Shape, results: Sequence[TaskResult], everything: Sequence[TaskResult]) -> PartAnswer | None:
     """The cross-result conclusion for a part answered in a later step, if its calls show one."""
     step = min(result.step for result in results)

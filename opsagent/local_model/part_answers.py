@@ -198,7 +198,11 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
     if shape == "superlative" and row_kind(rows[0]) == "run" and (most := _most_failing(rows, text)) is not None:
         return PartAnswer(f"{most.sentence} {lead}", facts)
     if shape == "superlative" and (top := _ranked(rows, text)) is not None:
-        return PartAnswer(f"{label(top)}.", [fact for fact in facts if label(top) != fact][:3])
+        overview = ""
+        if row_kind(top) == "pipeline_status" and len(rows) > 1:  # "how healthy were they, which is worst?"
+            failing = sum(1 for row in rows if isinstance(row.get("failed"), int) and row["failed"] > 0)
+            overview = f" {failing} of the {len(rows)} pipelines with runs had failures."
+        return PartAnswer(f"{label(top)}.{overview}", [fact for fact in facts if label(top) != fact][:3])
     if shape == "who" and row_kind(rows[0]) in ("incident", "change"):
         groups = list(dict.fromkeys(str(row.get("assignment_group")) for row in rows if row.get("assignment_group")))
         return PartAnswer(f"{lead[:-1]}, with {', '.join(groups)}." if groups else lead, facts)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import QuestionPart
 from opsagent.contracts.role_inputs import ReviewInput
-from opsagent.local_model.correlation import correlate
+from opsagent.local_model.correlation import correlate, window_overlaps
 from opsagent.local_model.part_answers import PartAnswer, health_answer, listing_answer, record_answer
 from opsagent.local_model.shapes import Shape, shape_of
 
@@ -78,6 +78,10 @@ def write_summary(review: ReviewInput) -> tuple[str, list[str]]:
                for part in parts]
     # One ask split into producer and consumer ("did anything fail before CHG… started?"): the
     # conclusion answers it; the record it was drawn from supports it, so the conclusion leads.
+    parallel = len(parts) > 1 and all(result.step == 1 for result in review.results)  # chained ones conclude per part
+    overlap = window_overlaps(question, review.results) if parallel else None
+    if overlap is not None:  # the comparison the question asks for leads; each part's own result follows
+        answers = [overlap, *answers]
     texts = [part.text.strip().lower() for part in parts]
     leads = [index for index, answer in enumerate(answers) if answer.concludes and texts.count(texts[index]) > 1]
     answers = [answers[index] for index in leads] + [a for index, a in enumerate(answers) if index not in leads]

@@ -174,6 +174,7 @@ def linked_record_calls(task: SpecialistInput, hints: SpecialistHints, tools: Ma
     ctx = replace(ctx, previous_text="\n".join(lines), previous=extract("\n".join(lines), hints.groups),
                   entities=replace(ctx.entities, incidents=(), changes=()))  # one's own ids were looked up already
     fetched = {str(value).lower() for call in done for value in call.arguments.values()}
+    fetched |= {str(row["number"]).lower() for row in rows if row.get("number")}  # the rows' own records: seen
     calls: list[PlannedCall] = []
     for rule in hints.tools:
         if not (rule.from_previous and rule.per in wanted and rule.name in tools):
