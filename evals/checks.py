@@ -22,6 +22,9 @@ ENTITY_PATTERNS = (
 )
 
 
+SEARCHED_NOUNS = {"incident": "list_incidents", "ticket": "list_incidents", "change": "list_change_requests",
+                  "fail": "list_failed_pipelines", "run": "list_failed_pipelines"}
+"""What a "no …" clause denies → the search that would contradict it ("pl_x has no incident": incidents)."""
 NEGATIVE = re.compile(r"\b(?:no|none|nothing|not any|without)\b", re.IGNORECASE)
 CLAUSE_BREAK = re.compile(r"[.;:]\s+|\s+[—–]\s+|\n+")
 
@@ -75,19 +78,21 @@ def false_nones(answer: Answer) -> list[str]:
     """Clauses of the direct answer and facts that say a named thing has nothing, while a search made
     for exactly that thing in the same run came back with rows ("pl_x has no open incident" after
     ``list_incidents(text=pl_x)`` found one)."""
-    found: dict[str, str] = {}
+    found: dict[str, set[str]] = {}
     for item in (item for task in answer.metadata.tasks for item in task.evidence):
         if not item.tool.startswith("list_"):
             continue  # summaries ("0 of 6 runs failed") and one-record lookups are not searches for what "none" denies
         if item.status == "ok" and (item.rows or item.total):
             for value in item.arguments.values():
                 for entity in entities_in(str(value)):
-                    found.setdefault(entity.lower(), item.tool)
+                    found.setdefault(entity.lower(), set()).add(item.tool)
     text = "\n".join([direct_answer(answer), *answer.facts])
     wrong = []
     for clause in CLAUSE_BREAK.split(text):
         if NEGATIVE.search(clause):
-            wrong += [f"{clause.strip()!r} ({found[e.lower()]} found rows)" for e in entities_in(clause) if e.lower() in found]
+            nouns = {tool for word, tool in SEARCHED_NOUNS.items() if word in clause.lower()}
+            wrong += [f"{clause.strip()!r} ({', '.join(sorted(found[e.lower()]))} found rows)" for e in entities_in(clause)
+                      if e.lower() in found and (not nouns or found[e.lower()] & nouns)]
     return wrong
 
 

@@ -95,7 +95,9 @@ class CandidateFinder:
         if evidence.status != "ok":  # no options is fine: the question back is still asked
             logger.warning("clarify candidates unavailable: %s", evidence.error_kind or evidence.status)
             return ClarifyCandidates(evidence=[evidence])
-        ranked = sorted(evidence.rows, key=lambda row: -_overlap(row, analysis.resolved_question))  # stable
+        # the question's own words first, then emergency changes (the fix people chase), then the tool's order
+        ranked = sorted(evidence.rows, key=lambda row: (-_overlap(row, analysis.resolved_question),
+                                                         row.get("type") != "emergency"))
         keys = list(dict.fromkeys(row[search.key] for row in ranked if row.get(search.key)))[:MAX_CANDIDATES]
         rows = {row[search.key]: row for row in reversed(evidence.rows) if row.get(search.key)}
         return ClarifyCandidates(questions=[search.question(rows[key]) for key in keys],

@@ -126,13 +126,16 @@ def aliases(text: str, table: dict[str, tuple[str, ...]], kind: EntityKind) -> I
 def factory_by_region(text: str, inventory: InventorySnapshot, regions: list[EntityMention]) -> Iterator[EntityMention]:
     """"the North Europe factory" → the factory whose name carries that region's code."""
     low = text.lower()
+    about_pipelines = PIPELINE_WORDS.search(low) is not None
     for region in regions:
-        after = low[region.span.end:region.span.end + 12]
-        if "factory" not in after and "adf" not in after:
+        after = low[region.span.end:region.span.end + 18]
+        if "factory" not in after and "adf" not in after and not about_pipelines:
             continue
         code = REGION_CODES.get(region.value, "")
         matches = [name for name in inventory.factories if code and name.lower().endswith(f"-{code}")]
-        if len(matches) == 1:
+        if len(matches) == 1 and "factory" not in after and "adf" not in after:  # "pipelines in North Europe"
+            yield EntityMention(kind="factory", value=matches[0], text=region.text, span=region.span, status="corrected")
+        elif len(matches) == 1:
             end = region.span.end + after.index("factory" if "factory" in after else "adf") + 7
             yield EntityMention(kind="factory", value=matches[0], text=text[region.span.start:end],
                                 span=Span(start=region.span.start, end=min(end, len(text))), status="corrected")
@@ -173,6 +176,10 @@ def described_pipelines(text: str, inventory: InventorySnapshot) -> Iterator[Ent
         _, name, start, end = next(item for item in best if item[0] == top)
         yield EntityMention(kind="pipeline", value=name, text=text[start:end], span=Span(start=start, end=end),
                             status="corrected")
+
+
+PIPELINE_WORDS = re.compile(r"\bpipelines?\b")
+"""A question about pipelines: a region it names is the factory in that region."""
 
 
 TEAM = re.compile(r"\b(?:the\s+)?([a-z][a-z]+(?:\s+[a-z][a-z]+)?)\s+(?:team|group|squad)\b", re.IGNORECASE)

@@ -28,8 +28,11 @@ EVERY_STATE = (rf"\b(?:including|incl\.?|also|even)\s+(?:the\s+)?{_FINISHED}(?:\
 # field → ((pattern, values), …); the first pattern that matches a span wins for that span.
 PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "approval": (
-        (r"\b(?:pending|awaiting|waiting for|waiting on|needs?|needing|requires?|requiring)\s+(?:\w+\s+)?"
+        (r"\b(?:pending|awaiting|waiting for|waiting on)\s+(?:\w+\s+)?"
          r"(?:approval|authori[sz]ation|sign-?off)\b|\bapproval (?:is )?(?:pending|requested)\b", ("requested",)),
+        # "still need(s) approval": anything not approved yet, whether or not approval was requested
+        (r"\b(?:needs?|needing|requires?|requiring)\s+(?:\w+\s+)?(?:approval|authori[sz]ation|sign-?off)\b",
+         ("approved",)),
         (rf"\b{NEGATION}\s*approved\b|\bunapproved\b", ("approved",)),
         (r"\b(?:lacks?|lacking|without|missing|no)\s+(?:an?\s+|any\s+)?approval\b", ("approved",)),
         (r"\bapproved\b", ("approved",)),
@@ -37,9 +40,9 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     ),
     "incident_state": (
         (EVERY_STATE, ("all",)),
-        (r"\bon hold\b", ("on_hold",)),
+        (r"\bon[\s-]hold\b", ("on_hold",)),
         (r"\bin progress\b", ("in_progress",)),
-        (rf"\b(?:{NEGATION}\s*resolved|unresolved|still open|open)\b", ("open",)),
+        (rf"(?:\b{NEGATION}|n't(?:\s+(?:yet|been))?)\s*resolved\b|\bunresolved\b|\bstill open\b|\bopen\b", ("open",)),
         (r"\bresolved\b", ("resolved",)),
         (r"\bclosed\b", ("closed",)),
         (r"\bcancell?ed\b", ("canceled",)),
@@ -49,7 +52,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\bbeing implemented\b|\bin implementation\b|\bimplementing\b", ("implement",)),
         (r"\bscheduled\b", ("scheduled",)),
         (r"\bin review\b", ("review",)),
-        (r"\bupcoming\b|\bcoming up\b|\bopen\b", ("open",)),
+        (r"\bupcoming\b|\bcoming up\b|\bin[\s-]flight\b|\bopen\b", ("open",)),
         (r"\bclosed\b", ("closed",)),
         (r"\bcancell?ed\b", ("canceled",)),
     ),
@@ -61,7 +64,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
 PRIORITY_SET = re.compile(r"\bp([1-5])\s*(?:/|,|and|or|&)\s*p([1-5])s?\b", re.IGNORECASE)
 PRIORITY_AT_LEAST = re.compile(
     r"\b(?:at least\s+p([1-5])|p([1-5])\s*(?:\+|or (?:higher|above|worse|more urgent)|and (?:above|higher|up)))", re.IGNORECASE)
-PRIORITY_ONE = re.compile(r"\b(?:p|sev\s?|priority\s)([1-5])s?\b", re.IGNORECASE)
+PRIORITY_ONE = re.compile(r"\b(?:p|sev\s?|prio(?:rity)?\s?)([1-5])s?\b", re.IGNORECASE)
 PRIORITY_WORDS = ((re.compile(r"\bcritical\b", re.IGNORECASE), ("1",), "exactly"),
                   (re.compile(r"\bhigh[- ]prio(?:rity)?\b|\burgent\b|\bmajor\b", re.IGNORECASE), ("2",), "or_higher"))
 """Words for priorities: "critical" is P1; "high-priority" / "urgent" mean P2 or more urgent."""
@@ -76,7 +79,8 @@ NEGATED_BEFORE = re.compile(r"(?:\bnot(?:\s+(?:yet|been|already|in))?|n't(?:\s+b
 def _negated(text: str, match: re.Match[str], field: FilterField, values: tuple[str, ...]) -> bool:
     """"not approved" (negation inside the phrase) or "not closed" / "aren't in progress" (just before
     it). "not resolved" is read as the positive set "open" by its own pattern, so it is not negated."""
-    if re.match(rf"\s*(?:{NEGATION}|lacks?\b|lacking\b|missing\b|no\b)", match.group(), re.IGNORECASE) or (
+    if re.match(rf"\s*(?:{NEGATION}|lacks?\b|lacking\b|missing\b|no\b|needs?\b|needing\b|requir\w+)", match.group(),
+                re.IGNORECASE) or (
             match.group().lower() == "unapproved"):
         return field in NEGATED_FIELDS
     return values != ("all",) and bool(NEGATED_BEFORE.search(text[max(0, match.start() - 20):match.start()]))
@@ -141,11 +145,29 @@ def priority_filters(text: str) -> Iterator[FilterMention]:
             return
 
 
-CHANGE_WORDS = re.compile(r"\bchange|\bchg\s?\d|\bcab\b|\bmaintenance\b|\bdeployment", re.IGNORECASE)
+CHANGE_WORDS = re.compile(r"\bchange|\bchg\s?\d|\bcab\b|\bcrs?\b|\bmaintenance\b|\bdeployment", re.IGNORECASE)
 INCIDENT_WORDS = re.compile(r"\bincident|\bticket|\binc\s?\d|\boutage|\bp[1-5]s?\b", re.IGNORECASE)
 
 
 def find_filters(text: str) -> list[FilterMention]:
     asked = {kind for kind, words in (("change", CHANGE_WORDS), ("incident", INCIDENT_WORDS)) if words.search(text)}
     found = [*state_filters(text, asked or {"incident"}), *priority_filters(text)]
+    found = [item for item in found if not _wider_than_another(item, found)]
+    if any(item.field == "approval" and item.negated and NEEDS.match(item.text) for item in found) and not any(
+            item.field == "change_state" for item in found):  # what still needs approval is still open
+        need = next(item for item in found if item.field == "approval")
+        found.append(FilterMention(field="change_state", values=["open"], text=need.text, span=need.span))
     return sorted(found, key=lambda item: item.span.start)
+
+
+NEEDS = re.compile(r"\s*(?:still\s+)?(?:needs?|needing|requires?|requiring)\b", re.IGNORECASE)
+OPEN_STATES = {"incident_state": {"new", "in_progress", "on_hold"}, "change_state": {"new", "assess", "authorize",
+                                                                                    "scheduled", "implement", "review"}}
+
+
+def _wider_than_another(item: FilterMention, found: list[FilterMention]) -> bool:
+    """"how many of the open incidents are on hold?": "on hold" narrows "open", so "open" goes."""
+    narrower = OPEN_STATES.get(item.field, set())
+    return item.values == ["open"] and not item.negated and any(
+        other.field == item.field and other is not item and set(other.values) <= narrower and not other.negated
+        for other in found)

@@ -26,14 +26,16 @@ _DAY = (rf"(?:(?:yesterday|last) evening|last night|this (?:morning|afternoon|ev
 _MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
 _ROLLING = rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week)|\d+\s*(?:h|d)\b)"
 EXPRESSION = re.compile(
-    rf"\b(?:between\s+{_MOMENT}\s+and\s+(?:{_MOMENT}|now)"
+    rf"\b(?:between\s+\d{{1,2}}\s+and\s+\d{{1,2}}\s*(?:am|pm)(?:\s+(?:today|yesterday))?"
+    rf"|(?:since|after|from|at|around)\s+\d{{1,2}}(?::\d\d)?\s+(?:o'clock\s+)?(?:this|in the)\s+(?:morning|afternoon|evening)"
+    rf"|between\s+{_MOMENT}\s+and\s+(?:{_MOMENT}|now)"
     rf"|from\s+{_MOMENT}\s+(?:to|until|till)\s+(?:{_MOMENT}|now)"
     rf"|(?:since|after|before|from|around|about|near|at)\s+(?:{_MOMENT}|{_ROLLING})"
     rf"|{_ROLLING}|{_MOMENT})\b",
     re.IGNORECASE,
 )
 """The longest time expression at each place: ranges first, then anchored moments, then bare ones."""
-RUN_AT = re.compile(rf"\bthe\s+({_CLOCK})\s+run\b", re.IGNORECASE)
+RUN_AT = re.compile(rf"\bthe\s+({_CLOCK})\s+(?:[a-z][\w-]*\s+){{0,2}}run\b", re.IGNORECASE)
 """"the 8am run": a moment asked about, not a window to search."""
 
 

@@ -33,7 +33,8 @@ TOPIC_END = frozenset("then and or in during which that since from with to is wa
 TOPIC_STOP = frozenset("the a an any them those these it this that any of all open my our me p1 p2 p3 p4 last next "
                        "today yesterday priority team group incidents incident changes change tickets too also "
                        "either as well now failed failing pipeline pipelines run runs most recent latest newest oldest "
-                       "first worst biggest current previous single".split())
+                       "first worst biggest current previous single recently opened newly same configuration item ci "
+                       "touches touch".split())
 
 
 @dataclass(frozen=True)
@@ -92,14 +93,22 @@ def _opened_within(ctx: Context) -> str | None:
 
 
 def record_relative_window(ctx: Context) -> str | None:
-    """The window the task states relative to a record, from that record's times in the previous step."""
+    """The window the task states relative to a record, from that record's times in the previous step.
+    "The upgrade window" with two upgrades found: the latest one that has started (a past window is what
+    a question about failures means; a future one has no runs yet)."""
     for wanted in ctx.facts.record_windows:
+        spans = []
         for line in ctx.previous_text.splitlines():
             times = ISO_TIME.findall(line)
             if len(times) >= 2 and (not wanted.record or wanted.record.lower() in line.lower()):
-                start, end = (datetime.fromisoformat(value.upper().replace("Z", "+00:00")) for value in times[:2])
-                first, last = wanted.window(start, end, ctx.facts.now or end)
-                return f"{first:%Y-%m-%dT%H:%MZ} to {last:%Y-%m-%dT%H:%MZ}"
+                spans.append(tuple(datetime.fromisoformat(value.upper().replace("Z", "+00:00")) for value in times[:2]))
+        if not spans:
+            continue
+        now = ctx.facts.now or max(end for _, end in spans)
+        started = [span for span in spans if span[0] <= now]
+        start, end = max(started) if started and not wanted.record else spans[0]
+        first, last = wanted.window(start, end, now)
+        return f"{first:%Y-%m-%dT%H:%MZ} to {last:%Y-%m-%dT%H:%MZ}"
     return None
 
 
@@ -118,6 +127,8 @@ def _topic(ctx: Context) -> str | None:
     entities = ctx.entities
     if entities.pipelines:
         return entities.pipelines[0]
+    if ctx.facts.name("platform"):  # "which snowflake changes are open?": tickets that name the platform
+        return ctx.facts.name("platform")
     if entities.targets:
         return entities.targets[0]
     taken = " ".join((*entities.groups, *entities.config_items, *entities.regions)).lower()

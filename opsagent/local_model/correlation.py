@@ -23,8 +23,8 @@ from opsagent.local_model.shapes import Shape
 
 NOUNS = {"pipeline_name": "pipelines", "configuration_item": "configuration items", "number": "tickets",
          "run_id": "runs"}
-ASKS_LACK = re.compile(r"\b(?:no|without|lack|lacking|missing|none|not have|don't have|doesn't have|do not have)\b",
-                       re.IGNORECASE)
+ASKS_LACK = re.compile(r"\b(?:no|without|lack|lacking|missing|none|not have|don't have|doesn't have|do not have|"
+                       r"nobody|no one|not yet|hasn't|haven't|has not|have not|still ha(?:s|ve) no)\b", re.IGNORECASE)
 """A question about the items that lack something ("which of them have no incident?")."""
 SEARCH_NOUNS = {"list_incidents": "incident", "list_change_requests": "change", "query_pipeline_status": "run",
                 "list_failed_pipelines": "failed run"}
@@ -65,12 +65,15 @@ def per_item(text: str, shape: Shape, calls: Sequence[ToolEvidence], producers: 
             parts.append(f"{found[0]} has no {opened.split()[-1]} {thing}")
         else:
             parts.append(f"none of the {len(found)} {noun} has {opened}{thing}")
-        if lack and have:
+        selects = shape != "yes_no" and WHICH.search(text.lower()) is not None  # "which have one?": those, only
+        if lack and have and not selects:
             parts.append(f"{', '.join(lack)} {'has' if len(lack) == 1 else 'have'} none")
         lead = ("Yes — " if have else "No — ") if shape == "yes_no" else ""
         sentence = lead + "; ".join(parts) + "."
         unsearched = [value for value in found if value not in searched]
         facts = [f"{value}: {label(row)}" for value, call in have for row in call.rows[:2]]
+        if lack and have and selects:
+            facts.append(f"No {opened.split()[-1]} {thing} found for {', '.join(lack)}")
         if unsearched:
             facts.append(f"Not searched (the search cap was reached): {', '.join(unsearched)}")
         return PartAnswer(upper_first(sentence), facts)
@@ -195,6 +198,7 @@ def details_of_each(text: str, shape: Shape, calls: Sequence[ToolEvidence],
     return PartAnswer(f"Details of {len(lookups)} of the {listed} {NOUNS[key]} listed, below{more}.", facts)
 
 
+WHICH = re.compile(r"\bwhich\b")
 OVERLAP_WORDS = re.compile(r"\b(?:overlap\w*|coincide\w*|during|inside|within|while)\b")
 
 

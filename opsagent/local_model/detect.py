@@ -74,7 +74,11 @@ class Analysis:
 
 COMMON_WORDS = frozenset(
     "whether weather sales cause cases these those there their where which while about after again "
-    "should would could still since today night right other every check show tell"
+    "should would could still since today night right other every check show tell "
+    "power powers tower lower slower older order orders holder folder wonder under rolled ruled rain ruin rung "
+    "spun stun tail mail nail rail sail hail jail bail fall fill file filed files aired wipe ripe type hype charge "
+    "range orange chance chase stage plate slate crate grate tickle pickle tackle ticker mower rower brown crown "
+    "clown frown grown known shown town dawn dune bridge fridge gateway later layer player prayer"
     .split()
 )
 """Ordinary English words that must never be "repaired" into a vocabulary word."""

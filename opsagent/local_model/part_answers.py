@@ -84,6 +84,11 @@ def _most_failing(rows: Sequence[dict], text: str) -> PartAnswer | None:
     return PartAnswer(f"{', '.join(leaders)} had the most failures: {runs} each.")
 
 
+def _ranks_by_failures(text: str) -> bool:
+    low = text.lower()
+    return next((key for words, key, _ in SUPERLATIVES if any(word in low for word in words)), None) == "failed"
+
+
 def _ranked(rows: Sequence[dict], text: str) -> dict | None:
     low = text.lower()
     for words, key, biggest in SUPERLATIVES:
@@ -94,6 +99,7 @@ def _ranked(rows: Sequence[dict], text: str) -> dict | None:
 
 
 DOWN_WORDS = re.compile(r"\b(?:down|offline|unavailable|dead)\b")
+EXISTENCE = re.compile(r"\b(?:is|are) there\b|\bany\b|\banything\b")
 ASKS_FAILURE = re.compile(r"\bfail\w*|\bbr[oe]k\w*|\berrors?\b|\bproblems?\b|\bissues?\b")
 NOT_FAILED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout|\bno)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
 """A question about the pipelines that did *not* fail: the summary rows with no failure answer it."""
@@ -127,7 +133,8 @@ def _by_group(rows: Sequence[dict], shape: Shape, item: ToolEvidence) -> PartAns
     return PartAnswer(f"By group{partial}: {spread}.", [label(row) for row in rows[:MAX_ITEMS]])
 
 
-LAST_WORKED = re.compile(r"\blast (?:time (?:it )?)?(?:succe\w*|work\w*|good|green|ok)\b")
+LAST_WORKED = re.compile(r"\blast (?:time (?:it )?)?(?:succe\w*|work\w*|good|green|ok)\b"
+                         r"|\blast (?:run|ran) (?:successfully|ok|fine)\b|\blast successful run\b")
 """A question about the latest success ("when did it last succeed / work?")."""
 ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued)\b"
                           r"|\b(running|in progress|queued)\s+(?:now|right now|at the moment)\b"
@@ -146,8 +153,11 @@ def _with_status(rows: Sequence[dict], text: str) -> tuple[list[dict], str]:
 
 
 def _named(rows: Sequence[dict]) -> str:
+    if rows and row_kind(rows[0]) == "run":  # a few failed runs: which pipelines (the runs are in the facts)
+        names = list(dict.fromkeys(str(row.get("pipeline_name")) for row in rows if row.get("pipeline_name")))
+        return f": {', '.join(names)}" if 0 < len(names) <= 3 else ""
     ids = [identity(row) for row in rows if identity(row)]
-    if not ids or row_kind(rows[0]) in ("run", "component", "health_incident"):
+    if not ids or row_kind(rows[0]) in ("component", "health_incident"):
         return ""
     listed = ", ".join(dict.fromkeys(ids[:MAX_IDS]))
     return f": {listed}" + (", …" if len(ids) > MAX_IDS else "")
@@ -179,7 +189,8 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
     if len(rows) == 1 and row_kind(rows[0]) in ("incident", "change") and shape not in ("count", "superlative"):
         record = _incident_sentence(rows[0], shape, None) if row_kind(rows[0]) == "incident" else \
             _change_sentence(rows[0], shape, None)
-        record = f"Yes — {record}" if shape == "yes_no" and not record.startswith(("Yes", "No")) else record
+        asks_existence = shape == "yes_no" or EXISTENCE.search(text.lower()) is not None
+        record = f"Yes — {record}" if asks_existence and not record.startswith(("Yes", "No")) else record
         return PartAnswer(record, [lead])  # the one record found is the answer: say what it is
     if row_kind(rows[0]) == "pipeline_status" and NOT_FAILED.search(text.lower()):
         return _without_failures(rows, item)
@@ -202,7 +213,10 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         if row_kind(top) == "pipeline_status" and len(rows) > 1:  # "how healthy were they, which is worst?"
             failing = sum(1 for row in rows if isinstance(row.get("failed"), int) and row["failed"] > 0)
             overview = f" {failing} of the {len(rows)} pipelines with runs had failures."
-        return PartAnswer(f"{label(top)}.{overview}", [fact for fact in facts if label(top) != fact][:3])
+        lead_words = label(top)
+        if row_kind(top) == "pipeline_status" and _ranks_by_failures(text) and isinstance(top.get("failed"), int):
+            lead_words = f"{top['pipeline_name']} failed the most: {top['failed']} failed runs ({label(top)})"
+        return PartAnswer(f"{lead_words}.{overview}", [fact for fact in facts if label(top) != fact][:3])
     if shape == "who" and row_kind(rows[0]) in ("incident", "change"):
         groups = list(dict.fromkeys(str(row.get("assignment_group")) for row in rows if row.get("assignment_group")))
         return PartAnswer(f"{lead[:-1]}, with {', '.join(groups)}." if groups else lead, facts)
@@ -238,6 +252,9 @@ def _incident_sentence(row: dict, shape: Shape, state: str | None) -> str:
     if state == "open":
         return (f"Yes — {number} is still open ({status})." if is_open(row)
                 else f"{number} is not open any more: it is {status}.")
+    if state == "closed":
+        return (f"Yes — {number} is {status}." if not is_open(row)
+                else f"No — {number} is still open ({status}, P{row.get('priority')}), {who}{group}.")
     return f"{number} is {status} (P{row.get('priority')}), {who}{group}: {clause(row.get('short_description'))}."
 
 
@@ -248,7 +265,11 @@ def _change_sentence(row: dict, shape: Shape, state: str | None) -> str:
     if state == "approved":
         approval = row.get("approval")
         return (f"Yes — {number} is approved ({row.get('state')}, {window})." if approval == "approved"
-                else f"{number} is not approved yet: its approval is {approval} ({row.get('state')}, {window}).")
+                else f"No — {number} is not approved yet: its approval is {approval} ({row.get('state')}, {window}).")
+    if shape == "who":
+        owner = f"assigned to {row['assigned_to']}" if row.get("assigned_to") else "not assigned to anyone"
+        group = f" in {row['assignment_group']}" if row.get("assignment_group") else ""
+        return f"{number} is {owner}{group} ({row.get('type')} change, {row.get('state')}, {window})."
     if shape == "when":
         return f"{number} is {window} ({row.get('state')}, approval {row.get('approval')})."
     ci = f" on {row['configuration_item']}" if row.get("configuration_item") else ""

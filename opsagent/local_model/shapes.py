@@ -13,13 +13,14 @@ Shape = Literal["count", "superlative", "latest", "who", "why", "when", "yes_no"
 
 RULES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow (?:many|often)\b|\bnumber of\b|\bcount\b")),
-    ("latest", re.compile(r"\b(?:latest|most recent|newest|last run|last time)\b"
+    ("latest", re.compile(r"\b(?:latest|most recent\w*|newest|last run|last time)\b"
                           r"|\bthe last (?!\d|hours?\b|days?\b|weeks?\b|months?\b|night\b|few\b|couple\b)[a-z]+")),
     ("superlative", re.compile(r"\b(?:most|worst|least|lowest|highest|biggest|top|best)\b")),
     ("who", re.compile(r"\bwho\b|\bassigned\b|\bassignee\b|\bowner\b|\bwhich (?:teams?|groups?)\b")),
-    ("why", re.compile(r"\bwhy\b|\bwhat (?:went wrong|happened|was the error)\b|\bcause\b|\breason\b|\berror\b")),
+    ("why", re.compile(r"\bwhy\b|\bwhat (?:went wrong|happened|was the error|killed|broke)\b|\bcause\b|\breason\b|\berror\b")),
     ("when", re.compile(r"\bwhen\b|\bwhat time\b|\bscheduled for\b|\beta\b")),
-    ("yes_no", re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|can|could)\b|\b(?:any|anything|whether)\b")),
+    ("yes_no", re.compile(r"(?:^|[-–—;:,.]\s+)(?:is|are|was|were|did|does|do|has|have|had|can|could)\b"
+                          r"|\b(?:any|anything|whether)\b")),
 )
 
 POLAR_STATES: dict[str, tuple[str, ...]] = {
@@ -31,6 +32,7 @@ POLAR_STATES: dict[str, tuple[str, ...]] = {
     "failed": ("fail", "failed", "failing", "broken"),
     "succeeded": ("succeed", "succeeded", "successful", "work", "worked"),
     "finished": ("finish", "finished", "complete", "completed", "done"),
+    "closed": ("closed", "resolved"),
 }
 """Words of a yes/no question → the state they ask about."""
 

@@ -158,6 +158,9 @@ def _clause_context(ctx: Context, text: str, hints: SpecialistHints, analysis: Q
 
 
 LINKED_KINDS = ("incident", "change")
+LATEST_FAILURE = ("latest failed run", "last failed run", "latest failure", "last failure", "most recent failure",
+                  "most recent failed run")
+"""Asks whose first round lists a pipeline's failures (newest first); the second looks at the newest one."""
 CUED_LINK = (r"(?:await\w*|waiting (?:for|on)|waits (?:for|on)|blocked (?:by|on)|depends on|pending|mitigation for|"
              r"fix(?:es)? for|resolves)\s+{}")
 """A row that names a record after one of these ("on hold awaiting CHG…") names the one the task means."""
@@ -177,13 +180,20 @@ def linked_record_calls(task: SpecialistInput, hints: SpecialistHints, tools: Ma
     fetched |= {str(row["number"]).lower() for row in rows if row.get("number")}  # the rows' own records: seen
     calls: list[PlannedCall] = []
     for rule in hints.tools:
-        if not (rule.from_previous and rule.per in wanted and rule.name in tools):
+        if not (rule.from_previous and rule.per in (*wanted, "configuration_item") and rule.name in tools):
             continue
+        bound = rule.bind or rule.per or ""
         found = [call for call in _calls_for_rule(rule, ctx, tools[rule.name])
-                 if not fetched & {str(value).lower() for value in call.arguments.values()}]
-        cued = [call for call in found if any(re.search(CUED_LINK.format(re.escape(str(value).lower())), line)
-                                              for value in call.arguments.values() for line in lines)]
+                 if str(call.arguments.get(bound, "")).lower() not in fetched]
+        cued = [call for call in found if any(re.search(CUED_LINK.format(re.escape(str(call.arguments.get(bound)).lower())),
+                                                        line) for line in lines)]
         calls += cued or found
+    latest_failed = next((row.get("run_id") for row in rows
+                          if row.get("run_id") and (row.get("status") == "Failed" or row.get("error_code"))), None)
+    if latest_failed and "get_pipeline_run_details" in tools and any(contains_phrase(ctx.text, phrase)
+                                                                      for phrase in LATEST_FAILURE):
+        if str(latest_failed).lower() not in fetched:  # its activities and the whole error, not the list's excerpt
+            calls.append(PlannedCall("get_pipeline_run_details", {"run_id": latest_failed}))
     return _dedupe(calls)[:MAX_CALLS]
 
 

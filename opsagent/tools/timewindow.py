@@ -101,7 +101,7 @@ def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
     Raises:
         ValueError: the phrase is not a time expression (the message lists the accepted forms).
     """
-    label = _FILLER.sub("", " ".join(phrase.strip().lower().split()))
+    label = _spelled_clock(_FILLER.sub("", " ".join(phrase.strip().lower().split())))
     window = _resolve(label, _utc(now))
     if window is None:
         raise ValueError(f"Unrecognised time window {phrase!r}; use one of {ACCEPTED_FORMS}.")
@@ -110,6 +110,22 @@ def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
     if label.startswith("from ") and _RANGE.match(label) is None:  # "from X" is X's window
         label = _FILLER.sub("", label.removeprefix("from "))
     return window._replace(label=_plain_rolling(label) or SAME_AS.get(label, label))
+
+
+_SHARED_MERIDIEM = re.compile(r"\bbetween (\d{1,2}) and (\d{1,2})\s*(am|pm)\b")
+_HOUR_OF_PART = re.compile(r"\b(\d{1,2})(?::(\d\d))?\s+(?:o'clock\s+)?(?:this|in the) (morning|afternoon|evening)\b")
+
+
+def _spelled_clock(label: str) -> str:
+    """Clock times written the way people say them: "between 1 and 3 am" → "between 1am and 3am",
+    "since 6 this morning" → "since 6am today" (the part of the day says am or pm)."""
+    label = _SHARED_MERIDIEM.sub(r"between \1\3 and \2\3", label)
+
+    def hour(match: re.Match[str]) -> str:
+        minutes = f":{match.group(2)}" if match.group(2) else ""
+        return f"{match.group(1)}{minutes}{'am' if match.group(3) == 'morning' else 'pm'} today"
+
+    return _HOUR_OF_PART.sub(hour, label)
 
 
 def resolve_time_point(phrase: str, now: datetime) -> datetime:

@@ -111,7 +111,8 @@ def recording(log: list) -> list:
 @pytest.mark.parametrize(("agent", "task", "expected"), [
     ("servicenow", "Which changes are scheduled for the next 7 days, and which still need approval?",
      [("list_change_requests", {"state": "scheduled", "window": "next 7 days"}),
-      ("list_change_requests", {"approval": "requested", "window": "next 7 days"})]),  # one window for both
+      # "still need approval": not approved yet, whether or not it was requested; one window for both
+      ("list_change_requests", {"approval": "not approved", "window": "next 7 days"})]),
     ("servicenow", "which change is being implemented right now?",
      [("list_change_requests", {"state": "implement"})]),
     ("servicenow", "all incidents and change requests on vm-shir-01, including closed ones",
