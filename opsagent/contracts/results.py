@@ -106,6 +106,11 @@ class Answer(BaseModel):
     """The ids the answer listed, in the order of the evidence rows (kept with the history)."""
     metadata: AnswerMetadata
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Answer:
+        """The answer itself: an answer is never edited once written (changes go through ``model_copy``),
+        and MAF deep-copies every output a workflow yields, metadata, evidence rows and all."""
+        return self
+
     def as_turn(self, *, max_chars: int) -> MessageData:
         """The answer as a conversation turn: what the user was told (direct answer and facts), bounded.
 
