@@ -100,11 +100,18 @@ def resolve_references(question: str, history: Sequence[MessageData], now: datet
     return text, resolved
 
 
+def _asked_back(content: str) -> bool:
+    """The answer was a question back (its lead asks something), so its bullets are options to pick,
+    not facts of an answer ("- Databricks incident … in Azure West Europe" is no option)."""
+    lead = content.strip().split("\n\n", 1)[0]
+    return "?" in lead
+
+
 def picked_suggestion(question: str, history: Sequence[MessageData]) -> str | None:
     """After a question back: the one offered question that a short reply ("databricks", "the
     sales one") points at, or ``None`` when it points at none or at several."""
     answer = _last(history, "assistant")
-    if answer is None or len(question.split()) > SHORT:
+    if answer is None or len(question.split()) > SHORT or not _asked_back(answer.content):
         return None
     keys = [word.lower() for word in WORD.findall(question) if word.lower() not in STOPWORDS and len(word) > 2]
     offered = [item.strip() for item in SUGGESTION.findall(answer.content)]

@@ -52,10 +52,12 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
         yield TimeMention(text=match.group(), span=Span(start=match.start(), end=match.end()), start=window.start,
                           end=window.end, point=window.point, label=f"the run nearest {window.point:%Y-%m-%d %H:%M} UTC",
                           phrase=window.label)
+    past = PAST_TENSE.search(text) is not None
     for match in EXPRESSION.finditer(text):
         if any(a <= match.start() < b for a, b in taken):
             continue
-        found = _resolved(match.group(), now)
+        words = "last weekend" if past and BARE_WEEKEND.match(match.group()) else match.group()
+        found = _resolved(words, now)
         if found is None:
             continue  # words that look like time but name none ("at 99") are left to the planner
         window, skipped = found
@@ -63,6 +65,12 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
         yield TimeMention(text=match.group()[skipped:], span=Span(start=start, end=match.end()), start=window.start,
                           end=window.end, point=window.point, label=_label(window.start, window.end),
                           phrase=window.label)
+
+
+PAST_TENSE = re.compile(r"\b(?:was|were|did|had|happened|opened|failed|broke|ran|went|raised|closed|resolved)\b",
+                        re.IGNORECASE)
+BARE_WEEKEND = re.compile(r"^(?:(?:over|during|on|at|in)\s+)?the weekend$", re.IGNORECASE)
+""""incidents opened over the weekend": in the past tense the weekend is the one that ended."""
 
 
 def _resolved(words: str, now: datetime) -> tuple[TimeWindow, int] | None:

@@ -179,8 +179,17 @@ EXTRACTORS: dict[str, Callable[[Context], Any]] = {
 }
 """Parameter name → how to fill it. ``state`` depends on the tool (see ``STATE_BY_TOOL``)."""
 
+def _incident_state(ctx: Context) -> str | None:
+    """The stated state; else, for "incidents opened over the weekend", every state: what was opened
+    then may be resolved by now, and the question is about when they were opened."""
+    stated = _filter("incident_state")(ctx)
+    if stated is None and contains_phrase(ctx.text, "opened") and ctx.facts.time_phrase():
+        return "all"
+    return stated
+
+
 STATE_BY_TOOL: dict[str, Callable[[Context], str | None]] = {
-    "list_incidents": _filter("incident_state"),
+    "list_incidents": _incident_state,
     "list_change_requests": _filter("change_state"),
 }
 

@@ -9,7 +9,7 @@ date library); the window grammar around them is ours:
   ahead: ``next N <unit>``;
 - calendar: ``today``, ``yesterday``, ``tomorrow``, ``this morning|afternoon|evening``, ``tonight``,
   ``last night``/``overnight`` (yesterday 18:00 to today 08:00), ``this week`` (Monday to Monday),
-  ``this weekend`` (the coming or current Saturday and Sunday), ``this month`` / ``last month``,
+  ``this weekend`` (the coming or current Saturday and Sunday), ``last weekend`` (the latest one that ended), ``this month`` / ``last month``,
   a weekday or a date (that whole day);
 - ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
   ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
@@ -210,6 +210,9 @@ def _calendar(label: str, now: datetime) -> tuple[datetime, datetime] | None:
     if label in ("this weekend", "the weekend", "weekend", "next weekend"):  # the coming (or current) Sat-Sun
         saturday = midnight + timedelta(days=(5 - now.weekday()) % 7 if now.weekday() < 5 else -(now.weekday() - 5))
         saturday += 7 * DAY if label == "next weekend" and now.weekday() < 5 else timedelta(0)
+        return saturday, saturday + 2 * DAY
+    if label in ("last weekend", "past weekend", "previous weekend"):  # the latest Sat-Sun that has ended
+        saturday = midnight - timedelta(days=(now.weekday() - 5) % 7 + (7 if now.weekday() >= 5 else 0))
         return saturday, saturday + 2 * DAY
     if label in ("this month", "last month"):
         first = midnight.replace(day=1)

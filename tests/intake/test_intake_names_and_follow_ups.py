@@ -142,3 +142,10 @@ def test_words_shared_by_several_pipelines_name_none_of_them() -> None:
     """"the finance load" fits pl_load_finance_dwh and pl_load_finance_mart equally: no guess."""
     analysis = analysed("did the finance load run ok?")
     assert analysis.values("pipeline") == [] and analysis.notes == []
+
+
+def test_bullets_of_an_answer_are_facts_not_options_to_pick() -> None:
+    """Only a question back offers options; after an answer, "and Azure?" re-asks with Azure."""
+    answer = "Yes — Databricks is degraded.\n\n- Databricks incident 'Delays starting job clusters in Azure West Europe'"
+    analysis = analysed("and Azure?", [("user", "is databricks degraded?"), ("assistant", answer)])
+    assert analysis.resolved_question == "is Azure degraded?"

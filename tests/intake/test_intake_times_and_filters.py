@@ -133,3 +133,10 @@ def test_a_record_window_resolves_from_the_records_own_times_and_is_not_a_plain_
 ])
 def test_a_yes_no_question_about_a_records_state_is_not_a_filter(question: str, expected: list) -> None:
     assert [(item.field, item.values, item.negated) for item in find_filters(question)] == expected
+
+
+def test_the_weekend_in_the_past_tense_is_the_one_that_ended() -> None:
+    [past] = find_times("incidents opened over the weekend", NOW)
+    [coming] = find_times("changes planned for the weekend", NOW)
+    assert (past.start, past.end) == (at(-6, 0), at(-4, 0))
+    assert (coming.start, coming.end) == (at(1, 0), at(3, 0))

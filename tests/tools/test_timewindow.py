@@ -91,3 +91,19 @@ def test_resolve_time_point(phrase: str, point: datetime) -> None:
 def test_resolve_time_point_rejects_what_is_not_a_time() -> None:
     with pytest.raises(ValueError, match="use one of 'last 24 hours'"):
         resolve_time_point("around breakfast", NOW)
+
+
+@pytest.mark.parametrize(("now", "saturday"), [
+    (datetime(2025, 1, 10, 9, tzinfo=UTC), datetime(2025, 1, 4, tzinfo=UTC)),   # Friday: the one before
+    (datetime(2025, 1, 12, 9, tzinfo=UTC), datetime(2025, 1, 4, tzinfo=UTC)),   # Sunday: this one has not ended
+    (datetime(2025, 1, 13, 9, tzinfo=UTC), datetime(2025, 1, 11, tzinfo=UTC)),  # Monday: the one just ended
+])
+def test_last_weekend_is_the_latest_saturday_and_sunday_that_ended(now: datetime, saturday: datetime) -> None:
+    window = resolve_time_window("last weekend", now)
+    assert (window.start, window.end) == (saturday, saturday + timedelta(days=2))
+
+
+def test_clock_times_written_as_spoken() -> None:
+    assert resolve_time_window("between 1 and 3 am today", NOW)[:2] == (datetime(2025, 1, 10, 1, tzinfo=UTC),
+                                                                         datetime(2025, 1, 10, 3, tzinfo=UTC))
+    assert resolve_time_window("since 6 this morning", NOW).start == datetime(2025, 1, 10, 6, tzinfo=UTC)
