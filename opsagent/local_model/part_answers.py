@@ -117,6 +117,23 @@ def _without_failures(rows: Sequence[dict], item: ToolEvidence) -> PartAnswer:
                       [first_sentence(item.message)] if item.message else [])
 
 
+def group_totals(text: str, shape: Shape, evidence: Sequence[ToolEvidence]) -> PartAnswer | None:
+    """Counts per group from one search per group (exact totals), when the question asks for them."""
+    searches = [item for item in evidence if item.answered and item.arguments.get("assignment_group")]
+    if len(searches) < 2 or BY_GROUP.search(text.lower()) is None:
+        return None
+    counted = sorted(((str(item.arguments["assignment_group"]), item.total) for item in searches), key=lambda x: -x[1])
+    spread = ", ".join(f"{group} {count}" for group, count in counted)
+    what = "open incidents" if str(searches[0].arguments.get("state", "open")).lower() == "open" else "incidents"
+    if shape == "superlative":
+        top = counted[0][1]
+        tied = [group for group, count in counted if count == top]
+        who = (", ".join(tied[:-1]) + f" and {tied[-1]} have") if len(tied) > 1 else f"{tied[0]} has"
+        return PartAnswer(f"{who} the most {what}: {top}{' each' if len(tied) > 1 else ''}.",
+                          [f"{what.capitalize()} by group: {spread}."])
+    return PartAnswer(f"{what.capitalize()} by group: {spread}.", [])
+
+
 def _by_group(rows: Sequence[dict], shape: Shape, item: ToolEvidence) -> PartAnswer | None:
     groups = [str(row["assignment_group"]) for row in rows if row.get("assignment_group")]
     if not groups:

@@ -28,8 +28,10 @@ from opsagent.local_model.knowledge import Knowledge, KnowledgeFile, SpecialistH
 from opsagent.local_model.planner import decide, triage_output, user_mode_output
 from opsagent.local_model.replan import review_mode_output
 from opsagent.local_model.reviewer import review_output
-from opsagent.local_model.specialist_reply import call_results, call_rounds, made_calls, reply_from_results, result_rows
-from opsagent.local_model.tool_calls import linked_record_calls, plan_calls
+from opsagent.local_model.specialist_reply import (
+    call_results, call_rounds, capped_results, made_calls, reply_from_results, result_rows,
+)
+from opsagent.local_model.tool_calls import linked_record_calls, per_group_calls, plan_calls
 
 Reply = str | list[Content]
 NO_INPUT = "I am OpsAgent's offline rules model; I only answer requests that come through its workflow."
@@ -78,8 +80,9 @@ class Responder:
             name=role_input.agent, topic=role_input.agent, vocabulary={})
         tools = {tool.name: _properties(tool) for tool in options.get("tools") or () if getattr(tool, "name", None)}
         if results:
-            linked = linked_record_calls(role_input, hints, tools, result_rows(results), made_calls(messages)) if (
-                call_rounds(messages) == 1) else []
+            made, first_round = made_calls(messages), call_rounds(messages) == 1
+            linked = [*linked_record_calls(role_input, hints, tools, result_rows(results), made),
+                      *per_group_calls(role_input, hints, made, capped_results(results))] if first_round else []
             if not linked:  # one follow-up round at most: then say what the tools found
                 return reply_from_results(results)
             calls = linked

@@ -60,6 +60,12 @@ def result_rows(results: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     return rows
 
 
+def capped_results(results: Sequence[tuple[str, str]]) -> bool:
+    """Whether any result showed fewer rows than it counted (the cap cut it)."""
+    envelopes = [ToolResult.from_text(text) for _, text in results]
+    return any(envelope is not None and envelope.total > len(envelope.items) for envelope in envelopes)
+
+
 def reply_from_results(results: Sequence[tuple[str, str]]) -> str:
     lines = []
     for name, text in results:

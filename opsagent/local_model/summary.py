@@ -15,7 +15,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import QuestionPart
 from opsagent.contracts.role_inputs import ReviewInput
 from opsagent.local_model.correlation import correlate, window_overlaps
-from opsagent.local_model.part_answers import PartAnswer, health_answer, listing_answer, record_answer
+from opsagent.local_model.part_answers import PartAnswer, group_totals, health_answer, listing_answer, record_answer
 from opsagent.local_model.shapes import Shape, shape_of
 
 MAX_FACTS = 10
@@ -36,6 +36,9 @@ def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, quest
     health = [item for item in evidence if item.tool.startswith("check_")]
     if health and len(health) == len(evidence):
         return health_answer(shape, text, health, question=question)
+    grouped = group_totals(text, shape, evidence)
+    if grouped is not None:
+        return grouped
     answers = [health_answer(shape, text, health, question=question)] if health else []
     for item in evidence:
         if item.tool.startswith("check_"):

@@ -197,6 +197,22 @@ def linked_record_calls(task: SpecialistInput, hints: SpecialistHints, tools: Ma
     return _dedupe(calls)[:MAX_CALLS]
 
 
+PER_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
+
+
+def per_group_calls(task: SpecialistInput, hints: SpecialistHints, done: Sequence[PlannedCall],
+                    capped: bool) -> list[PlannedCall]:
+    """"How many open incidents does each team have?" when the listing was capped: the same search once
+    per group, whose totals are exact (counting the rows shown would undercount)."""
+    if not capped or not hints.groups or PER_GROUP.search(normalise(task.task.question)) is None:
+        return []
+    listing = next((call for call in done if call.name == "list_incidents" and "assignment_group" not in call.arguments),
+                   None)
+    if listing is None:
+        return []
+    return [PlannedCall("list_incidents", {**listing.arguments, "assignment_group": group}) for group in hints.groups]
+
+
 def _dedupe(calls: list[PlannedCall]) -> list[PlannedCall]:
     seen: dict[str, PlannedCall] = {}
     for call in calls:
