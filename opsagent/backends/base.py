@@ -37,6 +37,7 @@ class Page(BaseModel, Generic[RecordT]):
 # ------------------------------------------------------------------------------ ServiceNow
 IncidentState = Literal["New", "In Progress", "On Hold", "Resolved", "Closed", "Canceled"]
 ChangeType = Literal["normal", "standard", "emergency"]
+ChangeRisk = Literal["Very High", "High", "Moderate", "Low"]
 ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "Review", "Closed", "Canceled"]
 Approval = Literal["not requested", "requested", "approved", "rejected"]
 Priority = Annotated[int, Field(ge=1, le=5)]
@@ -70,7 +71,7 @@ class ChangeRequest(BaseModel):
     description: str = ""
     type: ChangeType
     state: ChangeState
-    risk: Literal["Very High", "High", "Moderate", "Low"] = "Moderate"
+    risk: ChangeRisk = "Moderate"
     approval: Approval = "not requested"
     start_date: datetime | None = None
     end_date: datetime | None = None
@@ -103,6 +104,7 @@ class ChangeQuery(BaseModel):
 
     states: list[ChangeState] | None = Field(default=None, min_length=1)
     types: list[ChangeType] | None = Field(default=None, min_length=1)
+    risks: list[ChangeRisk] | None = Field(default=None, min_length=1)
     approvals: list[Approval] | None = Field(default=None, min_length=1)
     window_start: datetime | None = None
     window_end: datetime | None = None

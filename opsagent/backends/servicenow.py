@@ -29,6 +29,7 @@ from opsagent.backends.servicenow_auth import BACKEND, OAuthToken, StaticAuth, m
 from opsagent.backends.servicenow_query import (
     CHANGE_STATES,
     INCIDENT_STATES,
+    RISKS,
     encode_change_query,
     encode_incident_query,
     encode_referenced_query,
@@ -38,7 +39,6 @@ from opsagent.settings import Settings
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
-RISKS = {"1": "Very High", "2": "High", "3": "Moderate", "4": "Low"}
 INCIDENT_FIELDS = (
     "number,sys_id,short_description,description,state,priority,impact,urgency,category,"
     "assignment_group,assigned_to,cmdb_ci,opened_at,sys_created_on,resolved_at,sys_updated_on"

@@ -21,7 +21,9 @@ CHANGE_STATES = {
     "-5": "New", "-4": "Assess", "-3": "Authorize", "-2": "Scheduled",
     "-1": "Implement", "0": "Review", "3": "Closed", "4": "Canceled",
 }
+RISKS = {"1": "Very High", "2": "High", "3": "Moderate", "4": "Low"}
 _INCIDENT_CODES = {label: code for code, label in INCIDENT_STATES.items()}
+_RISK_CODES = {label: code for code, label in RISKS.items()}
 _CHANGE_CODES = {label: code for code, label in CHANGE_STATES.items()}
 
 
@@ -44,6 +46,8 @@ def encode_change_query(query: ChangeQuery) -> str:
     parts = [one_of("state", [_CHANGE_CODES[s] for s in query.states])] if query.states else []
     if query.types:
         parts.append(one_of("type", query.types))
+    if query.risks:
+        parts.append(one_of("risk", [_RISK_CODES[risk] for risk in query.risks]))
     if query.approvals:
         parts.append(one_of("approval", query.approvals))
     if query.window_end is not None:  # overlap: starts before the window ends, ends after it starts

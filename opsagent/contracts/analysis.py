@@ -20,7 +20,8 @@ EntityKind = Literal[
 MatchStatus = Literal["exact", "corrected", "unknown", "unverified"]
 """``corrected``: a near miss fixed with a note; ``unknown``: not in the inventory (maybe with
 suggestions); ``unverified``: the inventory cannot tell (e.g. ticket numbers of a real ServiceNow)."""
-FilterField = Literal["incident_state", "change_state", "approval", "priority", "change_type", "run_status"]
+FilterField = Literal["incident_state", "change_state", "approval", "priority", "change_type", "change_risk",
+                      "run_status"]
 
 
 class Span(BaseModel):

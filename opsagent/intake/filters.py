@@ -60,6 +60,12 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\bemergency\b", ("emergency",)),
         (r"\bstandard\b", ("standard",)),
     ),
+    "change_risk": (
+        (r"\bvery[\s-]high[\s-]risk\b", ("very_high",)),
+        (r"\bhigh[\s-]risk\b|\brisk (?:is |of )?high\b", ("high",)),
+        (r"\b(?:moderate|medium)[\s-]risk\b", ("moderate",)),
+        (r"\blow[\s-]risk\b", ("low",)),
+    ),
 }
 PRIORITY_SET = re.compile(r"\bp([1-5])\s*(?:/|,|and|or|&)\s*p([1-5])s?\b", re.IGNORECASE)
 PRIORITY_AT_LEAST = re.compile(

@@ -170,6 +170,7 @@ EXTRACTORS: dict[str, Callable[[Context], Any]] = {
     "window": _window,
     "around": lambda ctx: ctx.facts.point(),
     "type": _filter("change_type"),
+    "risk": _filter("change_risk"),
     "approval": _filter("approval"),
     "pipeline_name": lambda ctx: _first(ctx.entities.pipelines),
     "run_id": lambda ctx: _first(ctx.entities.run_ids),

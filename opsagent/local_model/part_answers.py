@@ -20,7 +20,7 @@ MAX_ITEMS = 8
 MAX_IDS = 20
 """Up to this many ids are named in a listing's lead sentence (the rows shown, in order)."""
 STATUS_WORDS: dict[str, tuple[str, ...]] = {"running": ("InProgress",), "in progress": ("InProgress",),
-                                            "queued": ("Queued",)}
+                                            "queued": ("Queued",), "broken": ("Failed",), "failed": ("Failed",)}
 """A run state the question names → the pipelines whose latest run is in it ("which are running?"):
 the run tools cannot filter on it, so the summary does, over the rows returned."""
 PLATFORMS = {"check_databricks_health": "Databricks", "check_snowflake_health": "Snowflake",
@@ -153,7 +153,9 @@ def _by_group(rows: Sequence[dict], shape: Shape, item: ToolEvidence) -> PartAns
 LAST_WORKED = re.compile(r"\blast (?:time (?:it )?)?(?:succe\w*|work\w*|good|green|ok)\b"
                          r"|\blast (?:run|ran) (?:successfully|ok|fine)\b|\blast successful run\b")
 """A question about the latest success ("when did it last succeed / work?")."""
-ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued)\b"
+STATUS_SAID = {"broken": "latest run failed", "failed": "latest run failed"}
+ASKED_STATUS = re.compile(r"\b(?:is|are|still|currently|now)\s+(running|in progress|queued|broken)\b"
+                          r"|\b(?:latest|last|most recent) run (?:has |have )?(failed)\b"
                           r"|\b(running|in progress|queued)\s+(?:now|right now|at the moment)\b"
                           r"|\b(?:or|and)\s+(running|in progress|queued)\b")
 """A run state asked about as a state ("which are running?", "queued right now"), not "been running"."""
@@ -166,7 +168,8 @@ def _with_status(rows: Sequence[dict], text: str) -> tuple[list[dict], str]:
     values = {value for word in named for value in STATUS_WORDS[word]}
     if not values or not all("last_status" in row for row in rows):
         return list(rows), ""
-    return [row for row in rows if row.get("last_status") in values], " or ".join(named)
+    shown = dict.fromkeys(STATUS_SAID.get(word, word) for word in named)
+    return [row for row in rows if row.get("last_status") in values], " or ".join(shown)
 
 
 def _named(rows: Sequence[dict]) -> str:

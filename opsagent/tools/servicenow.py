@@ -174,6 +174,8 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
         type: Annotated[str | None, Field(description=(
             "normal, standard or emergency; a list ('normal, emergency'); or 'not <type>' for the others. "
             "Omit for any type"))] = None,
+        risk: Annotated[str | None, Field(description=(
+            "very_high, high, moderate or low; a list ('very_high, high'); or 'not <value>'. Omit for any risk"))] = None,
         approval: Annotated[str | None, Field(description=(
             "not_requested (approval never asked for), requested (awaiting approval), approved or rejected; "
             "a list ('requested, rejected'); or 'not <value>' for every other value, e.g. 'not approved' = "
@@ -186,7 +188,7 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
         text: Annotated[str | None, Field(description="Words that must all appear (any order, any case) in number, short description, description or CI, e.g. 'index maintenance'")] = None,
         limit: Annotated[int | None, Field(description=f"Maximum rows (capped at {max_rows})")] = None,
     ) -> str:
-        """List ServiceNow change requests, latest planned start first, by state, type, approval, planned window, CI and text.
+        """List ServiceNow change requests, latest planned start first, by state, type, risk, approval, planned window, CI and text.
 
         Use it to find changes that could explain an incident or failure (a planned window that
         overlaps the failure time, the same CI) or what is scheduled next. Returns a JSON envelope
@@ -194,14 +196,14 @@ def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) ->
         message that states them. Never guess a change number; list first.
         """
         call = ToolCall("list_change_requests", backend.kind, SYSTEM, query={
-            "state": state, "type": type, "approval": approval, "window": window,
+            "state": state, "type": type, "risk": risk, "approval": approval, "window": window,
             "configuration_item": configuration_item, "text": text,
         })
 
         async def work() -> ToolResult:
             resolved = resolve_change_filters(
                 call, now=clock(), limit=clamp_limit(limit, max_rows, call.warnings), state=state, type=type,
-                approval=approval, window=window, configuration_item=configuration_item, text=text,
+                approval=approval, window=window, configuration_item=configuration_item, text=text, risk=risk,
             )
             page = await backend.list_change_requests(resolved.query)
             message = partial(count_message, page.total, noun="change request", detail=resolved.detail,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, get_args
 
-from opsagent.backends.base import Approval, ChangeQuery, ChangeState, ChangeType, IncidentQuery, IncidentState
+from opsagent.backends.base import Approval, ChangeQuery, ChangeRisk, ChangeState, ChangeType, IncidentQuery, IncidentState
 from opsagent.tools.filters import SetFilter, parse_set_filter
 from opsagent.tools.rendering import ArgumentError, ToolCall, window_after, window_words
 
@@ -21,6 +21,7 @@ INCIDENT_STATE_ORDER: tuple[str, ...] = get_args(IncidentState)
 CHANGE_STATE_ORDER: tuple[str, ...] = get_args(ChangeState)
 CHANGE_TYPE_ORDER: tuple[str, ...] = get_args(ChangeType)
 APPROVAL_ORDER: tuple[str, ...] = get_args(Approval)
+CHANGE_RISK_ORDER: tuple[str, ...] = get_args(ChangeRisk)
 
 _OPEN = ("New", "In Progress", "On Hold")
 INCIDENT_STATES: dict[str, tuple[str, ...]] = {
@@ -34,6 +35,7 @@ CHANGE_STATES: dict[str, tuple[str, ...]] = {
     "authorise": ("Authorize",), "cancelled": ("Canceled",), "open": _CHANGE_ACTIVE, "all": CHANGE_STATE_ORDER,
 }
 CHANGE_TYPES: dict[str, tuple[str, ...]] = {name: (name,) for name in CHANGE_TYPE_ORDER}
+CHANGE_RISKS: dict[str, tuple[str, ...]] = {name.lower().replace(" ", "_"): (name,) for name in CHANGE_RISK_ORDER}
 APPROVALS: dict[str, tuple[str, ...]] = {
     "not_requested": ("not requested",), "not_yet_requested": ("not requested",), "requested": ("requested",),
     "approved": ("approved",), "rejected": ("rejected",),
@@ -94,19 +96,21 @@ def resolve_incident_filters(
 
 def resolve_change_filters(
     call: ToolCall, *, now: datetime, limit: int, state: str, type: str | None, approval: str | None,
-    window: str | None, configuration_item: str | None, text: str | None,
+    window: str | None, configuration_item: str | None, text: str | None, risk: str | None = None,
 ) -> ResolvedChangeFilters:
     """The backend query for ``list_change_requests``; records each resolved filter in ``call.query``."""
     states = _set_filter(call, state, CHANGE_STATES, CHANGE_STATE_ORDER, argument="state")
     types = _set_filter(call, type, CHANGE_TYPES, CHANGE_TYPE_ORDER, argument="type") if type else None
     approvals = _set_filter(call, approval, APPROVALS, APPROVAL_ORDER, argument="approval") if approval else None
+    risks = _set_filter(call, risk, CHANGE_RISKS, CHANGE_RISK_ORDER, argument="risk") if risk else None
     span = call.window("window", window, now) if window else None
-    words = [item.words() for item in (states, types, approvals) if item and not item.is_everything]
+    words = [item.words() for item in (states, types, risks, approvals) if item and not item.is_everything]
     if span:
         words.append(f"planned window overlapping {window_words(span)}")
     words += _name_words(configuration_item=configuration_item, text=text)
     query = ChangeQuery(
         states=states.restriction, types=types.restriction if types else None,
+        risks=risks.restriction if risks else None,
         approvals=approvals.restriction if approvals else None, configuration_item=configuration_item,
         text=text, window_start=span.start if span else None, window_end=span.end if span else None, limit=limit,
     )

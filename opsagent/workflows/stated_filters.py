@@ -20,6 +20,8 @@ from opsagent.tools.filters import parse_set_filter
 from opsagent.tools.servicenow_filters import (
     APPROVAL_ORDER,
     APPROVALS,
+    CHANGE_RISK_ORDER,
+    CHANGE_RISKS,
     CHANGE_STATE_ORDER,
     CHANGE_STATES,
     CHANGE_TYPE_ORDER,
@@ -45,6 +47,7 @@ TARGETS: dict[FilterField, FilterTarget] = {
     "change_state": FilterTarget(("list_change_requests",), "state", CHANGE_STATES, CHANGE_STATE_ORDER),
     "approval": FilterTarget(("list_change_requests",), "approval", APPROVALS, APPROVAL_ORDER),
     "change_type": FilterTarget(("list_change_requests",), "type", CHANGE_TYPES, CHANGE_TYPE_ORDER),
+    "change_risk": FilterTarget(("list_change_requests",), "risk", CHANGE_RISKS, CHANGE_RISK_ORDER),
     "priority": FilterTarget(("list_incidents",), "priority"),
 }
 WINDOW_KEYS = ("time_window", "window", "opened_within")

@@ -117,9 +117,10 @@ async def test_change_window_overlap_query(server: FakeServer, backend: HttpServ
         (ChangeQuery(states=["New", "Assess", "Authorize", "Scheduled", "Implement", "Review"], types=["emergency"],
                      approvals=["requested"]),
          "stateIN-5,-4,-3,-2,-1,0^type=emergency^approval=requested^ORDERBYDESCstart_date"),
+        (ChangeQuery(risks=["Very High", "High"]), "riskIN1,2^ORDERBYDESCstart_date"),
     ],
     ids=["priority-exactly", "priority-or-higher", "p1", "priority-set", "one-state", "not-resolved", "opened-since",
-         "approval-not-approved", "approval-one", "type-set", "open-emergency-awaiting-approval"],
+         "approval-not-approved", "approval-one", "type-set", "open-emergency-awaiting-approval", "risk-set"],
 )
 async def test_filter_sets_encoding(
     server: FakeServer, backend: HttpServiceNowBackend, query: IncidentQuery | ChangeQuery, encoded: str

@@ -140,3 +140,8 @@ def test_the_weekend_in_the_past_tense_is_the_one_that_ended() -> None:
     [coming] = find_times("changes planned for the weekend", NOW)
     assert (past.start, past.end) == (at(-6, 0), at(-4, 0))
     assert (coming.start, coming.end) == (at(1, 0), at(3, 0))
+
+
+def test_a_stated_risk_is_a_change_filter() -> None:
+    assert [(item.field, item.values) for item in find_filters("how many high risk changes are open?")] == [
+        ("change_risk", ["high"]), ("change_state", ["open"])]

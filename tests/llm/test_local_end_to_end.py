@@ -197,3 +197,13 @@ async def test_a_yes_no_question_about_the_latest_run_is_answered_from_its_statu
     status = run.rows[0]["status"]
     yes = status == "Failed" if asks_failure else status in ("Succeeded", "Cancelled")
     assert answer.summary.startswith("Yes —" if yes else "No —"), answer.summary
+
+
+async def test_pipelines_whose_latest_run_failed_come_from_every_pipelines_latest_status(local_runtime) -> None:
+    answer = await ask(local_runtime(), "which pipelines are currently broken?")
+    [status] = answer.metadata.tasks[0].evidence
+    assert status.tool == "query_pipeline_status"
+    broken = [row["pipeline_name"] for row in status.rows if row["last_status"] == "Failed"]
+    fine = [row["pipeline_name"] for row in status.rows if row["last_status"] != "Failed"]
+    assert broken and all(name in answer.summary for name in broken)
+    assert not any(name in answer.summary for name in fine)

@@ -266,13 +266,15 @@ CHANGE_CASES = [
     ({"state": "open", "approval": "not approved"}, "state NOT IN ('Closed', 'Canceled') AND approval != 'approved'"),
     ({"configuration_item": "vm-shir-01"}, "configuration_item = 'vm-shir-01'"),
     ({"text": "databricks runtime"}, "instr(lower(short_description || description), 'databricks runtime')"),
+    ({"risk": "high"}, "risk = 'High'"),
+    ({"state": "open", "risk": "not low, moderate"}, "state NOT IN ('Closed', 'Canceled') AND risk NOT IN ('Low', 'Moderate')"),
 ]
 
 
 @pytest.mark.parametrize(("arguments", "where"), CHANGE_CASES, ids=[
     "type", "type-negated", "type-list", "approval", "approval-label", "approval-value-starting-with-not",
     "approval-negated", "approval-list", "state", "state-list", "state-open", "state-negated", "open-not-approved",
-    "ci", "text"])
+    "ci", "text", "risk", "open-risk-negated-list"])
 async def test_list_change_requests_filters(run_tool: RunTool, demo_sql: DemoSql, arguments: dict, where: str) -> None:
     result = await run_tool("list_change_requests", max_rows=50, **arguments)
     assert_lists(result, change_numbers(demo_sql, where))

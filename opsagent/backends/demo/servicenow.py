@@ -49,6 +49,7 @@ class DemoServiceNowBackend:
     async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]:
         now = self._store.now()
         where = Where().one_of("state", query.states).one_of("type", query.types).one_of("approval", query.approvals)
+        where.one_of("risk", query.risks)
         where.contains(("configuration_item",), query.configuration_item)
         where.contains(_TEXT_COLUMNS, query.text)
         if query.window_end is not None:
