@@ -25,8 +25,10 @@ from opsagent.errors import ConfigError
 
 PLACEHOLDER_KINDS: dict[str, EntityKind] = {
     "pipeline": "pipeline", "change": "change", "incident": "incident", "platform": "platform",
-    "factory": "factory", "run_id": "run_id", "configuration_item": "configuration_item",
+    "factory": "factory", "run_id": "run_id", "configuration_item": "configuration_item", "where": "region",
 }
+"""Placeholders a step may use. ``{where}`` is " in <region>" when the question names one, else nothing:
+"Is {platform}{where} degraded?" keeps the region the question asked about."""
 
 
 class _Strict(BaseModel):
@@ -110,6 +112,7 @@ def match_runbooks(runbooks: Sequence[Runbook], analysis: QuestionAnalysis) -> l
             continue
         values = {placeholder: (analysis.values(kind) or [f"the {placeholder}"])[0]
                   for placeholder, kind in PLACEHOLDER_KINDS.items()}
+        values["where"] = f" in {analysis.values('region')[0]}" if analysis.values("region") else ""
         steps = [RunbookStepHint(step=item.step, specialist=item.specialist, ask=item.ask.format(**values))
                  for item in runbook.steps]
         matches.append(RunbookMatch(name=runbook.name, title=runbook.title, intent=runbook.intent, steps=steps,

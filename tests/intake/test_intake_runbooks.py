@@ -75,3 +75,12 @@ def test_a_broken_runbook_stops_start_up_naming_the_file(tmp_path: Path, content
     with pytest.raises(ConfigError) as error:
         load_runbooks(tmp_path, specialists=REGISTERED)
     assert str(error.value).startswith(str(path)) and complaint in str(error.value)
+
+
+def test_a_region_the_question_names_reaches_the_runbooks_health_step(shipped: tuple) -> None:
+    [match] = analyse_question("Databricks in North Europe looks degraded - what does it affect?", now=NOW,
+                               runbooks=shipped).runbooks
+    health = next(step for step in match.steps if step.specialist == "service_health")
+    assert "Databricks in North Europe" in health.ask
+    [plain] = analyse_question("Databricks is degraded - what is affected?", now=NOW, runbooks=shipped).runbooks
+    assert "Is Databricks degraded?" in next(step.ask for step in plain.steps if step.specialist == "service_health")
