@@ -183,7 +183,17 @@ def _named(rows: Sequence[dict]) -> str:
     return f": {listed}" + (", …" if len(ids) > MAX_IDS else "")
 
 
-def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
+def _next_up(rows: Sequence[dict], now: str) -> PartAnswer | None:
+    """"Which change is next up?": the earliest planned start that is still ahead."""
+    ahead = [row for row in rows if str(row.get("start_date") or "") >= now
+             and row.get("state") not in ("Closed", "Canceled")]  # a canceled change is not coming up
+    if not ahead:
+        return None
+    first = min(ahead, key=lambda row: str(row["start_date"]))
+    return PartAnswer(f"Next up is {label(first)}.", [])
+
+
+def listing_answer(text: str, shape: Shape, item: ToolEvidence, *, now: str = "") -> PartAnswer:
     lead = first_sentence(item.message) if item.message else f"{item.total} found."
     if not item.rows:
         return PartAnswer(f"No — {lower_first(lead)}" if shape == "yes_no" else lead)
@@ -226,6 +236,8 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence) -> PartAnswer:
         return PartAnswer(f"Yes — {lower_first(lead)}", facts)
     if shape == "latest":
         return PartAnswer(f"The latest is {label(rows[0])}.", facts[1:4])
+    if shape == "next" and now and (upcoming := _next_up(rows, now)) is not None:
+        return upcoming
     if shape == "superlative" and row_kind(rows[0]) == "run" and (most := _most_failing(rows, text)) is not None:
         return PartAnswer(f"{most.sentence} {lead}", facts)
     if shape == "superlative" and (top := _ranked(rows, text)) is not None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Shape = Literal["count", "superlative", "latest", "who", "why", "when", "yes_no", "list"]
+Shape = Literal["count", "next", "superlative", "latest", "who", "why", "when", "yes_no", "list"]
 
 RULES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow (?:many|often)\b|\bnumber of\b|\bcount\b")),
+    ("next", re.compile(r"\bnext up\b|\bup next\b|\bnext in line\b|\bcoming next\b|\bwhat'?s next\b|\bnext one\b")),
     ("latest", re.compile(r"\b(?:latest|most recent\w*|newest|last run|last time)\b"
                           r"|\bthe last (?!\d|hours?\b|days?\b|weeks?\b|months?\b|night\b|few\b|couple\b)[a-z]+")),
     ("superlative", re.compile(r"\b(?:most|worst|least|lowest|highest|biggest|top|best)\b")),

@@ -31,7 +31,7 @@ def _unanswered(part: QuestionPart, results: Sequence[TaskResult]) -> PartAnswer
     return PartAnswer(f"I could not check \"{part.text.rstrip('?. ')}\" ({reason}).")
 
 
-def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, question: str = "") -> PartAnswer:
+def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, question: str = "", now: str = "") -> PartAnswer:
     """A part answered from its own evidence, by family: health, single records, listings."""
     health = [item for item in evidence if item.tool.startswith("check_")]
     if health and len(health) == len(evidence):
@@ -43,7 +43,8 @@ def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, quest
     for item in evidence:
         if item.tool.startswith("check_"):
             continue
-        answers.append(record_answer(text, shape, item) if item.tool in LOOKUPS else listing_answer(text, shape, item))
+        answers.append(record_answer(text, shape, item) if item.tool in LOOKUPS
+                       else listing_answer(text, shape, item, now=now))
     # the one that answers yes or no leads ("Yes — CHG… is approved"); the records it came through follow
     answers.sort(key=lambda answer: not answer.sentence.startswith(("Yes —", "No —")))
     sentences = list(dict.fromkeys(answer.sentence for answer in answers))
@@ -51,7 +52,7 @@ def describe(text: str, shape: Shape, evidence: Sequence[ToolEvidence], *, quest
 
 
 def answer_part(part: QuestionPart, results: Sequence[TaskResult], everything: Sequence[TaskResult],
-                question: str = "") -> PartAnswer:
+                question: str = "", now: str = "") -> PartAnswer:
     succeeded = [result for result in results if result.succeeded]
     if not succeeded:
         return _unanswered(part, results)
@@ -63,7 +64,7 @@ def answer_part(part: QuestionPart, results: Sequence[TaskResult], everything: S
     evidence = [item for result in succeeded for item in result.evidence if item.answered]
     # A search repeated verbatim (a deduplicated call) says nothing new.
     unique = list({(item.tool, str(sorted(item.arguments.items()))): item for item in evidence if not item.repeated}.values())
-    return describe(part.text, shape, unique, question=question)
+    return describe(part.text, shape, unique, question=question, now=now)
 
 
 def _ended(sentence: str) -> str:
@@ -77,7 +78,8 @@ def write_summary(review: ReviewInput) -> tuple[str, list[str]]:
     """(summary, key facts) for the question, from the tasks' evidence."""
     parts = review.parts or [QuestionPart(id="p1", text=review.question)]
     question = review.analysis.resolved_question
-    answers = [answer_part(part, _tasks_for(part, review.results) or review.results, review.results, question)
+    answers = [answer_part(part, _tasks_for(part, review.results) or review.results, review.results, question,
+                           review.analysis.now.strftime("%Y-%m-%dT%H:%MZ"))
                for part in parts]
     # One ask split into producer and consumer ("did anything fail before CHG… started?"): the
     # conclusion answers it; the record it was drawn from supports it, so the conclusion leads.

@@ -30,7 +30,7 @@ AGENTS = {"agents": {"servicenow", "log_analytics", "service_health"}}
 
 MIN_CASES = 350
 MIN_PASS_RATE = 0.95
-"""Measured 345/354 (97.5 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %.
+"""Measured 346/354 (97.7 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %.
 The 57 synthesis (sy-) and 57 understanding (un-) cases were written blind by a second engineer and are
 kept as written: their misses (a risk filter, "next up", counts per team over capped rows, runbooks that
 lose a qualifier…) are product gaps, listed in docs/evaluation.md."""
@@ -39,7 +39,7 @@ MIN_TAG_RATES = {
     "servicenow": 0.95, "log_analytics": 0.95, "service_health": 0.9, "multi-domain": 0.9,
     "clarify": 1.0, "reject": 1.0, "review-retry": 1.0, "datetime": 0.95,
     "large-output": 1.0, "error-handling": 1.0, "follow-up": 1.0,
-    "synthesis": 0.95, "existence": 1.0, "count": 1.0, "which": 0.9, "record": 1.0, "correlation": 0.9,
+    "synthesis": 0.95, "existence": 1.0, "count": 1.0, "which": 1.0, "record": 1.0, "correlation": 0.9,
     "understanding": 0.95, "negation": 1.0, "qualifier": 1.0, "exact-time": 1.0, "scope": 0.9, "typo": 1.0,
     "chaining": 0.9, "runbook": 0.75,
 }

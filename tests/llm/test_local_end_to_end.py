@@ -207,3 +207,12 @@ async def test_pipelines_whose_latest_run_failed_come_from_every_pipelines_lates
     fine = [row["pipeline_name"] for row in status.rows if row["last_status"] != "Failed"]
     assert broken and all(name in answer.summary for name in broken)
     assert not any(name in answer.summary for name in fine)
+
+
+async def test_next_up_is_the_earliest_planned_start_still_ahead(local_runtime) -> None:
+    answer = await ask(local_runtime(), "which change is next up?")
+    [listing] = answer.metadata.tasks[0].evidence
+    now = answer.metadata.analysis.now.strftime("%Y-%m-%dT%H:%MZ")
+    ahead = [row for row in listing.rows if row["start_date"] >= now and row["state"] not in ("Closed", "Canceled")]
+    first = min(ahead, key=lambda row: row["start_date"])
+    assert answer.summary.startswith(f"Next up is {first['number']}")
