@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from opsagent.contracts.analysis import FilterField, FilterMention, QuestionAnalysis, TimeMention
+from opsagent.contracts.analysis import FilterField, FilterMention, QuestionAnalysis, RecordWindow, TimeMention
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.filters import parse_set_filter
 from opsagent.tools.servicenow_filters import (
@@ -113,12 +114,30 @@ def _time_problem(item: TimeMention, searches: Sequence[ToolEvidence], lookups: 
     return f"\"{item.text}\" ({item.label}) was not the window searched: the results cover another period"
 
 
+def _record_window_problem(item: RecordWindow, searches: Sequence[ToolEvidence], lookups: Sequence[ToolEvidence],
+                           now: datetime) -> str | None:
+    """A window placed by a record ("the 2 hours after CHG… started") that no search used (a plan that
+    searched in parallel with the lookup could not know the record's times)."""
+    rows = [row for call in lookups for row in call.rows
+            if row.get("start_date") and row.get("end_date") and (not item.record or row.get("number") == item.record)]
+    windowed = [call for call in searches if list(_window_of(call))]
+    if not rows or not windowed:
+        return None
+    start, end = (datetime.fromisoformat(str(rows[0][key]).replace("Z", "+00:00")) for key in ("start_date", "end_date"))
+    first, last = item.window(start, end, now)
+    if any((_iso(first), _iso(last)) in list(_window_of(call)) for call in windowed):
+        return None
+    return (f"\"{item.text}\" ({_iso(first)} to {_iso(last)}) was not the window searched: "
+            "the results cover another period")
+
+
 def unapplied_filters(analysis: QuestionAnalysis, results: Sequence[TaskResult]) -> list[str]:
     """One line per stated filter, window or factory that no search applied as asked."""
     searches = _searches(results)
     lookups = [item for result in results for item in result.evidence if item.answered and item.tool.startswith("get_")]
     problems = [_filter_problem(item, searches) for item in analysis.filters]
     problems += [_time_problem(item, searches, lookups) for item in analysis.times]
+    problems += [_record_window_problem(item, searches, lookups, analysis.now) for item in analysis.record_windows]
     factory_calls = [call for call in searches if call.tool in FACTORY_TOOLS]
     for factory in analysis.values("factory"):
         if factory_calls and not any(call.query.get("factory") == factory for call in factory_calls):

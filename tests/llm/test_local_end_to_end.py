@@ -216,3 +216,12 @@ async def test_next_up_is_the_earliest_planned_start_still_ahead(local_runtime) 
     ahead = [row for row in listing.rows if row["start_date"] >= now and row["state"] not in ("Closed", "Canceled")]
     first = min(ahead, key=lambda row: row["start_date"])
     assert answer.summary.startswith(f"Next up is {first['number']}")
+
+
+async def test_a_record_window_the_parallel_triage_could_not_use_is_named_as_a_limitation(local_runtime) -> None:
+    """The triage workflow asks every specialist at once: the run search cannot know the change's times."""
+    question = "did anything fail in the 2 hours after CHG0030015 started?"
+    triage = await ask(local_runtime(), question, workflow="triage")
+    assert any("in the 2 hours after CHG0030015 started" in line for line in triage.limitations), triage.limitations
+    dynamic = await ask(local_runtime(), question)
+    assert not any("CHG0030015" in line for line in dynamic.limitations)
