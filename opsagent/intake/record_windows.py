@@ -33,6 +33,10 @@ RECORD_WINDOW = re.compile(
     rf"\b{_RELATION}\s+(?:the\s+(?P<edge_first>start|end)\s+of\s+)?{_RECORD}{_EDGE}",
     re.IGNORECASE,
 )
+RECORD_OVERLAPS = re.compile(
+    r"(?P<number>(?:CHG|INC)\d{5,10})(?:'s window)?\s+(?:is\s+|was\s+)?(?:overlap\w*|coincid\w*)(?:\s+with)?",
+    re.IGNORECASE)
+""""is CHG… overlapping with any failures?": the record's own window, named before the relation."""
 END_WORDS = ("end", "ended", "ends", "finished", "completed", "closed", "resolved", "was done")
 
 
@@ -45,6 +49,9 @@ def _minutes(count: str | None, unit: str | None) -> int | None:
 
 
 def find_record_windows(text: str) -> Iterator[RecordWindow]:
+    for match in RECORD_OVERLAPS.finditer(text):
+        yield RecordWindow(text=match.group().strip(), span=Span(start=match.start(), end=match.end()),
+                           record=match.group("number").upper(), relation="during")
     for match in RECORD_WINDOW.finditer(text):
         edge_word = (match.group("edge") or match.group("edge_first") or "").lower()
         yield RecordWindow(

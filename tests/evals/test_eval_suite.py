@@ -30,7 +30,7 @@ AGENTS = {"agents": {"servicenow", "log_analytics", "service_health"}}
 
 MIN_CASES = 350
 MIN_PASS_RATE = 0.95
-"""Measured 346/354 (97.7 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %.
+"""Measured 347/354 (98.0 %) on the local model; per-tag minimums are the measured rates rounded down to 5 %.
 The 57 synthesis (sy-) and 57 understanding (un-) cases were written blind by a second engineer and are
 kept as written: their misses (a risk filter, "next up", counts per team over capped rows, runbooks that
 lose a qualifier…) are product gaps, listed in docs/evaluation.md."""

@@ -103,6 +103,7 @@ def test_priorities_say_exactly_or_or_higher(question: str, values: list[str], m
     ("incidents opened since the change ended", "", "after", "end", None),
     ("Did anything fail during the window of CHG0030017?", "CHG0030017", "during", "start", None),
     ("did anything break while INC0010046 was open", "INC0010046", "during", "start", None),
+    ("is the firewall change CHG0030015 overlapping with any pipeline failures?", "CHG0030015", "during", "start", None),
 ])
 def test_windows_relative_to_a_record_are_read_with_their_edge_and_length(
         question: str, record: str, relation: str, edge: str, minutes: int | None) -> None:
