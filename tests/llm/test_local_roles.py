@@ -75,6 +75,7 @@ async def test_task_questions_carry_entities_and_time_window(local_client) -> No
 
 
 @pytest.mark.parametrize("question", ["What's the weather in Oslo?", "tell me a joke", "restart pl_copy_crm_accounts",
+                                      "buy more Snowflake credits for us", "what's Snowflake's share price today?",
                                       "please close INC0010049", "How do I reset my laptop password"])
 async def test_user_mode_rejects_with_a_reason(local_client, question) -> None:
     output = await plan(local_client, question)

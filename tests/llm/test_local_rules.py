@@ -142,3 +142,4 @@ async def test_review_mode_reruns_the_consumer_of_a_retried_producer(local_clien
     output = ReviewModeOutput.model_validate_json(await local_reply(local_client, role_input), context={"agents": AGENTS})
     assert [(task.step, task.agent, task.part) for task in output.new_plan] == [
         (1, "log_analytics", "p1"), (2, "servicenow", "p2")]
+
