@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 from pydantic import BaseModel
+from flask import Flask
 from werkzeug.serving import make_server
 
 from opsagent.service.app import close_app, create_app
@@ -39,18 +40,17 @@ class StreamCheck(BaseModel):
 
 
 @contextmanager
-def serving(settings: Settings) -> Iterator[str]:
-    """The real app (its own runtime from ``settings``) on a free loopback port; yields the base URL."""
-    app = create_app(settings)
+def serving(app: Flask) -> Iterator[str]:
+    """A real threaded WSGI server for ``app`` on 127.0.0.1 and a free port; yields its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         server.server_close()
-        close_app(app)
+        thread.join(5)
 
 
 def _sse_frames(response: httpx.Response) -> Iterator[tuple[str, str]]:
@@ -135,5 +135,9 @@ def run_stream_checks(settings: Settings, data_dir: Path) -> list[StreamCheck]:
     """Both streaming endpoints of the real app, one question each, against the configured model."""
     served = settings.model_copy(update={"data_dir": data_dir, "dynamic_plan": True})
     timeout = served.request_timeout_seconds + 30
-    with serving(served) as base_url:
-        return [check_openai_stream(base_url, timeout), check_chat_stream(base_url, timeout)]
+    app = create_app(served)
+    try:
+        with serving(app) as base_url:
+            return [check_openai_stream(base_url, timeout), check_chat_stream(base_url, timeout)]
+    finally:
+        close_app(app)

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 import pytest
 from flask import Flask
-from werkzeug.serving import make_server
 
+from evals.stream_check import serving  # noqa: F401 - re-exported: the service tests serve the app with it
 from flask_app import close_app, create_app
 from opsagent.settings import Settings
 from tests.conftest import scripted_runtime
@@ -131,20 +131,6 @@ def make_app(settings: Settings) -> Iterator[AppFactory]:
     yield make
     for app in apps:
         close_app(app)
-
-
-@contextmanager
-def serving(app: Flask) -> Iterator[str]:
-    """A real threaded WSGI server on 127.0.0.1 and a free port; yields its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @contextmanager
