@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from opsagent.contracts.analysis import FilterField, FilterMention, Span
+from opsagent.tools.servicenow_filters import CHANGE_STATES, INCIDENT_STATES
 
 NEGATION = r"(?:not(?:\s+(?:yet|been|already))?|un|n't(?:\s+been)?|no\s+longer|still\s+not|without)"
 _SUBJECT = r"(?:it|they|this|that|these|those|the \w+|\w+\d{3,})"
@@ -167,8 +168,13 @@ def find_filters(text: str) -> list[FilterMention]:
 
 
 NEEDS = re.compile(r"\s*(?:still\s+)?(?:needs?|needing|requires?|requiring)\b", re.IGNORECASE)
-OPEN_STATES = {"incident_state": {"new", "in_progress", "on_hold"}, "change_state": {"new", "assess", "authorize",
-                                                                                    "scheduled", "implement", "review"}}
+def _parts_of_open(choices: dict[str, tuple[str, ...]]) -> set[str]:
+    """The state labels that name part of what "open" means (the tools own the vocabulary)."""
+    whole = set(choices["open"])
+    return {label for label, values in choices.items() if set(values) < whole}
+
+
+OPEN_STATES = {"incident_state": _parts_of_open(INCIDENT_STATES), "change_state": _parts_of_open(CHANGE_STATES)}
 
 
 def _wider_than_another(item: FilterMention, found: list[FilterMention]) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.local_model.rows import activities_line, clause, identity, is_open, label, row_kind, when
-from opsagent.local_model.shapes import Shape, asked_state
+from opsagent.local_model.shapes import PER_GROUP, Shape, asked_state
 
 MAX_ITEMS = 8
 MAX_IDS = 20
@@ -103,8 +103,6 @@ EXISTENCE = re.compile(r"\b(?:is|are) there\b|\bany\b|\banything\b")
 ASKS_FAILURE = re.compile(r"\bfail\w*|\bbr[oe]k\w*|\berrors?\b|\bproblems?\b|\bissues?\b")
 NOT_FAILED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout|\bno)\s+(?:\w+\s+)?fail(?:ed|ures?|ing)?\b")
 """A question about the pipelines that did *not* fail: the summary rows with no failure answer it."""
-BY_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
-"""Counts per assignment group ("how many open incidents does each team have?", "which team has the most")."""
 
 
 def _without_failures(rows: Sequence[dict], item: ToolEvidence) -> PartAnswer:
@@ -117,19 +115,25 @@ def _without_failures(rows: Sequence[dict], item: ToolEvidence) -> PartAnswer:
                       [first_sentence(item.message)] if item.message else [])
 
 
+def _leaders(counted: Sequence[tuple[str, int]]) -> tuple[str, int, bool]:
+    """Of (group, count) pairs, biggest first: "X has" / "X, Y and Z have", the top count, whether tied."""
+    top = counted[0][1]
+    tied = [group for group, count in counted if count == top]
+    who = (", ".join(tied[:-1]) + f" and {tied[-1]} have") if len(tied) > 1 else f"{tied[0]} has"
+    return who, top, len(tied) > 1
+
+
 def group_totals(text: str, shape: Shape, evidence: Sequence[ToolEvidence]) -> PartAnswer | None:
     """Counts per group from one search per group (exact totals), when the question asks for them."""
     searches = [item for item in evidence if item.answered and item.arguments.get("assignment_group")]
-    if len(searches) < 2 or BY_GROUP.search(text.lower()) is None:
+    if len(searches) < 2 or PER_GROUP.search(text.lower()) is None:
         return None
     counted = sorted(((str(item.arguments["assignment_group"]), item.total) for item in searches), key=lambda x: -x[1])
     spread = ", ".join(f"{group} {count}" for group, count in counted)
     what = "open incidents" if str(searches[0].arguments.get("state", "open")).lower() == "open" else "incidents"
     if shape == "superlative":
-        top = counted[0][1]
-        tied = [group for group, count in counted if count == top]
-        who = (", ".join(tied[:-1]) + f" and {tied[-1]} have") if len(tied) > 1 else f"{tied[0]} has"
-        return PartAnswer(f"{who} the most {what}: {top}{' each' if len(tied) > 1 else ''}.",
+        who, top, tied = _leaders(counted)
+        return PartAnswer(f"{who} the most {what}: {top}{' each' if tied else ''}.",
                           [f"{what.capitalize()} by group: {spread}."])
     return PartAnswer(f"{what.capitalize()} by group: {spread}.", [])
 
@@ -142,11 +146,9 @@ def _by_group(rows: Sequence[dict], shape: Shape, item: ToolEvidence) -> PartAns
     partial = f" (counted over the {len(rows)} shown of {item.total})" if item.total > len(rows) else ""
     spread = ", ".join(f"{group} {count}" for group, count in counted)
     if shape == "superlative":
-        top, count = counted[0]
-        tied = [group for group, n in counted if n == count]
-        who = (", ".join(tied[:-1]) + f" and {tied[-1]} have") if len(tied) > 1 else f"{top} has"
-        return PartAnswer(f"{who} the most: {count} each{partial}." if len(tied) > 1 else
-                          f"{top} has the most: {count} of the {len(rows)}{partial}.", [f"By group: {spread}."])
+        who, count, tied = _leaders(counted)
+        return PartAnswer(f"{who} the most: {count} each{partial}." if tied else
+                          f"{who} the most: {count} of the {len(rows)}{partial}.", [f"By group: {spread}."])
     return PartAnswer(f"By group{partial}: {spread}.", [label(row) for row in rows[:MAX_ITEMS]])
 
 
@@ -224,7 +226,7 @@ def listing_answer(text: str, shape: Shape, item: ToolEvidence, *, now: str = ""
         return PartAnswer(record, [lead])  # the one record found is the answer: say what it is
     if row_kind(rows[0]) == "pipeline_status" and NOT_FAILED.search(text.lower()):
         return _without_failures(rows, item)
-    if row_kind(rows[0]) in ("incident", "change") and BY_GROUP.search(text.lower()):
+    if row_kind(rows[0]) in ("incident", "change") and PER_GROUP.search(text.lower()):
         grouped = _by_group(rows, shape, item)
         if grouped is not None:
             return grouped

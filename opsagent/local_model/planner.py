@@ -69,8 +69,12 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
                     max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
                     registered: Collection[str] = (), record_windows: Sequence[RecordWindow] = (),
                     filters: Sequence[FilterMention] = ()) -> Decision:
-    first = with_filters(with_then_asks(with_record_windows(analyse(question, knowledge, fixer, times), record_windows)),
-                         filters, knowledge)
+    def understood(text: str) -> Analysis:
+        """The rules' reading of ``text``, with what intake found that the words alone do not show."""
+        read = with_then_asks(with_record_windows(analyse(text, knowledge, fixer, times), record_windows))
+        return with_filters(read, filters, knowledge)
+
+    first = understood(question)
     refused = refusal(first, knowledge.policy)
     if refused:
         return Decision("reject", refused.reason, question=first.text)
@@ -80,9 +84,7 @@ def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge
         names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
         return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
                         question=resolution.text, unresolved=resolution.unresolved)
-    analysis = (with_filters(with_then_asks(with_record_windows(analyse(resolution.text, knowledge, fixer, times),
-                                                                record_windows)), filters, knowledge)
-                if resolution.text != first.text else first)
+    analysis = understood(resolution.text) if resolution.text != first.text else first
     if not analysis.selected:
         if is_vague_ops(analysis, knowledge.policy) or any(analysis.scores.values()):  # in scope, but unclear
             return Decision("clarify", "The question is about operations but names no system, ticket, "

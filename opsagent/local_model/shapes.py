@@ -38,6 +38,10 @@ POLAR_STATES: dict[str, tuple[str, ...]] = {
 """Words of a yes/no question → the state they ask about."""
 
 
+PER_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
+"""Counts per assignment group ("how many open incidents does each team have?", "which team has the most")."""
+
+
 def shape_of(text: str) -> Shape:
     low = " ".join(text.lower().split())
     return next((shape for shape, pattern in RULES if pattern.search(low)), "list")

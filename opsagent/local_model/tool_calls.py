@@ -21,6 +21,7 @@ from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.role_inputs import SpecialistInput
 from opsagent.local_model.knowledge import SpecialistHints, ToolRule
 from opsagent.local_model.scope import clauses
+from opsagent.local_model.shapes import PER_GROUP
 from opsagent.local_model.task_facts import facts_for
 from opsagent.local_model.text import contains_phrase, extract, normalise, unique
 
@@ -195,9 +196,6 @@ def linked_record_calls(task: SpecialistInput, hints: SpecialistHints, tools: Ma
         if str(latest_failed).lower() not in fetched:  # its activities and the whole error, not the list's excerpt
             calls.append(PlannedCall("get_pipeline_run_details", {"run_id": latest_failed}))
     return _dedupe(calls)[:MAX_CALLS]
-
-
-PER_GROUP = re.compile(r"\b(?:each|per|by|which|what)\s+(?:team|group|assignment group)s?\b")
 
 
 def per_group_calls(task: SpecialistInput, hints: SpecialistHints, done: Sequence[PlannedCall],
