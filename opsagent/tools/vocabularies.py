@@ -1,0 +1,202 @@
+"""The one home of each value vocabulary the tools accept and the rows show, with the words people write.
+
+A ``Vocabulary`` is a closed set of values (incident states, priorities, run statuses…): the value a
+tool parameter takes, the label a row shows, the synonyms an engineer types, and named groups
+("open" = New, In Progress, On Hold). Tool parameters, intake (stated filters), the offline model and
+the answer checks (is "On Hold" what the row says?) all read these; nothing else lists them.
+Canonical labels come from the backend record types, so a new state is added in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cached_property
+from typing import get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from opsagent.backends.base import (
+    Approval,
+    ChangeRisk,
+    ChangeState,
+    ChangeType,
+    HealthStatus,
+    IncidentState,
+    RunStatus,
+)
+
+
+class Choice(BaseModel):
+    """One value: as the tool takes it, as rows show it, and as people write it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: str
+    """What a tool parameter takes ("on_hold", "2", "Failed")."""
+    label: str
+    """What rows show ("On Hold", 2, "Failed"), compared case-insensitively."""
+    synonyms: tuple[str, ...] = ()
+    """Phrases people write for it (lower case, whole words); the label and value count too."""
+
+    def words(self) -> tuple[str, ...]:
+        own = (self.label.lower(), self.value.lower().replace("_", " "))
+        # a bare number ("2") is a priority only when written as one ("P2"): the synonyms say how
+        return tuple(dict.fromkeys(word for word in (*own, *self.synonyms) if not word.isdigit()))
+
+
+class Vocabulary(BaseModel):
+    """A closed set of values one filter accepts and one row field shows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The filter's id, as intake and the checks name it ("incident_state")."""
+    record: str
+    """The record kind whose rows carry it (see ``catalog.RECORDS``)."""
+    row_fields: tuple[str, ...]
+    """Row fields that show the value ("state"; "status" and "last_status" for runs)."""
+    choices: tuple[Choice, ...]
+    groups: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Named subsets by value ("open" -> new, in_progress, on_hold) with the words for them."""
+    group_synonyms: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    negatable: bool = True
+    """"not approved" means every other value."""
+
+    def choice(self, value_or_label: str) -> Choice | None:
+        key = _key(value_or_label)
+        return next((item for item in self.choices if key in (_key(item.value), _key(item.label))), None)
+
+    def labels(self) -> tuple[str, ...]:
+        return tuple(item.label for item in self.choices)
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(item.value for item in self.choices)
+
+    def group_labels(self, group: str) -> tuple[str, ...]:
+        members = self.groups.get(group, ())
+        return tuple(item.label for item in self.choices if item.value in members)
+
+    @cached_property
+    def phrases(self) -> tuple[tuple[str, str], ...]:
+        """(phrase, value or group name) for every way of writing a value, longest phrase first."""
+        pairs = [(word, item.value) for item in self.choices for word in item.words()]
+        pairs += [(word, group) for group, words in self.group_synonyms.items() for word in (group, *words)]
+        return tuple(sorted(dict.fromkeys(pairs), key=lambda pair: -len(pair[0])))
+
+    def find(self, text: str) -> Iterator[tuple[re.Match[str], str]]:
+        """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
+        found: list[tuple[re.Match[str], str]] = []
+        for phrase, value in self.phrases:
+            for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE):
+                if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
+                    found.append((match, value))
+        yield from sorted(found, key=lambda pair: pair[0].start())
+
+    def describe(self) -> str:
+        """For tool schemas: the accepted values, the groups, and negation."""
+        listed = ", ".join(item.value for item in self.choices)
+        groups = "; ".join(f"'{name}' = {', '.join(values)}" for name, values in self.groups.items())
+        negation = "; or 'not <value>' for every other value" if self.negatable else ""
+        return f"one of {listed}{f' ({groups})' if groups else ''}; a list ('a, b'){negation}"
+
+
+def _key(text: str) -> str:
+    return "_".join(str(text).strip().lower().replace("-", " ").split())
+
+
+def _choices(labels: tuple[str, ...], synonyms: dict[str, tuple[str, ...]], *,
+             value_is_label: bool = False) -> tuple[Choice, ...]:
+    return tuple(Choice(value=label if value_is_label else _key(label), label=label, synonyms=synonyms.get(label, ()))
+                 for label in labels)
+
+
+INCIDENT_STATE = Vocabulary(
+    name="incident_state", record="incident", row_fields=("state",),
+    choices=_choices(get_args(IncidentState), {
+        "New": ("untriaged",),
+        "In Progress": ("being worked on", "wip", "work in progress", "in-progress"),
+        "On Hold": ("on-hold", "onhold", "parked", "paused"),
+        "Resolved": ("fixed",),
+        "Closed": (),
+        "Canceled": ("cancelled", "cancel", "withdrawn"),
+    }),
+    groups={"open": ("new", "in_progress", "on_hold"), "all": tuple(_key(s) for s in get_args(IncidentState))},
+    group_synonyms={"open": ("active", "unresolved", "outstanding", "still open", "not resolved", "ongoing"),
+                    "all": ("any state", "all states", "every state")},
+)
+CHANGE_STATE = Vocabulary(
+    name="change_state", record="change", row_fields=("state",),
+    choices=_choices(get_args(ChangeState), {
+        "Authorize": ("authorise", "authorisation", "authorization"),
+        "Scheduled": ("planned",),
+        "Implement": ("implementing", "being implemented", "in implementation", "in progress"),
+        "Review": ("in review", "post-implementation review"),
+        "Canceled": ("cancelled",),
+    }),
+    groups={"open": tuple(_key(s) for s in get_args(ChangeState) if s not in ("Closed", "Canceled")),
+            "all": tuple(_key(s) for s in get_args(ChangeState))},
+    group_synonyms={"open": ("active", "in flight", "in-flight", "upcoming", "coming up", "not closed"),
+                    "all": ("any state", "all states", "every state")},
+)
+APPROVAL = Vocabulary(
+    name="approval", record="change", row_fields=("approval",),
+    choices=_choices(get_args(Approval), {
+        "not requested": ("not yet requested", "never requested"),
+        "requested": ("awaiting approval", "pending approval", "waiting for approval", "waiting on approval",
+                      "awaiting authorisation", "awaiting authorization", "waiting for authorisation",
+                      "waiting for authorization", "approval pending", "approval requested", "pending sign-off",
+                      "awaiting sign-off"),
+        "approved": ("signed off", "authorised", "authorized"),
+        "rejected": ("declined", "turned down"),
+    }),
+)
+CHANGE_TYPE = Vocabulary(
+    name="change_type", record="change", row_fields=("type",),
+    choices=_choices(get_args(ChangeType), {"emergency": ("ecab", "urgent change", "expedited")}),
+)
+CHANGE_RISK = Vocabulary(
+    name="change_risk", record="change", row_fields=("risk",),
+    choices=_choices(get_args(ChangeRisk), {
+        "Very High": ("very high risk", "very-high risk"), "High": ("high risk", "high-risk", "risky"),
+        "Moderate": ("moderate risk", "medium risk", "medium"), "Low": ("low risk", "low-risk"),
+    }),
+)
+PRIORITY = Vocabulary(
+    name="priority", record="incident", row_fields=("priority",), negatable=False,
+    choices=tuple(Choice(value=str(number), label=str(number), synonyms=words) for number, words in (
+        (1, ("p1", "p1s", "sev1", "sev 1", "sev-1", "prio 1", "priority 1", "critical", "crit")),
+        (2, ("p2", "p2s", "sev2", "sev 2", "sev-2", "prio 2", "priority 2", "high priority", "high-priority")),
+        (3, ("p3", "p3s", "sev3", "sev 3", "prio 3", "priority 3", "moderate priority")),
+        (4, ("p4", "p4s", "sev4", "sev 4", "prio 4", "priority 4", "low priority")),
+        (5, ("p5", "p5s", "sev5", "prio 5", "priority 5", "planning priority")),
+    )),
+)
+RUN_STATUS = Vocabulary(
+    name="run_status", record="run", row_fields=("status", "last_status"),
+    choices=_choices(get_args(RunStatus), {
+        "Failed": ("failed", "failing", "fails", "failure", "failures", "fail", "broken", "broke", "errored",
+                   "erroring", "red"),
+        "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green", "ok"),
+        "InProgress": ("in progress", "running", "executing", "still running", "in-progress"),
+        "Queued": ("queued", "waiting to run", "pending"),
+        "Cancelled": ("canceled", "cancelled", "aborted", "stopped"),
+    }, value_is_label=True),
+)
+HEALTH_STATUS = Vocabulary(
+    name="health_status", record="health", row_fields=("status",), negatable=False,
+    choices=_choices(get_args(HealthStatus), {
+        "operational": ("healthy", "up", "fine", "green", "all good", "normal"),
+        "degraded": ("degraded", "slow", "having issues", "impaired", "degradation"),
+        "partial_outage": ("partial outage", "partially down"),
+        "major_outage": ("major outage", "down", "outage"),
+        "maintenance": ("under maintenance", "in maintenance", "maintenance window"),
+        "unknown": ("unknown",),
+    }),
+)
+
+VOCABULARIES: dict[str, Vocabulary] = {
+    item.name: item for item in (INCIDENT_STATE, CHANGE_STATE, APPROVAL, CHANGE_TYPE, CHANGE_RISK, PRIORITY,
+                                 RUN_STATUS, HEALTH_STATUS)
+}
+"""Every vocabulary by filter id."""
