@@ -21,6 +21,9 @@ TAGS = {
     "synthesis", "existence", "count", "which", "record", "correlation",
     # understanding categories (what was asked reached the tools)
     "understanding", "negation", "qualifier", "exact-time", "scope", "typo", "chaining", "runbook",
+    # what the tools can say (people, age, order, history, memory of past incidents, the shift briefing,
+    # record text) and the messages that are not questions (requests to act, greetings and help)
+    "people", "age", "order", "history", "memory", "briefing", "text", "action", "help",
 }
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 
@@ -50,7 +53,7 @@ class Conclusion(BaseModel):
 class Expectations(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    route: Literal["reject", "clarify", "execute", "error"]
+    route: Literal["reject", "clarify", "execute", "help", "action", "error"]
     agents: list[str] = Field(default_factory=list)
     """The specialists of the first plan (as a set); empty = not checked."""
     shape: Shape | None = None
@@ -84,6 +87,8 @@ class EvalCase(BaseModel):
     tool_max_rows: int | None = None
     expect: Expectations
     tags: list[str] = Field(min_length=1)
+    why: str = ""
+    """How the truth was computed from the data (the cases written blind say it)."""
 
     def model_post_init(self, _: Any) -> None:
         unknown = set(self.tags) - TAGS

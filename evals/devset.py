@@ -29,7 +29,9 @@ class DevCase(BaseModel):
 
     id: str
     question: str
-    route: Literal["reject", "clarify", "execute"]
+    route: Literal["reject", "clarify", "execute", "action", "help"]
+    """``action``: a request to act (answered as one, with the records it names: specialists and shape
+    are not labelled); ``help``: a greeting or a request for help, answered without a plan."""
     agents: list[str] = Field(default_factory=list)
     shape: Literal["none", "single", "parallel", "sequential"]
     history: list[MessageData] = Field(default_factory=list)
@@ -67,6 +69,9 @@ def shape_of(plan: Sequence[dict[str, Any]]) -> str:
 def score(case: DevCase, decision: dict[str, Any]) -> dict[str, bool]:
     """Which of route / agents / shape the planner's decision (an ``opsagent plan`` line) got right."""
     plan = decision.get("plan", [])
+    if case.route in ("action", "help"):
+        right = decision.get("route") == case.route
+        return {"route": right, "agents": right, "shape": right}
     return {
         "route": decision.get("route") == case.route,
         "agents": sorted({task["agent"] for task in plan}) == sorted(case.agents),

@@ -129,7 +129,7 @@ def test_readme_diagram_matches_the_graph_maf_builds(cli: Cli) -> None:
     readme = (ROOT / "README.md").read_text()
     block = readme.split("```mermaid", 1)[1].split("```", 1)[0]
     assert mermaid_edges(block) == mermaid_edges(result.stdout)
-    assert len(mermaid_edges(result.stdout)) == 11
+    assert len(mermaid_edges(result.stdout)) == 13
 
 
 def test_serve_refuses_a_separator_only_api_key_list(cli: Cli) -> None:

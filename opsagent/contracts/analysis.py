@@ -178,6 +178,42 @@ class Unresolved(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
 
 
+AskShape = Literal["yes_no", "count", "which", "list", "record", "why", "who", "when", "how", "compare", "other"]
+"""What kind of answer an ask wants: "is there…?" a yes or no, "how many" a count, "why" a cause…"""
+
+
+class Ask(BaseModel):
+    """One thing the user asked, found in their own words (a clause, an "and …?", a "then …", a "who/why")."""
+
+    id: str
+    """"p1", "p2"… in the order asked; the plan's parts are checked against these."""
+    text: str
+    span: Span
+    shape: AskShape = "other"
+    records: list[str] = Field(default_factory=list)
+    """Record kinds the ask names (the catalog's: incident, change, run, pipeline, health)."""
+
+
+Intent = Literal["question", "greeting", "help", "thanks", "action", "off_topic", "vague"]
+"""What the message is, read by product code for every model: a question to answer; a greeting, a
+request for help or thanks (answered without tools); a request to act (answered as one: what OpsAgent
+cannot do, what to do instead, the records); nothing about operations; or about operations but naming
+nothing to look at ("is it fixed?" without an earlier turn)."""
+
+
+class ActionRequest(BaseModel):
+    """A request to change something ("ack INC…", "rerun pl_x", "scale up the warehouse")."""
+
+    action: str
+    """The operation, canonical ("acknowledge", "rerun", "resize")."""
+    verb: str
+    """As the user wrote it ("ack")."""
+    text: str
+    """The clause that asks for it."""
+    targets: list[str] = Field(default_factory=list)
+    """The ids and names it is about, validated like every entity."""
+
+
 class QuestionAnalysis(BaseModel):
     """Everything intake understood about the question, before planning."""
 
@@ -196,6 +232,12 @@ class QuestionAnalysis(BaseModel):
     unresolved: list[Unresolved] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     """Corrections made ("read pl_load_finanse_dwh as pl_load_finance_dwh")."""
+    asks: list[Ask] = Field(default_factory=list)
+    """The separate things asked, in order; coverage and the answer checks read them."""
+    intent: Intent = "question"
+    action: ActionRequest | None = None
+    unplaced: list[str] = Field(default_factory=list)
+    """Content words that name nothing intake knows (no record, value, entity, time or question word)."""
 
     def values(self, kind: EntityKind) -> list[str]:
         """The usable values of one kind, in order of mention, without duplicates."""

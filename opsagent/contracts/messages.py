@@ -61,6 +61,13 @@ class PlanningRequest(BaseModel):
     trail: RunTrail
 
 
+class DirectReply(BaseModel):
+    """store_query → reject_query: a greeting, a request for help or thanks, answered without tools."""
+
+    trail: RunTrail
+    kind: Literal["greeting", "help", "thanks"]
+
+
 class PlannerReply(BaseModel):
     """What a planner model said, unparsed; ``error`` when the call itself failed."""
 

@@ -65,7 +65,9 @@ class AnswerMetadata(BaseModel):
     """Everything needed to see how an answer came about."""
 
     workflow: WorkflowKind
-    route: Route | Literal["error"]
+    route: Route | Literal["help", "action", "error"]
+    """``help``: a greeting, help or thanks answered without tools; ``action``: a request to act,
+    answered with what OpsAgent cannot do, what to do instead and the records."""
     error_code: ErrorCode | None = None
     analysis: QuestionAnalysis | None = None
     parts: list[QuestionPart] = Field(default_factory=list)

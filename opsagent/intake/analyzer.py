@@ -14,10 +14,12 @@ from datetime import datetime
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Span, Unresolved
 from opsagent.contracts.requests import MessageData
+from opsagent.intake.asks import find_asks
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
 from opsagent.intake.entities import TICKET, find_entities, normalised_ticket
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
+from opsagent.intake.intent import read_intent, unplaced_words
 from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
 from opsagent.intake.record_windows import find_record_windows
@@ -65,10 +67,16 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     relative = list(find_record_windows(text))
     times = [item for item in find_times(text, now)  # "the 2 hours after the change" is not "the last 2 hours"
              if not any(item.span.start >= window.span.start and item.span.end <= window.span.end for window in relative)]
+    filters = find_filters(text)
+    asks = find_asks(text, entities)
+    intent, action = read_intent(text, asks=asks, entities=entities, has_window=bool(times or relative),
+                                 has_filter=bool(filters), has_history=bool(history))
+    covered = [item.span for item in (*entities, *times, *relative, *filters)]
     analysis = QuestionAnalysis(
         question=question, resolved_question=text, now=now, entities=entities, times=times, record_windows=relative,
-        filters=find_filters(text), references=references, follow_up=follow_up[1] if follow_up else None,
-        unresolved=_unresolved(entities), notes=notes,
+        filters=filters, references=references, follow_up=follow_up[1] if follow_up else None,
+        unresolved=_unresolved(entities), notes=notes, asks=asks, intent=intent, action=action,
+        unplaced=unplaced_words(text, covered),
     )
     return analysis.model_copy(update={"runbooks": match_runbooks(runbooks, analysis)})
 
@@ -103,6 +111,10 @@ class QuestionAnalyzer:
     def known_names(self) -> frozenset[str]:
         """Inventory names (factories, components, CIs) the grounding check watches for."""
         return self.inventory.cached.names()
+
+    async def example_questions(self) -> list[str]:
+        """Questions about what the data holds now, for a greeting or "help"."""
+        return await self._candidates.examples()
 
     async def clarify_candidates(self, analysis: QuestionAnalysis) -> ClarifyCandidates:
         """Concrete options from the data for what the question leaves open, with the evidence."""

@@ -55,6 +55,8 @@ def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> 
     """The user-mode decision for the latest question, given the conversation before it."""
     analysis = role_input.analysis
     question = analysis.resolved_question
+    if analysis.intent == "off_topic":  # nothing in it names a record, a value or an operations word
+        return Decision("reject", OUT_OF_SCOPE, question=question)
     if analysis.follow_up is not None or analysis.references:  # intake already wrote the whole question
         history: list[Turn] = []
     else:
@@ -62,20 +64,22 @@ def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> 
     registered = {item.name for item in role_input.specialists}
     return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times,
                            runbook=next(iter(analysis.runbooks), None), registered=registered,
-                           record_windows=analysis.record_windows, filters=analysis.filters)
+                           record_windows=analysis.record_windows, filters=analysis.filters,
+                           acting=analysis.intent == "action")
 
 
 def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
                     max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
                     registered: Collection[str] = (), record_windows: Sequence[RecordWindow] = (),
-                    filters: Sequence[FilterMention] = ()) -> Decision:
+                    filters: Sequence[FilterMention] = (), acting: bool = False) -> Decision:
     def understood(text: str) -> Analysis:
         """The rules' reading of ``text``, with what intake found that the words alone do not show."""
         read = with_then_asks(with_record_windows(analyse(text, knowledge, fixer, times), record_windows))
         return with_filters(read, filters, knowledge)
 
     first = understood(question)
-    refused = refusal(first, knowledge.policy)
+    # a request to act (read by intake) is answered with the records it names, never executed
+    refused = None if acting else refusal(first, knowledge.policy)
     if refused:
         return Decision("reject", refused.reason, question=first.text)
     dependent = len(first.selected) >= 2 and has_dependency_cue(first.text, knowledge)

@@ -177,7 +177,7 @@ RUN_STATUS = Vocabulary(
     choices=_choices(get_args(RunStatus), {
         "Failed": ("failed", "failing", "fails", "failure", "failures", "fail", "broken", "broke", "errored",
                    "erroring", "red"),
-        "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green", "ok"),
+        "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green"),
         "InProgress": ("in progress", "running", "executing", "still running", "in-progress"),
         "Queued": ("queued", "waiting to run", "pending"),
         "Cancelled": ("canceled", "cancelled", "aborted", "stopped"),

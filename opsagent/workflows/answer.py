@@ -16,6 +16,7 @@ from typing_extensions import Never
 from opsagent.contracts.grounding import GroundingReport
 from opsagent.contracts.messages import GroundedAnswer, RunTrail
 from opsagent.contracts.results import Answer, AnswerMetadata, ReviewRecord
+from opsagent.workflows.actions import action_notice
 from opsagent.workflows.grounding_check import sentences
 from opsagent.workflows.ids import AGGREGATE
 from opsagent.workflows.presentation import (
@@ -90,7 +91,11 @@ class AggregateExecutor(Executor):
         else:
             summary, facts = grounded.review.summary.strip(), list(grounded.review.key_facts)
             text = compose_text(written, limitations, results)
-        metadata = build_metadata(trail, route="execute", limitations=limitations)
+        action = trail.analysis.action
+        if action is not None:  # a request to act: said first that nothing was done, then the records
+            notice = action_notice(action)
+            summary, text = f"{notice}\n\n{summary}", f"{notice}\n\n{text}"
+        metadata = build_metadata(trail, route="action" if action else "execute", limitations=limitations)
         await ctx.yield_output(Answer(text=cap_text(text, self.max_answer_chars), summary=summary, facts=facts,
                                       limitations=limitations, evidence=sections, refs=answer_refs(results),
                                       metadata=metadata))

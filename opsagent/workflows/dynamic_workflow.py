@@ -17,7 +17,12 @@ from opsagent.workflows.orchestration import OrchestratorExecutor
 from opsagent.workflows.planner import DynamicTriageExecutor, ParseTriageOutputExecutor
 from opsagent.workflows.reject import RejectQueryExecutor
 from opsagent.workflows.review import ReviewExecutor
-from opsagent.workflows.routing import select_execution_path, select_grounding_outcome, select_review_outcome
+from opsagent.workflows.routing import (
+    select_execution_path,
+    select_grounding_outcome,
+    select_intake_outcome,
+    select_review_outcome,
+)
 
 MAX_SUPERSTEPS = 15
 """The longest legal run takes 13 supersteps (plan, parse, execute, review, re-plan, parse, execute,
@@ -34,7 +39,7 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
     parse_triage_output = ParseTriageOutputExecutor(agents=runtime.specialist_names, max_tasks=settings.max_plan_tasks,
                                                     min_confidence=settings.planner_min_confidence,
                                                     max_steps=settings.max_plan_steps)
-    reject_query = RejectQueryExecutor()
+    reject_query = RejectQueryExecutor(runtime.intake.example_questions)
     clarify = ClarifyExecutor(agents.clarify, specialists=runtime.specialist_infos, timeout_seconds=timeout,
                               candidates=runtime.intake.clarify_candidates)
     orchestrator = OrchestratorExecutor(agents.specialists, task_timeout_seconds=timeout)
@@ -49,7 +54,8 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
             output_from=[reject_query, clarify, aggregate],
             intermediate_output_from=[store_query, parse_triage_output, orchestrator, review, grounding],
         )
-        .add_edge(store_query, dynamic_triage)
+        .add_multi_selection_edge_group(store_query, [dynamic_triage, reject_query, clarify],
+                                        selection_func=select_intake_outcome)
         .add_edge(dynamic_triage, parse_triage_output)
         .add_multi_selection_edge_group(
             parse_triage_output, [reject_query, clarify, orchestrator, grounding], selection_func=select_execution_path

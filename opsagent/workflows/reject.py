@@ -1,32 +1,49 @@
-"""reject_query: a direct answer that declines (out of scope, a write request) or explains a planner failure."""
+"""reject_query: a direct answer — a greeting, help or thanks; a refusal (out of scope); a request to act
+answered as one; or the explanation of a planner failure."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from agent_framework import Executor, WorkflowContext, handler
 from typing_extensions import Never
 
-from opsagent.contracts.messages import Rejection
+from opsagent.contracts.messages import DirectReply, Rejection
 from opsagent.contracts.results import Answer
+from opsagent.workflows.actions import action_notice
 from opsagent.workflows.answer import build_metadata
 from opsagent.workflows.ids import REJECT_QUERY
+from opsagent.workflows.welcome import CAPABILITIES, reply_text
 
-CAPABILITIES = (
-    "I can look up ServiceNow incidents and change requests, Azure Data Factory pipeline runs, and the "
-    "health of Databricks, Snowflake and Azure."
-)
+FindExamples = Callable[[], Awaitable[list[str]]]
+
+
+async def no_examples() -> list[str]:
+    return []
 
 
 class RejectQueryExecutor(Executor):
-    def __init__(self) -> None:
+    def __init__(self, examples: FindExamples = no_examples) -> None:
         super().__init__(id=REJECT_QUERY)
+        self.examples = examples
+        """Example questions about what the data holds now (for a greeting or "help")."""
 
     @handler
     async def reject(self, rejection: Rejection, ctx: WorkflowContext[Never, Answer]) -> None:
+        action = rejection.trail.analysis.action
         if rejection.failure is not None:
             text = f"{rejection.reason} Please try again, or rephrase the question."
             metadata = build_metadata(rejection.trail, route="error", error_code=rejection.failure,
                                       reject_reason=rejection.reason)
+        elif action is not None:  # a planner that refused a request to act: still answered as one
+            text = action_notice(action)
+            metadata = build_metadata(rejection.trail, route="action", reject_reason=rejection.reason)
         else:
             text = f"{rejection.reason} {CAPABILITIES}"
             metadata = build_metadata(rejection.trail, route="reject", reject_reason=rejection.reason)
         await ctx.yield_output(Answer(text=text, summary=text, metadata=metadata))
+
+    @handler
+    async def reply(self, request: DirectReply, ctx: WorkflowContext[Never, Answer]) -> None:
+        text = reply_text(request.kind, await self.examples())
+        await ctx.yield_output(Answer(text=text, summary=text, metadata=build_metadata(request.trail, route="help")))

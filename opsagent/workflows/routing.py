@@ -10,17 +10,29 @@ from typing import Any
 
 from opsagent.contracts.messages import (
     ClarifyRequest,
+    DirectReply,
     DraftAnswer,
     ExecutionPlan,
     GroundedAnswer,
+    PlanningRequest,
     RegenerateRequest,
     Rejection,
     ReplanRequest,
 )
-from opsagent.workflows.ids import AGGREGATE, CLARIFY, DYNAMIC_TRIAGE, GROUNDING, ORCHESTRATOR, REJECT_QUERY, REVIEW
+from opsagent.workflows.ids import (
+    AGGREGATE,
+    CLARIFY,
+    DYNAMIC_TRIAGE,
+    GROUNDING,
+    ORCHESTRATOR,
+    REJECT_QUERY,
+    REVIEW,
+    TRIAGE,
+)
 
 DESTINATIONS: dict[type, str] = {
     Rejection: REJECT_QUERY,
+    DirectReply: REJECT_QUERY,
     ClarifyRequest: CLARIFY,
     ExecutionPlan: ORCHESTRATOR,
     DraftAnswer: GROUNDING,
@@ -39,6 +51,14 @@ def _checked(targets: list[str], target_ids: list[str]) -> list[str]:
 
 def _destination(message: Any, target_ids: list[str]) -> list[str]:
     return _checked([DESTINATIONS[type(message)]], target_ids)
+
+
+def select_intake_outcome(message: PlanningRequest | DirectReply | ClarifyRequest,
+                          target_ids: list[str]) -> list[str]:
+    """After intake: plan (the dynamic or the triage planner), reply directly, or ask back."""
+    if isinstance(message, PlanningRequest):
+        return _checked([target for target in target_ids if target in (DYNAMIC_TRIAGE, TRIAGE)], target_ids)
+    return _destination(message, target_ids)
 
 
 def select_execution_path(message: Rejection | ClarifyRequest | ExecutionPlan | DraftAnswer,

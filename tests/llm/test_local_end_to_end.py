@@ -26,9 +26,18 @@ async def ask(runtime, question: str, history: list[MessageData] | None = None, 
 
 
 async def test_reject(local_runtime) -> None:
-    answer = await ask(local_runtime(), "can you restart pl_ingest_sales?")
-    assert answer.metadata.route == "reject" and "read-only" in answer.text
+    answer = await ask(local_runtime(), "what's the weather going to be like in Oslo tomorrow?")
+    assert answer.metadata.route == "reject" and not answer.metadata.tasks
     assert answer.metadata.model == "local-rules" and answer.metadata.provider == "local"
+
+
+async def test_a_request_to_act_is_answered_as_one_with_the_record_it_names(local_runtime) -> None:
+    answer = await ask(local_runtime(), "can you restart pl_ingest_sales?")
+    assert answer.metadata.route == "action" and answer.summary.startswith("I can't rerun pl_ingest_sales")
+    assert "read-only" in answer.summary and "Rerun" in answer.summary  # where to do it instead
+    looked_up = {call.tool for task in answer.metadata.tasks for call in task.evidence}
+    assert looked_up and all(tool.startswith(("get_", "list_", "query_")) for tool in looked_up)
+    assert "pl_ingest_sales" in answer.text
 
 
 async def test_clarify_then_answer_with_history(local_runtime) -> None:

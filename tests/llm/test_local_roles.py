@@ -74,12 +74,18 @@ async def test_task_questions_carry_entities_and_time_window(local_client) -> No
     assert "databricks" in questions["service_health"].lower()
 
 
-@pytest.mark.parametrize("question", ["What's the weather in Oslo?", "tell me a joke", "restart pl_copy_crm_accounts",
-                                      "buy more Snowflake credits for us", "what's Snowflake's share price today?",
-                                      "please close INC0010049", "How do I reset my laptop password"])
+@pytest.mark.parametrize("question", ["What's the weather in Oslo?", "tell me a joke",
+                                      "what's Snowflake's share price today?", "How do I reset my laptop password"])
 async def test_user_mode_rejects_with_a_reason(local_client, question) -> None:
     output = await plan(local_client, question)
     assert output.should_reject and output.reject_reason and not output.plan
+
+
+@pytest.mark.parametrize(("question", "named"), [("restart pl_copy_crm_accounts", "pl_copy_crm_accounts"),
+                                                 ("please close INC0010049", "INC0010049")])
+async def test_user_mode_plans_the_lookup_of_what_a_request_to_act_names(local_client, question, named) -> None:
+    output = await plan(local_client, question)  # intake reads it as an action; the answer says nothing was done
+    assert not output.should_reject and output.plan and named in output.plan[0].question
 
 
 async def test_user_mode_clarifies_unresolvable_references_but_resolves_them_from_history(local_client) -> None:

@@ -53,7 +53,7 @@ def test_devset_is_big_and_varied_enough() -> None:
     cases = load_devset()
     assert len(cases) >= 80
     assert sum(case.part == "heldout" for case in cases) >= 0.2 * len(cases)
-    assert {case.route for case in cases} == {"reject", "clarify", "execute"}
+    assert {case.route for case in cases} == {"reject", "clarify", "execute", "action"}
     assert {case.shape for case in cases} == {"none", "single", "parallel", "sequential"}
     assert sum(1 for case in cases if case.history) >= 8
     understanding = ("negation", "qualifier", "exact-time", "follow-up", "scope", "typo", "chaining", "runbook")

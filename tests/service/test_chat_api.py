@@ -116,14 +116,14 @@ def test_chat_model_unavailable_is_a_502_and_a_stream_error_event(make_app: AppF
 def test_chat_stream_sends_progress_events_then_the_answer(make_app: AppFactory) -> None:
     with serving(make_app(dynamic_plan=True)) as url:
         with httpx.stream("POST", url + "/api/chat/stream",
-                          json={"messages": [{"role": "user", "content": "hi"}]}) as response:
+                          json={"messages": [{"role": "user", "content": "any open P1s?"}]}) as response:
             frames = [f for f in response.read().decode().split("\n\n") if f]
     events = [(f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: ")))
               for f in frames]
     assert [name for name, _ in events] == ["progress"] * 5 + ["answer"]
     assert [data["kind"] for _, data in events[:-1]] == ["plan", "task_started", "task_finished", "review", "grounding"]
     assert events[0][1]["data"]["plan"][0]["agent"] == "servicenow"
-    assert first_paragraph(events[-1][1]["answer"]) == "Answer: hi"
+    assert first_paragraph(events[-1][1]["answer"]) == "Answer: any open P1s?"
 
 
 @pytest.mark.parametrize(("header", "status"), [

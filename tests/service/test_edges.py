@@ -14,10 +14,10 @@ from opsagent.settings import Settings
 from tests.service.conftest import AppFactory, model_calls, serving
 from tests.service.test_teams_bot import activity
 
-CHAT = {"messages": [{"role": "user", "content": "hello"}]}
+CHAT = {"messages": [{"role": "user", "content": "any open incidents?"}]}
 POSTS = [
     ("/api/chat", CHAT), ("/api/chat_dynamic", CHAT), ("/api/chat/stream", CHAT),
-    ("/v1/chat/completions", {"model": "opsagent", **CHAT}), ("/api/messages", activity("hello")),
+    ("/v1/chat/completions", {"model": "opsagent", **CHAT}), ("/api/messages", activity("any open incidents?")),
 ]
 
 

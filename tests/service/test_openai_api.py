@@ -104,7 +104,7 @@ def test_openai_progress_setting_moves_the_progress(make_app: AppFactory, mode: 
 
 def test_openai_stream_without_include_usage_puts_usage_on_the_stop_chunk(live_url: str) -> None:
     chunks = list(client(live_url).chat.completions.create(
-        model="opsagent-triage", messages=[{"role": "user", "content": "hello"}], stream=True,
+        model="opsagent-triage", messages=[{"role": "user", "content": "any open incidents?"}], stream=True,
     ))
     assert chunks[-1].choices[0].finish_reason == "stop" and chunks[-1].usage.total_tokens > 0
 

@@ -25,7 +25,7 @@ from tests.service.conftest import (echo_answer, echo_review, echo_scripts, firs
                                     serving_for_real)
 
 SLOW_CLIENTS = 80
-CHAT = {"messages": [{"role": "user", "content": "hello"}]}
+CHAT = {"messages": [{"role": "user", "content": "any open incidents?"}]}
 FINISHED_REVIEWS: list[str] = []
 
 
@@ -90,7 +90,7 @@ def test_slow_clients_hold_no_worker_thread(real_server: tuple[Flask, str], head
             status, seconds = _timed_get(url + "/healthz")
             assert status == 200 and seconds < 1.0, f"/healthz took {seconds:.2f} s behind {SLOW_CLIENTS} slow clients"
         chat = httpx.post(url + "/api/chat", json=CHAT, timeout=10)
-        assert chat.status_code == 200 and first_paragraph(chat.json()["answer"]) == "Answer: hello"
+        assert chat.status_code == 200 and first_paragraph(chat.json()["answer"]) == "Answer: any open incidents?"
 
 
 def test_slow_body_gets_a_json_408_after_the_read_timeout(real_server: tuple[Flask, str]) -> None:

@@ -164,7 +164,7 @@ def test_teams_turn_error_does_not_leak_exception_text(make_app: AppFactory, mon
     app = make_app(teams_anonymous_dev=True)
     break_history(app, monkeypatch)
     with serving(app) as url:
-        response = httpx.post(url + "/api/messages", json=activity("hello"), timeout=20)
+        response = httpx.post(url + "/api/messages", json=activity("any open incidents?"), timeout=20)
     assert replies(response) == ["Sorry, something went wrong while answering. It has been logged."]
     assert "secret internals" not in response.text
 
@@ -242,7 +242,7 @@ def test_teams_conversation_is_out_of_reach_of_the_http_api(make_app: AppFactory
 
 def test_teams_not_configured_is_a_404_with_a_json_error(live_url: str) -> None:
     """Not a 5xx: a monitor must not read "Teams is not enabled here" as an outage."""
-    response = httpx.post(live_url + "/api/messages", json=activity("hello"))
+    response = httpx.post(live_url + "/api/messages", json=activity("any open incidents?"))
     assert response.status_code == 404 and response.json()["error"]["code"] == "teams_not_enabled"
     assert "BOT_APP_ID" in response.json()["error"]["message"]
 
@@ -255,7 +255,7 @@ def test_teams_malformed_service_url_is_400_before_any_work(make_app: AppFactory
     """Normal delivery (no expectReplies) used to reach the SDK's connector client and answer 500."""
     app = make_app(teams_anonymous_dev=True)
     with serving(app) as url:
-        response = httpx.post(url + "/api/messages", json=activity("hello", service_url=service_url, expect_replies=False))
+        response = httpx.post(url + "/api/messages", json=activity("any open incidents?", service_url=service_url, expect_replies=False))
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "invalid_activity" and response.json()["error"]["param"] == "serviceUrl"
     assert model_calls(app) == 0
@@ -267,7 +267,7 @@ def test_teams_jwt_required_when_bot_credentials_configured(make_app: AppFactory
     app = make_app(bot_app_id="00000000-0000-0000-0000-0000000000b0", teams_anonymous_dev=True)
     headers = {"Authorization": header} if header else {}
     with serving(app) as url:
-        response = httpx.post(url + "/api/messages", json=activity("hello"), headers=headers)
+        response = httpx.post(url + "/api/messages", json=activity("any open incidents?"), headers=headers)
     assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized"
 
 
@@ -283,7 +283,7 @@ def test_teams_bad_activity_is_400(make_app: AppFactory, body: Any) -> None:
 
 
 def without(field: str) -> dict[str, Any]:
-    body = activity("hello")
+    body = activity("any open incidents?")
     if "." in field:
         outer, inner = field.split(".")
         body[outer].pop(inner)
@@ -296,7 +296,7 @@ def without(field: str) -> dict[str, Any]:
     (without("serviceUrl"), "invalid_activity", "serviceUrl"),
     (without("recipient"), "invalid_activity", "recipient.id"),
     (without("from"), "invalid_activity", "from.id"),
-    ({**activity("hello"), "conversation": {"id": " "}}, "invalid_activity", "conversation.id"),
+    ({**activity("any open incidents?"), "conversation": {"id": " "}}, "invalid_activity", "conversation.id"),
     (b'{"type": "message", "channelData": ' + b"[" * 50000 + b"}", "invalid_json", None),
     (b"[" * 50000, "invalid_json", None),
     ({**activity(""), "text": "hi \udfff"}, "invalid_value", "text"),
@@ -360,10 +360,10 @@ def test_teams_signed_token_is_checked_for_audience(make_app: AppFactory, signin
     app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id="tenant")
     headers = {"Authorization": f"Bearer {bot_token(signing_key, audience)}"}
     with serving(app) as url:
-        response = httpx.post(url + "/api/messages", json=activity("signed hello"), headers=headers, timeout=20)
+        response = httpx.post(url + "/api/messages", json=activity("signed: any open incidents?"), headers=headers, timeout=20)
     assert response.status_code == status
     if status == 200:
-        assert answers(response) == ["Answer: signed hello"]
+        assert answers(response) == ["Answer: signed: any open incidents?"]
 
 
 @pytest.mark.parametrize(("claims", "status"), [
@@ -386,7 +386,7 @@ def test_teams_token_lifetime_and_issuer_are_checked(make_app: AppFactory, signi
     app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id=TENANT)
     headers = {"Authorization": f"Bearer {bot_token(signing_key, BOT_ID, **claims)}"}
     with serving(app) as url:
-        response = httpx.post(url + "/api/messages", json=activity("signed hello"), headers=headers, timeout=20)
+        response = httpx.post(url + "/api/messages", json=activity("signed: any open incidents?"), headers=headers, timeout=20)
     assert response.status_code == status, response.text
     if status == 401:
         assert response.json()["error"]["code"] == "unauthorized"
@@ -396,7 +396,7 @@ def test_teams_sdk_refusal_has_the_json_error_shape(make_app: AppFactory, signin
     """A signed call naming a serviceUrl outside Microsoft's channel hosts: the SDK's host validator 401."""
     app = make_app(bot_app_id=BOT_ID, bot_app_password=SecretStr("pw"), bot_tenant_id=TENANT)
     headers = {"Authorization": f"Bearer {bot_token(signing_key, BOT_ID)}"}
-    body = activity("hello", service_url="https://attacker.example/")
+    body = activity("any open incidents?", service_url="https://attacker.example/")
     with serving(app) as url:
         response = httpx.post(url + "/api/messages", json=body, headers=headers, timeout=20)
     assert response.status_code == 401

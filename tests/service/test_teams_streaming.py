@@ -163,7 +163,7 @@ def test_teams_stream_ends_with_the_apology_when_the_turn_fails(make_app: AppFac
     app = streaming_app(make_app)
     break_history(app, monkeypatch)
     with serving(app) as url:
-        _, sent = ask(url, connector, "hello")
+        _, sent = ask(url, connector, "any open incidents?")
     messages = [a for a in sent if a["type"] == "message"]
     assert [a["text"] for a in messages] == [TURN_FAILED] and stream_info(messages[0])["streamType"] == "final"
     assert "secret internals" not in str(sent)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.service.conftest import AppFactory, break_history, serving
 
-USER = {"role": "user", "content": "hello"}
+USER = {"role": "user", "content": "any open incidents?"}
 
 
 @dataclass(frozen=True)
@@ -147,12 +147,12 @@ def test_validation_unsupported_content_part_names_its_type(small_limits_url: st
     completion(temperature=0.1, top_p=0.9, max_tokens=50, user="u", n=1, seed=3, stop=["x"]),
     completion(response_format={"type": "text"}, tools=[], tool_choice="none"),
     completion(messages=[{"role": "developer", "content": "be brief"},
-                         {"role": "user", "content": [{"type": "text", "text": "hello"}], "name": "dana"}]),
+                         {"role": "user", "content": [{"type": "text", "text": "any open incidents?"}], "name": "dana"}]),
 ], ids=["sampling-knobs", "empty-tools-and-text-format", "developer-role-and-text-parts"])
 def test_validation_accepts_harmless_openai_parameters(small_limits_url: str, body: dict[str, Any]) -> None:
     response = httpx.post(small_limits_url + "/v1/chat/completions", json=body)
     assert response.status_code == 200, response.text
-    assert response.json()["choices"][0]["message"]["content"].startswith("Answer: hello\n\n")
+    assert response.json()["choices"][0]["message"]["content"].startswith("Answer: any open incidents?\n\n")
 
 
 def test_validation_keeps_a_sane_request_id_and_replaces_a_bad_one(live_url: str) -> None:

@@ -35,14 +35,19 @@ def ask(question: str, history: list[MessageData] | None = None) -> WorkflowInpu
 
 async def test_reject_route_answers_directly_without_specialists(make_scripted_runtime):
     runtime, models = make_scripted_runtime(
-        {"dynamic_triage": [reply({"should_reject": True, "reject_reason": "Weather is out of scope."})]}
+        {"dynamic_triage": [reply({"should_reject": True, "reject_reason": "Printers are out of scope."})]}
     )
-    answer, events = await answer_chat(runtime, ask("What's the weather in Oslo?"))
+    answer, events = await answer_chat(runtime, ask("Is the printer on floor 3 out of toner again?"))
     assert answer.metadata.route == "reject"
-    assert answer.text.startswith("Weather is out of scope.")
-    assert answer.metadata.tasks == [] and answer.metadata.llm_calls == 1
-    assert [event.kind for event in events] == ["reject"]
+    assert answer.metadata.tasks == []
     assert "servicenow" not in models.clients or not models.clients["servicenow"].calls
+
+
+async def test_a_greeting_is_answered_without_a_model_call(make_scripted_runtime):
+    runtime, models = make_scripted_runtime({"dynamic_triage": [reply({"should_reject": True})]})
+    answer, _ = await answer_chat(runtime, ask("hi there!"))
+    assert answer.metadata.route == "help" and answer.metadata.llm_calls == 0
+    assert "Try for example" in answer.text and not models.clients["dynamic_triage"].calls
 
 
 async def test_clarify_route_asks_back_with_interpretations(make_scripted_runtime):
@@ -67,7 +72,7 @@ async def test_a_plan_the_planner_is_unsure_of_becomes_a_question_back(make_scri
         "dynamic_triage": [reply(unsure)],
         "clarify": [reply({"clarification_request": "Which platform?", "possible_interpretations": ["Databricks"]})],
     }, planner_min_confidence=0.5)
-    answer, _ = await answer_chat(runtime, ask("is it ok?"))
+    answer, _ = await answer_chat(runtime, ask("any failed pipelines today?"))
     assert answer.metadata.route == "clarify" and answer.metadata.tasks == []
     assert any("confidence 0.30" in note for note in answer.metadata.notes)
     assert not models.clients["servicenow"].calls
@@ -228,7 +233,7 @@ async def test_a_reviewer_that_is_never_satisfied_still_ends_after_one_retry(mak
         "servicenow": fetch_then("a"), "service_health": fetch_then("b"), "log_analytics": fetch_then("c"),
         "review": [reply(INCOMPLETE)] * 5,
     })
-    answer, _ = await answer_chat(runtime, ask("everything"))
+    answer, _ = await answer_chat(runtime, ask("open incidents and failed pipelines?"))
     assert len(models.clients["dynamic_triage"].calls) == 2
     assert len(models.clients["review"].calls) == 2
     assert answer.metadata.review.retry_used
@@ -249,7 +254,7 @@ async def test_malformed_triage_output_is_repaired(make_scripted_runtime, triage
     runtime, _ = make_scripted_runtime({
         "dynamic_triage": [reply(triage_text)], "servicenow": fetch_then("done"), "review": [reply(COMPLETE)],
     })
-    answer, _ = await answer_chat(runtime, ask("q"))
+    answer, _ = await answer_chat(runtime, ask("open incidents and failed pipelines?"))
     assert answer.metadata.route == "execute"
     assert [t.agent for t in answer.metadata.plans[0].steps] == expected_agents
     assert answer.metadata.plans[0].steps[0].step == 1
@@ -268,7 +273,7 @@ async def test_malformed_triage_output_is_repaired(make_scripted_runtime, triage
 )
 async def test_unusable_triage_output_gives_a_clear_answer(make_scripted_runtime, triage_reply):
     runtime, _ = make_scripted_runtime({"dynamic_triage": [triage_reply]})
-    answer, events = await answer_chat(runtime, ask("q"))
+    answer, events = await answer_chat(runtime, ask("open incidents and failed pipelines?"))
     assert answer.metadata.route == "error" and answer.metadata.error_code == "planner_failed"
     assert answer.text.startswith("I could not work out a plan for this question")
     assert answer.metadata.tasks == []
@@ -282,7 +287,7 @@ async def test_a_failing_model_is_reported_by_kind_without_its_error_text(make_s
     leak = "Incorrect API key provided: sk-proj-SECRET. Internal host 10.1.2.3"
     response = httpx.Response(401, request=httpx.Request("POST", "http://model"))
     runtime, _ = make_scripted_runtime({"dynamic_triage": [openai.AuthenticationError(leak, response=response, body=None)]})
-    answer, _ = await answer_chat(runtime, ask("q"))
+    answer, _ = await answer_chat(runtime, ask("open incidents and failed pipelines?"))
     assert answer.metadata.route == "error" and answer.metadata.error_code == "model_unavailable"
     assert "rejected the credentials" in answer.text
     assert "SECRET" not in answer.model_dump_json() and "10.1.2.3" not in answer.model_dump_json()
@@ -300,7 +305,7 @@ async def test_one_parallel_task_failing_and_one_timing_out_do_not_stop_the_othe
         "service_health": fetch_then("Snowflake operational"),
         "review": [reply({"is_complete": True, "summary": "Snowflake is operational."})],
     }, task_timeout_seconds=0.3)
-    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("all three")), timeout=10)
+    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("open incidents and failed pipelines?")), timeout=10)
     statuses = {t.agent: t.status for t in answer.metadata.tasks}
     assert statuses == {"servicenow": "failed", "log_analytics": "timeout", "service_health": "ok"}
     assert answer.text.startswith("Snowflake is operational.")
@@ -341,7 +346,7 @@ async def test_request_deadline_cancels_the_work_and_answers_with_a_timeout(make
             raise
 
     runtime, _ = make_scripted_runtime({"dynamic_triage": slow})
-    answer, _ = await answer_chat(runtime, ask("q"), deadline_seconds=0.2)
+    answer, _ = await answer_chat(runtime, ask("open incidents and failed pipelines?"), deadline_seconds=0.2)
     assert answer.metadata.route == "error" and answer.metadata.error_code == "timeout"
     assert (answer.metadata.model, answer.metadata.provider) == ("scripted-model", "scripted")
     assert answer.metadata.duration_ms >= 200

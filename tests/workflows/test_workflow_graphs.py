@@ -25,6 +25,7 @@ def test_dynamic_workflow_has_the_design_executors_and_three_selection_groups(ma
         ids.CLARIFY, ids.ORCHESTRATOR, ids.REVIEW, ids.GROUNDING, ids.AGGREGATE,
     }
     assert selection_groups(workflow) == {
+        "select_intake_outcome": (ids.STORE_QUERY, [ids.DYNAMIC_TRIAGE, ids.REJECT_QUERY, ids.CLARIFY]),
         "select_execution_path": (ids.PARSE_TRIAGE_OUTPUT, [ids.REJECT_QUERY, ids.CLARIFY, ids.ORCHESTRATOR, ids.GROUNDING]),
         "select_review_outcome": (ids.REVIEW, [ids.GROUNDING, ids.DYNAMIC_TRIAGE]),
         "select_grounding_outcome": (ids.GROUNDING, [ids.AGGREGATE, ids.REVIEW]),
@@ -42,6 +43,7 @@ def test_triage_workflow_fans_out_to_every_specialist_and_back_in_to_the_review(
     workflow = create_triage_workflow(runtime)
     specialists = ["servicenow", "log_analytics", "service_health"]
     assert selection_groups(workflow) == {
+        "select_intake_outcome": (ids.STORE_QUERY, [ids.TRIAGE, ids.REJECT_QUERY]),
         "select_triage_targets": (ids.TRIAGE, [ids.REJECT_QUERY, *specialists]),
         "select_grounding_outcome": (ids.GROUNDING, [ids.AGGREGATE, ids.REVIEW]),
     }
