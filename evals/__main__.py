@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evals.case import load_cases
+from evals.case import EvalCase, load_cases, load_frozen, load_paraphrases
 from evals.devset import CategoryScore, by_category, load_devset, plan_devset
 from evals.harness import CaseRunner
 from evals.judge import judge_answer, judge_available
@@ -29,6 +29,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m evals", description="Run OpsAgent's evaluation suite.")
     parser.add_argument("--tag", action="append", default=[], help="only cases with this tag (repeatable)")
     parser.add_argument("--id", action="append", default=[], help="only cases whose id starts with this (repeatable)")
+    parser.add_argument("--set", action="append", default=[], choices=["cases", "paraphrases", "frozen"],
+                        help="which sets to run (repeatable; default all three: the suite, its paraphrases written "
+                             "blind, the frozen held-out file)")
     parser.add_argument("--real", action="store_true",
                         help="the real-model run: a subset against the configured OpenAI-compatible endpoint")
     parser.add_argument("--subset", default="real-model", help="with --real: evals/subsets/<name>.yaml")
@@ -47,10 +50,18 @@ async def devset_by_category(settings: Settings, models: ModelProvider) -> list[
     return by_category(list(zip(cases, decisions, strict=True)))
 
 
+def selected_cases(args: argparse.Namespace) -> list[EvalCase]:
+    """The suite, then its paraphrases, then the frozen file — as filtered by --set, --tag and --id."""
+    sets = set(args.set) or {"cases", "paraphrases", "frozen"}
+    suite = load_cases(tags=set(args.tag) or None)
+    chosen = [*(suite if "cases" in sets else []), *(load_paraphrases(suite) if "paraphrases" in sets else []),
+              *(load_frozen() if "frozen" in sets and not args.tag else [])]
+    return [case for case in chosen if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
+
+
 async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
     models = make_model_provider(settings)
-    cases = [case for case in load_cases(tags=set(args.tag) or None)
-             if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
+    cases = selected_cases(args)
     results = []
     runner = CaseRunner(settings, make_backends=make_demo_backends, models=models)
     for case in cases:
@@ -60,14 +71,18 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
             result = result.model_copy(update={"judge": "pass" if verdict.passed else f"fail: {verdict.reason}",
                                                "passed": result.passed and verdict.passed})
         failed = "; ".join(f"{check.name} {check.detail}".strip() for check in result.checks if not check.passed)
-        print(f"{'pass' if result.passed else 'FAIL'}  {case.id}{'  — ' + failed if failed else ''}", file=sys.stderr)
+        mark = {"right": "pass", "honest": "HONEST", "wrong": "WRONG"}[result.verdict]
+        print(f"{mark:<6} {case.id}{'  — ' + failed if failed else ''}", file=sys.stderr)
         results.append(result)
     await runner.aclose()
     summary = summarise_results(results, provider=models.provider, model=models.model)
-    if not args.tag and not args.id:
+    if not args.tag and not args.id and not args.set:
         summary.planning = await devset_by_category(settings, models)
     paths = write_reports(results, summary)
     seeded = summary.seeded
+    for item in summary.sets:
+        print(f"{item.set:<12} {item.cases:>5} answers: right {item.right} ({item.share('right'):.0%}), "
+              f"honest {item.honest} ({item.share('honest'):.0%}), wrong {item.wrong} ({item.share('wrong'):.0%})")
     print(f"{summary.passed}/{summary.cases} passed ({summary.pass_rate:.0%}); "
           f"ungrounded ids: {summary.ungrounded_ids}; reports: {', '.join(str(p) for p in paths)}")
     if seeded is not None and seeded.correct:

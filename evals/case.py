@@ -26,6 +26,9 @@ TAGS = {
     "people", "age", "order", "history", "memory", "briefing", "text", "action", "help",
 }
 CASES_DIR = Path(__file__).resolve().parent / "cases"
+PARAPHRASES_DIR = Path(__file__).resolve().parent / "paraphrases"
+FROZEN_DIR = Path(__file__).resolve().parent / "heldout"
+CaseSet = Literal["cases", "paraphrases", "frozen"]
 
 
 class ToolExpectation(BaseModel):
@@ -89,6 +92,13 @@ class EvalCase(BaseModel):
     tags: list[str] = Field(min_length=1)
     why: str = ""
     """How the truth was computed from the data (the cases written blind say it)."""
+    set: CaseSet = "cases"
+    """Paraphrases and the frozen file are judged on outcomes only: the route, what the answer says and
+    must not say — not which tools or how many model calls (a different wording may take another path)."""
+
+    @property
+    def outcome_only(self) -> bool:
+        return self.set != "cases"
 
     def model_post_init(self, _: Any) -> None:
         unknown = set(self.tags) - TAGS
@@ -97,6 +107,41 @@ class EvalCase(BaseModel):
         both = set(self.faults) & set(self.transient_faults)
         if both:
             raise ValueError(f"{sorted(both)} cannot have both a permanent and a transient fault")
+
+
+class Paraphrase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    style: list[str] = Field(default_factory=list)
+
+
+class Paraphrases(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    paraphrases: list[Paraphrase] = Field(min_length=1)
+
+
+def load_paraphrases(cases: list[EvalCase], directory: Path = PARAPHRASES_DIR) -> list[EvalCase]:
+    """Each paraphrase as a case of its own (``<id>~<n>``): the original's history and truth, new words.
+    Paraphrases of cases not loaded (a filtered run, cases still pending) are left out."""
+    by_id = {case.id: case for case in cases}
+    found: list[EvalCase] = []
+    for path in sorted(directory.glob("*.yaml")):
+        for item in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            entry = Paraphrases.model_validate(item)
+            original = by_id.get(entry.case)
+            if original is None:
+                continue
+            found += [original.model_copy(update={"id": f"{original.id}~{number}", "question": paraphrase.text,
+                                                  "set": "paraphrases"})
+                      for number, paraphrase in enumerate(entry.paraphrases, start=1)]
+    return found
+
+
+def load_frozen(directory: Path = FROZEN_DIR) -> list[EvalCase]:
+    return [case.model_copy(update={"set": "frozen"}) for case in load_cases(directory)]
 
 
 def load_cases(directory: Path = CASES_DIR, *, tags: set[str] | None = None) -> list[EvalCase]:

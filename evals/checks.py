@@ -134,10 +134,21 @@ def _tool_checks(case: EvalCase, answer: Answer) -> Iterable[Check]:
 
 def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None = None) -> list[Check]:
     """Every deterministic check the case asks for (``ungrounded``: when the caller computed it already)."""
+    route = answer.metadata.route
+    checks = [Check(name="route", passed=route == case.expect.route, detail=f"got {route}")]
+    if not case.outcome_only:
+        checks += _path_checks(case, answer)
+    checks += _outcome_checks(case, answer)
+    ungrounded = ungrounded_entities(answer) if ungrounded is None else ungrounded
+    checks.append(Check(name="grounded", passed=not ungrounded, detail=", ".join(ungrounded)))
+    return checks
+
+
+def _path_checks(case: EvalCase, answer: Answer) -> list[Check]:
+    """How the answer was reached: specialists, plan shape, tools, runbook, retry, model calls."""
     meta, expect = answer.metadata, case.expect
     first_plan = meta.plans[0] if meta.plans else None
-    text = answer.text.lower()
-    checks = [Check(name="route", passed=meta.route == expect.route, detail=f"got {meta.route}")]
+    checks = []
     if expect.agents:
         agents = sorted({task.agent for task in first_plan.steps}) if first_plan else []
         checks.append(Check(name="agents", passed=agents == sorted(expect.agents), detail=f"got {agents}"))
@@ -145,6 +156,23 @@ def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None =
         shape = plan_shape(first_plan)
         checks.append(Check(name="shape", passed=shape == expect.shape, detail=f"got {shape}"))
     checks.extend(_tool_checks(case, answer))
+    if expect.runbook is not None:
+        checks.append(Check(name="runbook", passed=expect.runbook in meta.runbooks, detail=f"got {meta.runbooks}"))
+    if expect.retry_used is not None:
+        used = bool(meta.review and meta.review.retry_used)
+        checks.append(Check(name="retry used" if expect.retry_used else "no retry", passed=used == expect.retry_used))
+    if expect.max_llm_calls is not None:
+        checks.append(Check(name="llm calls", passed=meta.llm_calls <= expect.max_llm_calls,
+                            detail=f"{meta.llm_calls} > {expect.max_llm_calls}" if meta.llm_calls > expect.max_llm_calls else ""))
+    return checks
+
+
+def _outcome_checks(case: EvalCase, answer: Answer) -> list[Check]:
+    """What the answer says: facts, forbidden claims, the direct answer, and no false "none".
+    The product's own grounding verdict is not among them: it is reported beside the checks."""
+    meta, expect = answer.metadata, case.expect
+    text = answer.text.lower()
+    checks: list[Check] = []
     for fact in expect.facts:
         checks.append(Check(name=f"fact {fact!r}", passed=fact.lower() in text))
     for claim in expect.forbidden:
@@ -156,20 +184,7 @@ def run_checks(case: EvalCase, answer: Answer, *, ungrounded: list[str] | None =
                             detail=f"{absent} not in the direct answer: {direct[:160]!r}" if absent else ""))
     if expect.conclusion is not None:
         checks.append(_conclusion_check(expect.conclusion, direct))
-    if expect.runbook is not None:
-        checks.append(Check(name="runbook", passed=expect.runbook in meta.runbooks, detail=f"got {meta.runbooks}"))
-    if meta.route == "execute":
+    if meta.route in ("execute", "action"):
         wrong = false_nones(answer)
         checks.append(Check(name="no false none", passed=not wrong, detail="; ".join(wrong)))
-        if meta.grounding:
-            final = meta.grounding[-1].verdict
-            checks.append(Check(name="grounding verdict", passed=final == "pass", detail=f"got {final}"))
-    if expect.retry_used is not None:
-        used = bool(meta.review and meta.review.retry_used)
-        checks.append(Check(name="retry used" if expect.retry_used else "no retry", passed=used == expect.retry_used))
-    if expect.max_llm_calls is not None:
-        checks.append(Check(name="llm calls", passed=meta.llm_calls <= expect.max_llm_calls,
-                            detail=f"{meta.llm_calls} > {expect.max_llm_calls}" if meta.llm_calls > expect.max_llm_calls else ""))
-    ungrounded = ungrounded_entities(answer) if ungrounded is None else ungrounded
-    checks.append(Check(name="grounded", passed=not ungrounded, detail=", ".join(ungrounded)))
     return checks

@@ -11,9 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evals.case import Domain, EvalCase, Fault
+from evals.case import CaseSet, Domain, EvalCase, Fault
 from evals.checks import Check, run_checks, ungrounded_entities
 from evals.seeded_grounding import GradedAnswer
+from evals.verdict import Verdict, verdict_of
 from opsagent.backends.base import Backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
@@ -86,6 +87,10 @@ class CaseResult(BaseModel):
     id: str
     tags: list[str]
     passed: bool
+    """Right: every check the case asks for passed."""
+    verdict: Verdict = "right"
+    wrong_because: list[str] = Field(default_factory=list)
+    set: CaseSet = "cases"
     checks: list[Check]
     route: str
     ungrounded: list[str] = Field(default_factory=list)
@@ -146,7 +151,8 @@ class CaseRunner:
         """One case, answered and checked; a correct executed answer is kept as graded for the seeded suite."""
         answer, duration_ms = await self.answer(case)
         result = summarise(case, answer, duration_ms=duration_ms)
-        if result.passed and result.route == "execute" and answer.summary and not case.transient_faults:
+        if result.passed and result.route == "execute" and answer.summary and not case.transient_faults \
+                and case.set == "cases":
             known = self._shared_runtime(case).intake.known_names()
             result.graded = GradedAnswer.of(case.id, case.question, answer, known)
         return result
@@ -160,9 +166,11 @@ class CaseRunner:
 def summarise(case: EvalCase, answer: Answer, *, duration_ms: float) -> CaseResult:
     ungrounded = ungrounded_entities(answer)
     checks = run_checks(case, answer, ungrounded=ungrounded)
+    verdict, why = verdict_of(case, answer, checks)
     meta = answer.metadata
     return CaseResult(
-        id=case.id, tags=case.tags, passed=all(check.passed for check in checks), checks=checks, route=meta.route,
+        id=case.id, tags=case.tags, passed=verdict == "right", verdict=verdict, wrong_because=why, set=case.set,
+        checks=checks, route=meta.route,
         ungrounded=ungrounded, llm_calls=meta.llm_calls, input_tokens=meta.input_tokens,
         output_tokens=meta.output_tokens, duration_ms=round(duration_ms, 1), answer=answer.text,
         grounding_verdicts=[report.verdict for report in meta.grounding],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,10 +22,46 @@ class TagSummary(BaseModel):
     tag: str
     cases: int
     passed: int
+    """Right answers."""
+    honest: int = 0
+    wrong: int = 0
 
     @property
     def rate(self) -> float:
         return self.passed / self.cases if self.cases else 0.0
+
+
+class SetSummary(BaseModel):
+    """Right / honest / wrong over one set of cases: the suite, its paraphrases, the frozen held-out file."""
+
+    set: str
+    cases: int
+    right: int
+    honest: int
+    wrong: int
+    tags: list[TagSummary] = []
+    grounding: dict[str, int] = {}
+    """The product's own final grounding verdicts (pass / block), reported beside the verdicts, never in them."""
+
+    def share(self, verdict: str) -> float:
+        return getattr(self, verdict) / self.cases if self.cases else 0.0
+
+
+def _tags(results: Sequence[CaseResult]) -> list[TagSummary]:
+    per_tag: dict[str, list[CaseResult]] = defaultdict(list)
+    for result in results:
+        for tag in result.tags:
+            per_tag[tag].append(result)
+    return [TagSummary(tag=tag, cases=len(items), passed=sum(r.verdict == "right" for r in items),
+                       honest=sum(r.verdict == "honest" for r in items), wrong=sum(r.verdict == "wrong" for r in items))
+            for tag, items in sorted(per_tag.items())]
+
+
+def summarise_set(name: str, results: Sequence[CaseResult]) -> SetSummary:
+    verdicts = [result.verdict for result in results]
+    finals = Counter(result.grounding_verdicts[-1] for result in results if result.grounding_verdicts)
+    return SetSummary(set=name, cases=len(results), right=verdicts.count("right"), honest=verdicts.count("honest"),
+                      wrong=verdicts.count("wrong"), tags=_tags(results), grounding=dict(finals))
 
 
 class EvalSummary(BaseModel):
@@ -40,6 +76,8 @@ class EvalSummary(BaseModel):
     input_tokens: int
     output_tokens: int
     tags: list[TagSummary]
+    sets: list[SetSummary] = []
+    """Right / honest / wrong per set (suite, paraphrases, frozen held-out); the fields above are the suite's."""
     seeded: SeededReport | None = None
     """The grounding evaluator against seeded wrong versions of this run's correct answers."""
     planning: list[CategoryScore] = []
@@ -50,11 +88,10 @@ class EvalSummary(BaseModel):
         return self.passed / self.cases if self.cases else 0.0
 
 
-def summarise_results(results: Sequence[CaseResult], *, provider: str, model: str) -> EvalSummary:
-    per_tag: dict[str, list[bool]] = defaultdict(list)
-    for result in results:
-        for tag in result.tags:
-            per_tag[tag].append(result.passed)
+def summarise_results(everything: Sequence[CaseResult], *, provider: str, model: str) -> EvalSummary:
+    results = [result for result in everything if result.set == "cases"]
+    sets = [summarise_set(name, [r for r in everything if r.set == name]) for name in ("cases", "paraphrases", "frozen")
+            if any(r.set == name for r in everything)]
     return EvalSummary(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         provider=provider, model=model, machine=f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}".strip(),
@@ -62,7 +99,7 @@ def summarise_results(results: Sequence[CaseResult], *, provider: str, model: st
         ungrounded_ids=sum(len(r.ungrounded) for r in results),
         llm_calls=sum(r.llm_calls for r in results),
         input_tokens=sum(r.input_tokens for r in results), output_tokens=sum(r.output_tokens for r in results),
-        tags=[TagSummary(tag=tag, cases=len(v), passed=sum(v)) for tag, v in sorted(per_tag.items())],
+        tags=_tags(results), sets=sets,
         seeded=seeded_report([r.graded for r in results if r.graded is not None]),
     )
 
@@ -90,6 +127,21 @@ def _planning_lines(scores: Sequence[CategoryScore]) -> list[str]:
     ]
 
 
+def _set_lines(sets: Sequence[SetSummary]) -> list[str]:
+    labels = {"cases": "the suite", "paraphrases": "paraphrases of the suite (written blind)",
+              "frozen": "frozen held-out file (never tuned to)"}
+    return [
+        "## Right, honest, wrong", "",
+        "Right: every check passes. Wrong: says something the data contradicts, or answers a request to act, an "
+        "off-topic or a vague message as a read. Honest: neither (asked back, said what it could not read or do). "
+        "The product's own grounding verdicts are shown beside, never counted.", "",
+        "| set | answers | right | honest | wrong | grounding pass / block |", "|---|---:|---:|---:|---:|---|",
+        *(f"| {labels.get(s.set, s.set)} | {s.cases} | {s.right} ({s.share('right'):.0%}) | {s.honest} "
+          f"({s.share('honest'):.0%}) | {s.wrong} ({s.share('wrong'):.0%}) | "
+          f"{s.grounding.get('pass', 0)} / {s.grounding.get('block', 0)} |" for s in sets), "",
+    ]
+
+
 def render_markdown(summary: EvalSummary, results: Sequence[CaseResult]) -> str:
     lines = [
         "# OpsAgent evaluation report", "",
@@ -99,12 +151,13 @@ def render_markdown(summary: EvalSummary, results: Sequence[CaseResult]) -> str:
         f"{summary.input_tokens} input / {summary.output_tokens} output tokens (estimated for the local model).", "",
         "| tag | cases | passed | rate |", "|---|---:|---:|---:|",
         *(f"| {t.tag} | {t.cases} | {t.passed} | {t.rate:.0%} |" for t in summary.tags), "",
-        *_seeded_lines(summary.seeded), *_planning_lines(summary.planning),
-        "| case | result | route | model calls | tokens in/out | ms | failed checks |", "|---|---|---|---:|---:|---:|---|",
+        *_set_lines(summary.sets), *_seeded_lines(summary.seeded), *_planning_lines(summary.planning),
+        "| case | verdict | route | model calls | tokens in/out | ms | failed checks |", "|---|---|---|---:|---:|---:|---|",
     ]
     for r in results:
         failed = "; ".join(f"{c.name}: {c.detail}".rstrip(": ") for c in r.checks if not c.passed)
-        lines.append(f"| {r.id} | {'pass' if r.passed else '**FAIL**'} | {r.route} | {r.llm_calls} | "
+        verdict = {"right": "right", "honest": "honest", "wrong": "**WRONG**"}[r.verdict]
+        lines.append(f"| {r.id} | {verdict} | {r.route} | {r.llm_calls} | "
                      f"{r.input_tokens}/{r.output_tokens} | {r.duration_ms:.0f} | {failed.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 

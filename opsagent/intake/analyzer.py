@@ -112,7 +112,7 @@ class QuestionAnalyzer:
         """Inventory names (factories, components, CIs) the grounding check watches for."""
         return self.inventory.cached.names()
 
-    async def example_questions(self) -> list[str]:
+    async def example_questions(self) -> ClarifyCandidates:
         """Questions about what the data holds now, for a greeting or "help"."""
         return await self._candidates.examples()
 

@@ -86,13 +86,15 @@ class CandidateFinder:
                  *make_log_analytics_tools(backends, clock=clock, max_rows=20)]
         self._tools: dict[str, FunctionTool] = {tool.name: tool for tool in tools}
 
-    async def examples(self) -> list[str]:
-        """Example questions about what the data holds now (an open P1/P2, a pipeline that failed today)."""
-        found = []
+    async def examples(self) -> ClarifyCandidates:
+        """Example questions about what the data holds now (an open P1/P2, a pipeline that failed today),
+        with the searches they come from (an answer names nothing its evidence does not show)."""
+        found = ClarifyCandidates()
         for search in SEARCHES[1:]:
             output = await self._tools[search.tool].invoke(arguments=search.arguments, skip_parsing=True)
             evidence = ToolEvidence.from_output(search.tool, search.arguments, str(output), call_id="examples")
-            found += [search.question(row) for row in evidence.rows[:1] if row.get(search.key)]
+            found.questions.extend(search.question(row) for row in evidence.rows[:1] if row.get(search.key))
+            found.evidence.append(evidence)
         return found
 
     async def find(self, analysis: QuestionAnalysis) -> ClarifyCandidates:

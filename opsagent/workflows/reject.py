@@ -10,16 +10,17 @@ from typing_extensions import Never
 
 from opsagent.contracts.messages import DirectReply, Rejection
 from opsagent.contracts.results import Answer
+from opsagent.intake.candidates import ClarifyCandidates
 from opsagent.workflows.actions import action_notice
 from opsagent.workflows.answer import build_metadata
 from opsagent.workflows.ids import REJECT_QUERY
 from opsagent.workflows.welcome import CAPABILITIES, reply_text
 
-FindExamples = Callable[[], Awaitable[list[str]]]
+FindExamples = Callable[[], Awaitable[ClarifyCandidates]]
 
 
-async def no_examples() -> list[str]:
-    return []
+async def no_examples() -> ClarifyCandidates:
+    return ClarifyCandidates()
 
 
 class RejectQueryExecutor(Executor):
@@ -45,5 +46,7 @@ class RejectQueryExecutor(Executor):
 
     @handler
     async def reply(self, request: DirectReply, ctx: WorkflowContext[Never, Answer]) -> None:
-        text = reply_text(request.kind, await self.examples())
-        await ctx.yield_output(Answer(text=text, summary=text, metadata=build_metadata(request.trail, route="help")))
+        examples = await self.examples()
+        text = reply_text(request.kind, examples.questions)
+        metadata = build_metadata(request.trail, route="help", lookups=examples.evidence)
+        await ctx.yield_output(Answer(text=text, summary=text, metadata=metadata))

@@ -106,6 +106,14 @@ def test_seeded_ids_are_really_invented(suite: tuple[list[CaseResult], EvalSumma
                 assert new and not any(entity in evidence for entity in new), (answer.case_id, new)
 
 
+def test_no_suite_answer_is_wrong(suite: tuple[list[CaseResult], EvalSummary]) -> None:
+    """Right or honest, never wrong: no answer of the suite states what the data contradicts or answers a
+    request to act, an off-topic or a vague message as a read (``evals/verdict.py``)."""
+    results, _ = suite
+    wrong = {result.id: result.wrong_because for result in results if result.verdict == "wrong"}
+    assert not wrong, wrong
+
+
 def test_no_ungrounded_ids(suite: tuple[list[CaseResult], EvalSummary]) -> None:
     results, _ = suite
     ungrounded = {result.id: result.ungrounded for result in results if result.ungrounded}
