@@ -6,8 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-GroundingVerdict = Literal["pass", "regenerate", "block"]
-CheckKind = Literal["identifier", "number", "negative_claim", "part_coverage"]
+GroundingVerdict = Literal["pass", "regenerate", "partial", "block"]
+"""partial: the sentences with unsupported claims are left out (named under Limitations in the product's
+words); block: no supported claim is left, the evidence is shown instead."""
+CheckKind = Literal["identifier", "number", "negative_claim", "part_coverage", "lead", "value", "link",
+                    "comparison", "placement"]
 
 
 class GroundingCheck(BaseModel):
@@ -18,6 +21,9 @@ class GroundingCheck(BaseModel):
     passed: bool
     detail: str = ""
     """For a failure: a concrete sentence the writer can act on ("INC0010066 appears in no tool output")."""
+    public: str = ""
+    """For a failure: what was left out, in the product's words only (never the model's sentence), for
+    the answer's limitations ("a statement about the state of INC… that the data contradicts")."""
 
 
 class GroundingReport(BaseModel):
@@ -27,6 +33,8 @@ class GroundingReport(BaseModel):
     verdict: GroundingVerdict
     attempt: int = Field(ge=1)
     checks: list[GroundingCheck] = Field(default_factory=list)
+    kept: str = ""
+    """For partial and block: the answer without the sentences a failed check is about."""
 
     @property
     def failures(self) -> list[GroundingCheck]:

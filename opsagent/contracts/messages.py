@@ -143,4 +143,4 @@ class GroundedAnswer(BaseModel):
     trail: RunTrail
     review: ReviewOutput
     report: GroundingReport
-    kind: Literal["pass", "block"] = "pass"
+    kind: Literal["pass", "partial", "block"] = "pass"

@@ -106,7 +106,8 @@ RECORDS: dict[str, RecordKind] = {kind.name: kind for kind in (
                                        "data factory pipeline", "etl", "ingestion"),
                key_field="pipeline_name", time_fields=("last_start", "last_success")),
     RecordKind(name="health", nouns=("health", "status page", "status", "platform", "service health", "component",
-                                     "components", "region"),
+                                     "components", "region", "service issue", "service issues", "platform issue",
+                                     "platform issues"),
                key_field="name", time_fields=("started_at", "updated_at")),
 )}
 

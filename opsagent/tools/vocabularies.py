@@ -129,7 +129,6 @@ CHANGE_STATE = Vocabulary(
     name="change_state", record="change", row_fields=("state",),
     choices=_choices(get_args(ChangeState), {
         "Authorize": ("authorise", "authorisation", "authorization"),
-        "Scheduled": ("planned",),
         "Implement": ("implementing", "being implemented", "in implementation", "in progress"),
         "Review": ("in review", "post-implementation review"),
         "Canceled": ("cancelled",),
@@ -175,7 +174,8 @@ PRIORITY = Vocabulary(
 RUN_STATUS = Vocabulary(
     name="run_status", record="run", row_fields=("status", "last_status"),
     choices=_choices(get_args(RunStatus), {
-        "Failed": ("failed", "failing", "fails", "failure", "failures", "fail", "broken", "broke", "errored",
+        "Failed": ("failed", "failing", "fails", "failure", "failures", "fail", "broken", "broke", "break", "breaks",
+                   "errored",
                    "erroring", "red"),
         "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green"),
         "InProgress": ("in progress", "running", "executing", "still running", "in-progress"),
@@ -186,7 +186,7 @@ RUN_STATUS = Vocabulary(
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
     choices=_choices(get_args(HealthStatus), {
-        "operational": ("healthy", "up", "fine", "green", "all good", "normal"),
+        "operational": ("healthy", "up", "fine", "green", "all good", "normal", "ok", "okay"),
         "degraded": ("degraded", "slow", "having issues", "impaired", "degradation"),
         "partial_outage": ("partial outage", "partially down"),
         "major_outage": ("major outage", "down", "outage"),

@@ -1,8 +1,10 @@
 """aggregate: the final answer from a grounded draft; adds no facts of its own.
 
 A passed draft is published as written (direct answer, facts), with the limitations the run
-collected and one evidence line per tool call. A blocked draft is published with a visible
-warning: its unverified sentences are left out and the evidence is shown in their place.
+collected and one evidence line per tool call. A partly supported draft is published without the
+sentences the grounding check could not back, and the limitations say what was left out in the
+product's words. A blocked draft (nothing supported left) gets a visible warning and the evidence.
+The model's own words never appear unchecked: not above the warning, not under Limitations.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from opsagent.contracts.grounding import GroundingReport
 from opsagent.contracts.messages import GroundedAnswer, RunTrail
 from opsagent.contracts.results import Answer, AnswerMetadata, ReviewRecord
 from opsagent.workflows.actions import action_notice
-from opsagent.workflows.grounding_check import sentences
+from opsagent.workflows.grounding_check import checked_aspects
 from opsagent.workflows.ids import AGGREGATE
 from opsagent.workflows.presentation import (
     analysis_limitations,
@@ -49,19 +51,21 @@ def build_metadata(trail: RunTrail, *, route: Any, **fields: Any) -> AnswerMetad
     )
 
 
-def verified_sentences(text: str, report: GroundingReport) -> list[str]:
-    """The sentences of ``text`` that contain no claim a failed check is about."""
-    failed = [check.claim.lower() for check in report.failures if check.kind != "part_coverage"]
-    return [sentence for sentence in sentences(text) if not any(claim in sentence.lower() for claim in failed)]
+def left_out(report: GroundingReport) -> list[str]:
+    """What the grounding check left out, said in the product's words (never the model's sentence)."""
+    described = list(dict.fromkeys(check.public for check in report.failures if check.public))
+    return [f"Left out because the data did not back it: {'; '.join(described)}."] if described else []
 
 
-def limitations_of(trail: RunTrail, titles: Mapping[str, str]) -> list[str]:
+def limitations_of(trail: RunTrail, titles: Mapping[str, str], report: GroundingReport | None = None) -> list[str]:
     final = trail.reviews[-1] if trail.reviews else None
     lines = [
         *task_limitations(trail.results, titles),
         *analysis_limitations(trail.analysis),
         *unapplied_filters(trail.analysis, trail.results),
-        *review_limitations(final, retry_ran=bool(trail.retry_accepted), declined_reason=trail.retry_rejection_reason),
+        *review_limitations(final, retry_ran=bool(trail.retry_accepted), declined_reason=trail.retry_rejection_reason,
+                            checked=checked_aspects(trail)),
+        *(left_out(report) if report is not None and report.verdict in ("partial", "block") else []),
     ]
     return list(dict.fromkeys(lines))
 
@@ -77,17 +81,18 @@ class AggregateExecutor(Executor):
         trail = grounded.trail
         results = shown_results(trail.results)
         sections = evidence_sections(results, self.titles)
-        limitations = limitations_of(trail, self.titles)
+        limitations = limitations_of(trail, self.titles, grounded.report)
         written = body(grounded.review)
         if grounded.kind == "block":
-            kept = verified_sentences(written, grounded.report)
-            summary = "\n".join([BLOCKED_WARNING, *(f"- {line}" for line in kept)]) if kept else (
-                f"{BLOCKED_WARNING}\n\n{NOTHING_VERIFIED}")
+            summary = f"{BLOCKED_WARNING}\n\n{NOTHING_VERIFIED}"
             shown = "\n\n".join(f"**{section.title}**\n\n{section.markdown}" for section in sections)
             text = f"{summary}\n\n{shown}".strip()
             if limitations:
                 text += "\n\n**Limitations**\n" + "\n".join(f"- {line}" for line in limitations)
-            facts: list[str] = []  # the kept sentences are the summary's bullets already: said once
+            facts: list[str] = []
+        elif grounded.kind == "partial":  # only what the data backs; what was left out is a limitation
+            summary, facts = grounded.report.kept.strip(), []
+            text = compose_text(summary, limitations, results)
         else:
             summary, facts = grounded.review.summary.strip(), list(grounded.review.key_facts)
             text = compose_text(written, limitations, results)

@@ -35,6 +35,11 @@ LABEL_NUMBER = re.compile(r"\b(?:p|sev|v|step|part|p0)\d+\b", re.IGNORECASE)
 """Numbers that are labels, not quantities: P2, sev1, v2, step 2 (as "step2"), part ids."""
 
 
+def _text(value: Any) -> str:
+    """A value as JSON text, non-ASCII kept ("Tomás", not "Tom\\u00e1s"), for substring tests."""
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
 def _is_identifier(token: str) -> bool:
     return "_" in token or any(char.isdigit() for char in token)
 
@@ -56,9 +61,32 @@ COUNTED = re.compile(
 """What follows a number that counts things ("4 failed", "3 of the 5", "2 open incidents")."""
 
 
+WINDOW_LABEL = re.compile(
+    r"\b(?:last|past|next|previous|within|in|over|for|the|first|final)\s+(?:the\s+)?(?:\d+|\w+)\s*"
+    r"(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|wks?|w|months?)\b"
+    r"|\b\d+\s*(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|w)\s+(?:ago|before|after|earlier|later|from now)\b"
+    r"|\b\d+(?:h|d|w|m)\b",
+    re.IGNORECASE,
+)
+"""Windows and ages written with a number ("last 24 hours", "30 minutes before", "24h"): the number is
+part of a time, never a count the evidence must vouch for."""
+YEAR = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])(?!\s+(?:failed|failures?|runs?|incidents?|changes?|pipelines?))")
+WORD_NUMBERS = {word: index for index, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(WORD_NUMBERS)})\b(?=\s+(?:of\b|\w+))", re.IGNORECASE)
+
+
+def _digits(text: str) -> str:
+    """Counts written in words as digits ("three pipelines" → "3 pipelines"); "one of" stays countable."""
+    return WORD_NUMBER.sub(lambda match: str(WORD_NUMBERS[match.group().lower()]), text)
+
+
 def _cleaned(text: str) -> str:
     cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
-    return LABEL_NUMBER.sub(" ", NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned))
+    cleaned = YEAR.sub(" ", WINDOW_LABEL.sub(" ", cleaned))
+    cleaned = NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned)
+    return _digits(LABEL_NUMBER.sub(" ", cleaned))
 
 
 def numbers_in(text: str) -> list[float]:
@@ -143,11 +171,11 @@ class EvidenceIndex:
         index = cls(items=[item for result in results for item in result.evidence])
         texts = [question]
         for item in index.items:
-            row_text = json.dumps(item.rows, default=str)
+            row_text = _text(item.rows)
             texts += [row_text, item.message]
             index.identifiers |= identifiers_in(row_text)
             if item.status in ("no_data", "not_found"):  # asked about and reported missing
-                index.identifiers |= identifiers_in(json.dumps([item.arguments, item.query], default=str))
+                index.identifiers |= identifiers_in(_text([item.arguments, item.query]))
             index.numbers |= _numbers_of(item.rows)
             message_numbers = set(numbers_in(item.message))  # the tool's own counts ("9 failed runs")
             index.numbers |= message_numbers
@@ -162,9 +190,13 @@ class EvidenceIndex:
         return index
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
-        """A count must be a count of evidence rows; any other quantity may also be a value in a row."""
+        """A count must be a count of evidence rows; any other quantity may also be a value in a row,
+        rounded as people round ("about 62 minutes" for 61.7, "3 min" for 3.0)."""
         counted = number.is_integer() and int(number) in self.counts
-        return counted if is_count else counted or number in self.numbers
+        if is_count:
+            return counted
+        return counted or number in self.numbers or any(abs(value - number) <= 0.5 for value in self.numbers
+                                                        if value >= 1)
 
     def empty_searches(self) -> list[ToolEvidence]:
         return [item for item in self.items if item.status in ("no_data", "not_found")]
@@ -172,21 +204,46 @@ class EvidenceIndex:
     def searched_for(self, identifier: str) -> list[ToolEvidence]:
         """Calls whose arguments name ``identifier``."""
         needle = identifier.lower()
-        return [item for item in self.items if needle in json.dumps(item.arguments, default=str).lower()]
+        return [item for item in self.items if needle in _text(item.arguments).lower()]
 
     def rows_mentioning(self, identifier: str, tools: Collection[str] = ()) -> list[ToolEvidence]:
         """Calls (of ``tools``, or any) whose rows mention ``identifier``."""
         needle = identifier.lower()
         return [item for item in self.items if item.rows and (not tools or item.tool in tools)
-                and needle in json.dumps(item.rows, default=str).lower()]
+                and needle in _text(item.rows).lower()]
+
+    def quotes(self, text: str) -> bool:
+        """The text is copied from the evidence (a record's own description), not a claim of the writer's."""
+        flat = " ".join(text.lower().strip(" .…:;,-—").split())
+        return len(flat) >= 12 and flat in self.text
+
+    def rows_for(self, key: str) -> list[tuple[ToolEvidence, dict[str, Any]]]:
+        """The rows that are about one record: its own row by key field (a ticket's number, a run's id, a
+        pipeline's name — its runs and its status summary too)."""
+        needle = key.lower()
+        return [(item, row) for item in self.items for row in item.rows
+                if any(str(row.get(field, "")).lower() == needle for field in KEY_FIELDS)]
+
+    def linked(self, first: str, second: str) -> bool:
+        """One row names both, or a search for one returned a row naming the other."""
+        a, b = first.lower(), second.lower()
+        for item in self.items:
+            asked = _text([item.arguments, item.query]).lower()
+            for row in item.rows:
+                text = _text(row).lower()
+                if (a in text or a in asked) and (b in text or b in asked):
+                    return True
+        return False
 
     def complete_listings_without(self, identifier: str) -> list[ToolEvidence]:
         """Untruncated listings that came back with rows, none of which mention ``identifier``."""
         needle = identifier.lower()
         return [item for item in self.items if item.status == "ok" and not item.truncated and item.rows
-                and needle not in json.dumps(item.rows, default=str).lower()]
+                and needle not in _text(item.rows).lower()]
 
 
+KEY_FIELDS = ("number", "run_id", "pipeline_name", "last_run_id")
+"""Row fields that name the record a row is about."""
 COUNT_FIELDS = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "count", "total",
                           "failures", "incidents", "changes", "components"})
 """Row fields that are counts already (a status summary's "runs: 18, failed: 3"), and their sums."""
@@ -199,6 +256,8 @@ def _item_counts(item: ToolEvidence) -> set[int]:
     for name in COUNT_FIELDS:
         given = [row[name] for row in item.rows if isinstance(row.get(name), int) and not isinstance(row[name], bool)]
         counts |= set(given) | ({sum(given)} if given else set())
+        if given:  # "6 of the 15 pipelines had failures": rows counting some, rows counting none
+            counts |= {sum(1 for value in given if value > 0), sum(1 for value in given if value == 0)}
     return counts
 
 
@@ -209,7 +268,7 @@ def _cross_counts(items: Sequence[ToolEvidence]) -> set[int]:
     by_tool: dict[str, list[ToolEvidence]] = {}
     for item in items:
         by_tool.setdefault(item.tool, []).append(item)
-    row_text = {tool: json.dumps([row for item in calls for row in item.rows], default=str).lower()
+    row_text = {tool: _text([row for item in calls for row in item.rows]).lower()
                 for tool, calls in by_tool.items()}
     for tool, calls in by_tool.items():
         found = sum(1 for item in calls if item.rows)

@@ -1,8 +1,9 @@
 """grounding: check the written answer against the evidence before it is sent (seed 000's graph).
 
 PASS (score ≥ the pass mark) → publish. REGENERATE (between the block and pass marks, first
-attempt) → back to the review with the failed checks as feedback. BLOCK (below the block mark, or
-failing again) → publish with a visible warning and the evidence instead of the unverified sentences.
+attempt) → back to the review with the failed checks as feedback. Failing again (or below the block
+mark): PARTIAL → publish only the sentences no failed check is about, and name what was left out in
+the product's words; BLOCK (nothing supported is left) → a visible warning and the evidence.
 The checks themselves are pure functions in ``grounding_check.py``.
 """
 
@@ -41,7 +42,7 @@ class GroundingExecutor(Executor):
         report = grounding_report(
             body(draft.review), trail.results, attempt=regenerations + 1, thresholds=self.thresholds,
             can_regenerate=regenerations < MAX_REGENERATIONS, parts=trail.parts, question=trail.question,
-            known_names=self.known_names(),
+            known_names=self.known_names(), analysis=trail.analysis, summary=draft.review.summary,
         )
         trail = trail.extended(groundings=[report])
         await ctx.yield_output(grounding_checked(report))

@@ -1,32 +1,42 @@
-"""The grounding evaluator: every claim of a written answer checked against the evidence.
+"""The grounding evaluator: the claims of a written answer checked against the evidence and the question.
 
-Deterministic and cheap (no model call). Four kinds of check:
+Deterministic and cheap (no model call), the same for every model. The checks:
 
-- identifier: every ticket number, run id and snake/kebab name (and every inventory name) in the
-  answer appears in the evidence rows, in the question, or in a search that came back empty;
-- number: every quantity is a value in the evidence or a count of evidence rows;
-- negative_claim: every "no …" / "none" / "nothing" is backed by a search for that thing that
-  ran and came back empty (or by a complete, untruncated listing that does not contain it);
-- part_coverage: every part of the question that had a task is represented in the answer.
+- identifier: every ticket number, run id and snake/kebab name (and every inventory name: CIs,
+  groups, components, people) appears in the evidence rows, in the question, or in a search that
+  came back empty;
+- number: every count is a count of rows, of distinct values, or a total a tool reported (written in
+  digits or words); never a number found only in a window ("last 24 hours"), a time, a date or an id;
+- negative_claim: every "no …" / "none" / "nothing" is backed by an empty search that fits what was
+  asked — its filters, window and names — and whose free text names something real;
+- part_coverage: every part of the question that had a task is represented in the answer;
+- lead, value, link, comparison, placement: see ``claim_checks.py`` (claims read by ``claims.py``).
 
 Score = share of checks passed; any failure caps it below the pass mark, because one invented id
-or one false "none" must never go out as verified. Thresholds and verdicts: see ``grounding.py``.
+or one false "none" must never go out as verified. Verdicts: pass; regenerate (once); after that the
+failing sentences are dropped (partial) — or, when nothing supported is left, the answer is blocked.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
+from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
+from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
+from opsagent.tools.vocabularies import VOCABULARIES
+from opsagent.workflows import claims as read
+from opsagent.workflows.claim_checks import check_comparisons, check_leads, check_links, check_placements, check_values
 from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in, counts_with_phrases, identifiers_in
+from opsagent.workflows.fitting import fits, text_names_something
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
-SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Z0-9*`_'\"-])|\n+")
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
 NEGATION = re.compile(
@@ -34,39 +44,11 @@ NEGATION = re.compile(
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b",
     re.IGNORECASE,
 )
-"""Existence negations ("no open incident", "nothing failed"); "is not approved" is an attribute, not checked here."""
-FAMILY_WORDS: dict[str, tuple[str, ...]] = {
-    "incident": ("list_incidents", "get_incident", "check_databricks_health", "check_snowflake_health",
-                 "check_azure_service_health"),
-    "ticket": ("list_incidents", "get_incident", "list_change_requests", "get_change_request"),
-    "change": ("list_change_requests", "get_change_request"),
-    "run": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
-    "fail": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
-    "pipeline": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
-    "degrad": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
-    "outage": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
-    "issue": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
-    "problem": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
-}
-TICKET_SEARCHES = frozenset({"list_incidents", "get_incident"})
+"""Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
-PLATFORM_TOOLS = {"databricks": "check_databricks_health", "snowflake": "check_snowflake_health",
-                  "azure": "check_azure_service_health"}
-"""A platform a negative claim names narrows it to that platform's check."""
-"""Nouns of a negative claim → the tools whose empty answer can back it."""
-TOOL_TOPICS: dict[str, tuple[str, ...]] = {
-    "list_incidents": ("incident", "ticket"), "get_incident": ("incident", "ticket"),
-    "list_change_requests": ("change",), "get_change_request": ("change",),
-    "list_failed_pipelines": ("fail", "run", "pipeline"), "query_pipeline_status": ("run", "pipeline", "succe", "fail"),
-    "get_pipeline_run_details": ("run", "fail", "error", "activity"),
-    "check_databricks_health": ("databricks", "health", "degrad", "operational", "outage"),
-    "check_snowflake_health": ("snowflake", "health", "degrad", "operational", "outage"),
-    "check_azure_service_health": ("azure", "health", "degrad", "operational", "outage", "available"),
-}
-"""Words that show an answer talks about what a tool fetched (the part-coverage fallback)."""
 PART_WORD = re.compile(r"[a-z][a-z0-9_-]{3,}")
 COMMON_WORDS = frozenset(
     "which what when where there have that this with from they them their last hours days open show list tell "
@@ -74,6 +56,7 @@ COMMON_WORDS = frozenset(
     "today yesterday week also then than just only still over under after before during them your ours".split()
 )
 """Words too common to show that an answer covers a part."""
+Fit = Callable[[ToolEvidence], bool]
 
 
 @dataclass(frozen=True)
@@ -83,21 +66,45 @@ class Thresholds:
 
 
 def sentences(text: str) -> list[str]:
-    return [part.strip(" -*•") for part in SENTENCE.split(text) if part.strip(" -*•")]
+    return read.sentences(text)
+
+
+def _record_words(record: str) -> set[str]:
+    """The nouns and value words that name a record kind ("tickets", "failed", "degraded")."""
+    words = set(RECORDS[record].nouns)
+    words |= {phrase for vocabulary in VOCABULARIES.values() if vocabulary.record == record
+              for phrase, _ in vocabulary.phrases if " " not in phrase and len(phrase) > 3}
+    return words
+
+
+RECORD_WORDS = {record: _record_words(record) for record in RECORDS}
+
+
+def _words_in(text: str, words: Collection[str]) -> bool:
+    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) for word in words)
+
+
+def _family(text: str) -> set[str]:
+    """The tools whose empty answer can back a negation about ``text``'s records."""
+    records = {record for record, words in RECORD_WORDS.items() if _words_in(text, words)}
+    if "pipeline" in records:
+        records.add("run")
+    return {spec.name for spec in TOOLS if spec.record in records}
+
+
+def _check(kind: str, claim: str, ok: bool, detail: str, public: str) -> GroundingCheck:
+    return GroundingCheck(kind=kind, claim=claim, passed=ok, detail="" if ok else detail, public="" if ok else public)
 
 
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
-    checks = []
-    for token in sorted(identifiers_in(text)):
-        ok = token in index.identifiers
-        checks.append(GroundingCheck(kind="identifier", claim=token, passed=ok,
-                                     detail="" if ok else f"{token} appears in no tool output"))
+    checks = [_check("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
+                     "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
     lowered = text.lower()
     for name in sorted(known_names):
         low = name.lower()
-        if low in lowered and low not in index.text and not identifiers_in(low):
-            checks.append(GroundingCheck(kind="identifier", claim=name, passed=False,
-                                         detail=f"{name} appears in no tool output"))
+        if _words_in(lowered, [low]) and low not in index.text and not identifiers_in(low):
+            checks.append(_check("identifier", name, False, f"{name} appears in no tool output",
+                                 "a reference to a record or name that no data showed"))
     return checks
 
 
@@ -105,17 +112,17 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for number, is_count in dict.fromkeys(counted_numbers_in(text)):
         shown = f"{number:g}"
-        ok = index.vouches_for_number(number, is_count=is_count)
         detail = (f"{shown} is not a count of the evidence rows" if is_count
                   else f"{shown} is neither a value in the evidence nor a count of its rows")
-        checks.append(GroundingCheck(kind="number", claim=shown, passed=ok, detail="" if ok else detail))
+        checks.append(_check("number", shown, index.vouches_for_number(number, is_count=is_count), detail,
+                             "a number that no data showed"))
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
         stated = index.phrased_counts.get(phrase)
         if stated and number not in stated:
             said = ", ".join(f"{value:g}" for value in sorted(stated))
-            checks.append(GroundingCheck(kind="number", claim=f"{number:g} {phrase}", passed=False,
-                                         detail=f"the evidence says {said} {phrase}, not {number:g}"))
+            checks.append(_check("number", f"{number:g} {phrase}", False,
+                                 f"the evidence says {said} {phrase}, not {number:g}", "a count the data contradicts"))
     return checks
 
 
@@ -130,35 +137,42 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
     return quoted in index.text
 
 
-def _family(text: str) -> set[str]:
-    return {tool for word, family in FAMILY_WORDS.items() if word in text for tool in family}
+def _health_narrowed(words: str, tools: set[str]) -> set[str]:
+    """A platform a negative claim names narrows it to that platform's check."""
+    platforms = {tool for name, tool in health_tools().items() if _words_in(words, [name.lower()])}
+    return (tools & platforms or platforms) if platforms else tools
 
 
-def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -> str | None:
-    """Why the evidence backs this negative clause, or ``None``. ``context`` is the whole sentence:
-    "nothing matched during CHG…'s window: no failed runs …" is about runs although its first
-    clause does not say so."""
+def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit) -> str | None:
+    for name in sorted(identifiers_in(sentence)):
+        empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found") and fit(item)]
+        if empty:
+            return f"{empty[0].tool} for {name} came back empty"
+        listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
+                    and fit(item)]
+        # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
+        if listings and not index.rows_mentioning(name, tools):
+            return f"a complete listing does not contain {name}"
+    return None
+
+
+def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "") -> str | None:
+    """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
+    count. ``context`` is the whole sentence: "nothing matched during CHG…'s window: no failed runs …"
+    is about runs although its first clause does not say so."""
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
     words = sentence.lower()
     tools = _family(words) or _family(context.lower())
-    for name in sorted(identifiers_in(sentence)):
-        empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found")]
-        if empty:
-            return f"{empty[0].tool} for {name} came back empty"
-        listings = [item for item in index.complete_listings_without(name) if not tools or item.tool in tools]
-        # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
-        if listings and not index.rows_mentioning(name, tools):
-            return f"a complete listing does not contain {name}"
-    if identifiers_in(sentence) and not tools:
-        return None  # a named thing said to be absent, and no search for it came back empty
-    platforms = {tool for name, tool in PLATFORM_TOOLS.items() if name in words}
-    tools = (tools & platforms or platforms) if platforms else tools
-    relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools)]
-    tickets = [item for item in relevant if item.tool in TICKET_SEARCHES]
-    if "incident" in words and tickets and not platforms:  # "no matching incident": the ticket searches, not status pages
+    named = _named_absent(sentence, index, tools, fit)
+    if named or identifiers_in(sentence) and not tools:
+        return named  # a named thing said to be absent, backed only by a search for it
+    tools = _health_narrowed(words, tools)
+    relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools) and fit(item)]
+    tickets = [item for item in relevant if tool_spec(item.tool) and tool_spec(item.tool).record == "incident"]
+    if "incident" in words and tickets:  # "no matching incident": the ticket searches, not status pages
         relevant = tickets
-    if "incident" in words and relevant and all(item.tool.startswith("check_") for item in relevant):
+    if "incident" in words and relevant and all(tool_spec(item.tool).platform for item in relevant):
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
@@ -168,23 +182,21 @@ def _backs_negative(sentence: str, index: EvidenceIndex, *, context: str = "") -
         zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1)):
             return f"{len(zero)} rows of {relevant[0].tool} count none"
-        # "nothing / none / no X" holds only when every search for X came back empty
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
     return None
 
 
-def check_negative_claims(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit) -> list[GroundingCheck]:
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
             if not NEGATION.search(clause) or clause.lower().strip(" .!—-") in BARE_ANSWERS:
-                continue  # a bare "No —" is as true as the clause that explains it, checked on its own
-            why = _backs_negative(clause, index, context=sentence)
-            checks.append(GroundingCheck(
-                kind="negative_claim", claim=clause, passed=why is not None,
-                detail=why or f"no search that ran for it came back empty: \"{clause}\"",
-            ))
+                continue  # a bare "No —" is a lead, checked on its own
+            why = _backs_negative(clause, index, fit, context=sentence)
+            checks.append(_check("negative_claim", clause, why is not None,
+                                 f"no search that fits what was asked came back empty for: \"{clause}\"",
+                                 "a statement that nothing matched, which no fitting search backed"))
     return checks
 
 
@@ -193,12 +205,20 @@ def _says_word(stem: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(stem)}(?:s|es|ed|d|ing|ure|ures|ss|eded|ation|y|ies|al)?\b", text) is not None
 
 
+def _topics(tool: str) -> set[str]:
+    spec = tool_spec(tool)
+    if spec is None:
+        return set()
+    return {word for word in RECORD_WORDS[spec.record] if " " not in word} | (
+        {spec.platform.lower()} if spec.platform else set())
+
+
 def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
     """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
     lowered = text.lower()
     checks = []
 
-    def evidence_of(part_id: str, *, other: bool = False) -> list:
+    def evidence_of(part_id: str, *, other: bool = False) -> list[ToolEvidence]:
         return [item for result in results if (part_id in [p.strip() for p in result.part.split(",")]) != other
                 for item in result.evidence]
 
@@ -209,14 +229,54 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
         shared = set().union(set(), *(identifiers_in(str(item.rows) + str(item.arguments))
                                      for item in evidence_of(part.id, other=True)))
         ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence)) - shared
-        topics = {word for item in evidence for word in TOOL_TOPICS.get(item.tool, ())}
+        topics = {word for item in evidence for word in _topics(item.tool)}
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
         ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics)
-        checks.append(GroundingCheck(kind="part_coverage", claim=f"{part.id}: {part.text}", passed=ok,
-                                     detail="" if ok else f"the answer says nothing about \"{part.text}\""))
+        checks.append(_check("part_coverage", f"{part.id}: {part.text}", ok,
+                             f"the answer says nothing about \"{part.text}\"", f"the part \"{part.text}\""))
     return checks
+
+
+def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> Fit:
+    """Whether an answered search fits what the question asked of its record kind (see ``fitting.py``)."""
+    if analysis is None:
+        return lambda item: True
+
+    def scope(record: str) -> QuestionAnalysis:
+        asks = [ask for ask in analysis.asks if record in ask.records or record == "run" and "pipeline" in ask.records]
+        if not asks:
+            return analysis
+        inside = lambda span: any(span.within(ask.span.start, ask.span.end) for ask in asks)  # noqa: E731
+        return analysis.model_copy(update={
+            "entities": [item for item in analysis.entities if inside(item.span)],
+            "times": [item for item in analysis.times if inside(item.span)],
+            "filters": [item for item in analysis.filters if inside(item.span)],
+        })
+
+    def fit(item: ToolEvidence) -> bool:
+        spec = tool_spec(item.tool)
+        if spec is None or spec.is_lookup:
+            return True
+        return fits(scope(spec.record), item) and text_names_something(item, known_names, analysis)
+
+    return fit
+
+
+def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
+    """Values, links, comparisons and placements, read item by item from the answer."""
+    clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
+    items = [item for clause in clauses for item in read.items(clause)]
+    placements = [claim for clause in clauses for claim in read.placement_claims(clause)]
+    placed = {claim.clause for claim in placements}
+    return [
+        *check_values((claim for item in items for claim in read.value_claims(item)), index),
+        *check_links((claim for item in items if not any(item in clause for clause in placed)
+                      for claim in read.link_claims(item, known_names)), index),
+        *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
+        *check_placements(placements, index),
+    ]
 
 
 def evaluate(
@@ -226,14 +286,18 @@ def evaluate(
     parts: Sequence[QuestionPart] = (),
     question: str = "",
     known_names: Collection[str] = (),
+    analysis: QuestionAnalysis | None = None,
+    summary: str | None = None,
 ) -> list[GroundingCheck]:
-    """Every check of ``text`` against the evidence of ``results``."""
+    """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``."""
     index = EvidenceIndex.build(results, question=question)
     return [
         *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
-        *check_negative_claims(text, index),
+        *check_negative_claims(text, index, fit_for(analysis, known_names)),
         *check_parts(text, parts, results),
+        *check_leads(text if summary is None else summary, analysis, index),
+        *claim_checks(text, index, known_names),
     ]
 
 
@@ -244,23 +308,61 @@ def score(checks: Sequence[GroundingCheck]) -> float:
     return round(share if all(check.passed for check in checks) else min(share, FAILURE_CAP), 3)
 
 
-def verdict(value: float, *, attempt: int, thresholds: Thresholds, can_regenerate: bool) -> GroundingVerdict:
+LEAD_WORD = re.compile(r"^\W*(?:yes|no)\s*[—–\-,:;.!]+\s*", re.IGNORECASE)
+
+
+def _mentions(sentence: str, claim: str) -> bool:
+    low, needle = sentence.lower(), claim.lower().strip()
+    if len(needle) <= 4:  # a number or a short name: as a whole token
+        return re.search(rf"(?<![\w.-]){re.escape(needle)}(?![\w-])", low) is not None
+    return needle in low
+
+
+def verified_text(text: str, report: GroundingReport) -> str:
+    """``text`` without the sentences a failed check is about; a failed yes/no lead loses its "Yes —"."""
+    failed = [check for check in report.failures if check.kind not in ("part_coverage", "lead")]
+    lead_failed = any(check.kind == "lead" for check in report.failures)
+    kept = []
+    for sentence in sentences(text):
+        if any(_mentions(sentence, check.claim) for check in failed):
+            continue
+        sentence = LEAD_WORD.sub("", sentence) if lead_failed else sentence
+        if sentence.strip():
+            kept.append(sentence[0].upper() + sentence[1:])
+    return "\n".join(kept)
+
+
+def verdict(value: float, *, attempt: int, thresholds: Thresholds, can_regenerate: bool,
+            kept: str) -> GroundingVerdict:
     if value >= thresholds.pass_at:
         return "pass"
     if value >= thresholds.block_below and can_regenerate and attempt == 1:
         return "regenerate"
-    return "block"
+    return "partial" if kept.strip() else "block"
 
 
 def grounding_report(text: str, results: Sequence[TaskResult], *, attempt: int, thresholds: Thresholds,
                      can_regenerate: bool, **context: object) -> GroundingReport:
-    """Evaluate ``text`` and decide: pass, regenerate (once) or block. An empty answer is blocked."""
+    """Evaluate ``text`` and decide: pass, regenerate (once), partial or block. An empty answer is blocked."""
     if not text.strip():
-        empty = GroundingCheck(kind="part_coverage", claim="(no answer)", passed=False,
-                               detail="no answer was written from the evidence")
+        empty = _check("part_coverage", "(no answer)", False, "no answer was written from the evidence",
+                       "the answer itself (none could be written from the data)")
         return GroundingReport(score=0.0, verdict="block", attempt=attempt, checks=[empty])
     checks = evaluate(text, results, **context)  # type: ignore[arg-type]
     value = score(checks)
-    return GroundingReport(score=value, verdict=verdict(value, attempt=attempt, thresholds=thresholds,
-                                                        can_regenerate=can_regenerate),
-                           attempt=attempt, checks=checks)
+    report = GroundingReport(score=value, verdict="pass", attempt=attempt, checks=checks)
+    kept = verified_text(text, report) if value < thresholds.pass_at else text
+    return report.model_copy(update={"verdict": verdict(value, attempt=attempt, thresholds=thresholds,
+                                                        can_regenerate=can_regenerate, kept=kept), "kept": kept})
+
+
+def checked_aspects(trail: RunTrail) -> list[str]:
+    """The final review's missing aspects that may be shown: the deterministic gaps (the user's own words
+    and a reason from code), and the model's own notes only when every id and number in them is backed."""
+    if not trail.reviews:
+        return []
+    gaps = {gap.describe() for gaps in trail.gaps for gap in gaps}
+    index = EvidenceIndex.build(trail.results, question=trail.question)
+    return [aspect for aspect in trail.reviews[-1].missing_aspects
+            if aspect in gaps or all(check.passed for check in (*check_identifiers(aspect, index, ()),
+                                                                 *check_numbers(aspect, index)))]

@@ -132,11 +132,14 @@ def analysis_limitations(analysis: QuestionAnalysis) -> list[str]:
     return lines
 
 
-def review_limitations(verdict: ReviewOutput | None, *, retry_ran: bool, declined_reason: str) -> list[str]:
-    """What the final review still found missing, with why it stayed missing."""
-    if verdict is None or verdict.is_complete or not verdict.missing_aspects:
+def review_limitations(verdict: ReviewOutput | None, *, retry_ran: bool, declined_reason: str,
+                       checked: Sequence[str] | None = None) -> list[str]:
+    """What the final review still found missing, with why it stayed missing. ``checked``: the aspects
+    that may be shown (the model's own words only when what they name is backed)."""
+    aspects = verdict.missing_aspects if verdict is not None and checked is None else list(checked or [])
+    if verdict is None or verdict.is_complete or not aspects:
         return []
-    missing = "; ".join(verdict.missing_aspects)
+    missing = "; ".join(aspects)
     if retry_ran:
         return [f"Still missing after the one allowed retry: {missing}"]
     if declined_reason:

@@ -139,7 +139,7 @@ async def test_step_two_receives_step_one_results_and_evidence_in_the_exact_form
 
 
 async def test_the_answer_is_the_reviews_summary_with_evidence_lines(make_scripted_runtime):
-    rows = {"list_incidents": [{"number": "INC0010001", "priority": 1}], "check_databricks_health": []}
+    rows = {"list_incidents": [{"number": "INC0010001", "priority": 1, "state": "In Progress"}], "check_databricks_health": []}
     review = {"is_complete": True, "summary": "Yes: INC0010001 is the one open P1, and Databricks shows no problem.",
               "key_facts": ["INC0010001: priority 1"], "confidence": 0.9}
     runtime, models = make_scripted_runtime({

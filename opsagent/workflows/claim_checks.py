@@ -1,0 +1,377 @@
+"""Claims checked against the evidence: values, links, comparisons, placements and yes/no leads.
+
+Each check returns ``GroundingCheck``s whose ``detail`` tells the writer what to fix and whose
+``public`` text says, in the product's words only, what was left out — never the model's sentence.
+
+- a **value** ("INC… is On Hold", "pl_x is running") must be what the record's own row says; a row
+  that says otherwise contradicts it, no row that shows it leaves it unsupported;
+- a **link** ("pl_x has INC…") needs one row naming both, or a search for one that returned the other;
+- a **comparison** needs both sides fetched (two windows or names searched, or a baseline in a row);
+- a **placement** ("failed during CHG…'s window") must agree with the times in the rows;
+- a **yes/no lead** must answer the ask's own predicate: a search must have applied every filter,
+  window and name the ask states, and what it found must say yes (or no).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, VOCABULARIES, Vocabulary
+from opsagent.workflows.claims import (
+    ComparisonClaim,
+    LinkClaim,
+    PlacementClaim,
+    ValueClaim,
+    record_keys,
+)
+from opsagent.workflows.claims import LEAD
+from opsagent.workflows.claims import sentences as read_sentences
+from opsagent.workflows.evidence_index import EvidenceIndex
+from opsagent.workflows.fitting import fits, unapplied
+
+KEY_RECORDS = {"inc": "incident", "chg": "change"}
+COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
+"""A run status and the summary field that counts runs in it."""
+BASELINE_FIELDS = ("median", "usual", "typical", "baseline", "average", "previous", "p90")
+
+
+def record_of_key(key: str) -> str:
+    if key[:3] in KEY_RECORDS:
+        return KEY_RECORDS[key[:3]]
+    return "run"  # a run id or a pipeline: run-status values
+
+
+def _vocabularies_for(record: str) -> set[str]:
+    return {name for name, vocabulary in VOCABULARIES.items()
+            if vocabulary.record == record or record == "run" and vocabulary.record == "pipeline"}
+
+
+def observed_values(index: EvidenceIndex, key: str, vocabulary: Vocabulary) -> set[str]:
+    """What the record's rows say for a vocabulary: field values, statuses implied by the tool
+    (every row of a failed-runs search failed) and statuses counted in a summary row."""
+    return {value for item, row in index.rows_for(key) for value in row_values(item, row, vocabulary)}
+
+
+def _check(kind: str, claim: str, ok: bool, detail: str, public: str) -> GroundingCheck:
+    return GroundingCheck(kind=kind, claim=claim, passed=ok, detail="" if ok else detail, public="" if ok else public)
+
+
+def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    for claim in claims:
+        if claim.vocabulary.name not in _vocabularies_for(record_of_key(claim.key)) or index.quotes(claim.item) \
+                or claim.key not in index.identifiers:
+            continue  # another record's value, quoted text, or a key the identifier check already fails
+        seen = observed_values(index, claim.key, claim.vocabulary)
+        field = claim.vocabulary.row_fields[0]
+        if not seen:
+            checks.append(_check("value", claim.item, False,
+                                 f"no row shows the {field} of {claim.key} (\"{claim.words}\" is not backed)",
+                                 f"a statement about a record's {field} that no data showed"))
+            continue
+        agrees = not (seen & claim.values) if claim.negated else bool(seen & claim.values)
+        checks.append(_check("value", claim.item, agrees,
+                             f"{claim.key} has {field} {', '.join(sorted(seen))}, not \"{claim.words}\"",
+                             f"a statement about a record's {field} that the data contradicts"))
+    return checks
+
+
+def _kind(name: str) -> str:
+    keys = record_keys(name)
+    return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"
+
+
+def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    for claim in claims:
+        shown = all(name in index.identifiers or name in index.text for name in (claim.first, claim.second))
+        if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown:
+            continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier
+        ok = index.linked(claim.first, claim.second)
+        checks.append(_check("link", f"{claim.first} ↔ {claim.second}", ok,
+                             f"no row links {claim.first} and {claim.second}",
+                             "a link between two records that no data showed"))
+    return checks
+
+
+def _windows_searched(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for item in items:
+        if item.answered:
+            signature = repr(sorted((key, str(value)) for key, value in item.query.items() if key != "limit"))
+            found.setdefault(item.tool, set()).add(signature)
+    return found
+
+
+def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    sides = _windows_searched(index.items)
+    baseline = any(any(word in key.lower() for word in BASELINE_FIELDS) for item in index.items
+                   for row in item.rows for key in row)
+    for claim in claims:
+        keys = record_keys(claim.clause)
+        both_named = len(keys) >= 2 and all(index.rows_for(key) for key in keys)
+        ok = baseline or both_named or any(len(signatures) >= 2 for signatures in sides.values())
+        checks.append(_check("comparison", claim.clause, ok,
+                             f"\"{claim.words}\" compares with something no search fetched (fetch both sides)",
+                             "a comparison whose other side was not fetched"))
+    return checks
+
+
+def _moment(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime] | None:
+    fields = RECORDS["change"].window_fields or ("start_date", "end_date")
+    for _, row in index.rows_for(record):
+        start, end = _moment(row.get(fields[0])), _moment(row.get(fields[1]))
+        if start and end:
+            return start, end
+    return None
+
+
+def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    for claim in claims:
+        window = _record_window(index, claim.record)
+        starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
+                  for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
+                                           in claim.pipelines) and (moment := _moment(row.get("start")))]
+        if window is None:
+            ok, why = False, f"{claim.record}'s planned window was not fetched"
+        else:
+            inside = [moment for moment in starts if window[0] <= moment < window[1]]
+            ok = not inside if claim.negated else bool(inside)
+            why = (f"{len(inside)} of the runs shown started inside {claim.record}'s window"
+                   if claim.negated else f"no run shown started inside {claim.record}'s window")
+        checks.append(_check("placement", claim.clause, ok, why,
+                             "a statement about what happened during a change's window that the times in the data "
+                             "do not support"))
+    return checks
+
+
+# ------------------------------------------------------------------------------------ leads
+
+WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
+SMALL_WORDS = frozenset("the any are is was were did does do has have there for of in on to and or it its".split())
+
+
+def leads_of(summary: str) -> list[tuple[str, str]]:
+    """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence."""
+    return [(match.group(1).lower(), sentence) for sentence in read_sentences(summary)
+            if (match := LEAD.match(sentence))]
+
+
+def _words(text: str) -> set[str]:
+    return set(WORD.findall(text.lower())) - SMALL_WORDS
+
+
+def _answered_ask(sentence: str, asks: Sequence[Ask]) -> Ask:
+    """The yes/no ask a lead sentence answers: the one whose words and records it shares most (then the first)."""
+    words, records = _words(sentence), set(_noun_records(sentence)) | {
+        VOCABULARIES[name].record for name in _asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
+    return max(asks, key=lambda ask: (len(words & _words(ask.text)) + 2 * len(records & set(ask.records)),
+                                      -asks.index(ask)))
+
+
+def _scope(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
+    return analysis.in_span(ask.span.start, ask.span.end)
+
+
+def _asked_values(ask: Ask) -> dict[str, set[str]]:
+    """The values an ask asks about, whatever intake made of them ("is INC… still open?": open)."""
+    found: dict[str, set[str]] = {}
+    for name, vocabulary in VOCABULARIES.items():
+        for _, value in vocabulary.find(ask.text):
+            labels = vocabulary.group_labels(value) if value in vocabulary.groups else (
+                [choice.label] if (choice := vocabulary.choice(value)) else [])
+            found.setdefault(name, set()).update(label.lower() for label in labels)
+    return found
+
+
+def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) -> set[str]:
+    """What one row shows for a vocabulary: its fields, the tool's fixed value, counted statuses."""
+    spec = tool_spec(item.tool)
+    fixed = spec.fixed.get(vocabulary.name) if spec else None
+    shown = {str(row[field]).lower() for field in vocabulary.row_fields if row.get(field) not in (None, "")}
+    if fixed:
+        shown.add(fixed.lower())
+    if vocabulary is RUN_STATUS:
+        shown |= {status for status, field in COUNTED_STATUS.items() if isinstance(row.get(field), int) and row[field] > 0}
+    return shown
+
+
+def _same_kind(first: str, second: str) -> bool:
+    """Runs and pipelines share the run vocabulary."""
+    return first == second or {first, second} == {"run", "pipeline"}
+
+
+def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
+                 windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
+    """The row has every asked value it can show (a value of another record kind, or one it cannot show,
+    does not count against it) and, when the ask is placed by a record's window, started inside it."""
+    record = tool_spec(item.tool).record if tool_spec(item.tool) else ""
+    for name, values in asked.items():
+        if not _same_kind(VOCABULARIES[name].record, record):
+            continue
+        shown = row_values(item, row, VOCABULARIES[name])
+        if shown and not shown & values:
+            return False
+    start = _moment(row.get("start"))
+    return not windows or start is None or any(first <= start < last for first, last in windows)
+
+
+OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
+
+
+def _rows(item: ToolEvidence) -> list[dict[str, Any]]:
+    """The rows a yes/no is read from. A health report is one row, its overall status (for the region or
+    service it was asked about), plus one "degraded" row per active incident: "is X healthy?" holds only
+    when all of X is, and an unfiltered report lists only what is not operational."""
+    spec = tool_spec(item.tool)
+    overall = OVERALL.match(item.message) if spec is not None and spec.platform else None
+    if overall is None:
+        return list(item.rows)
+    incidents = [{"status": "degraded"} for row in item.rows if row.get("kind") == "incident"]
+    return [{"status": overall.group(1).lower()}, *incidents]
+
+
+def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
+           windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
+    return any(_row_matches(item, row, asked, windows) for item in items for row in _rows(item))
+
+
+EXISTENCE = re.compile(r"\b(?:any|anything|anyone|anybody|some|there (?:is|are|was|were)|(?:is|are|was|were) there)\b",
+                       re.IGNORECASE)
+"""Words that make a yes/no ask about whether something exists ("any open P1?"), not about a named record."""
+
+
+def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) -> set[str]:
+    """The record kinds whose existence an ask is about: the first record a noun or a name gives after
+    "any / is there" ("any *pipeline* failure before CHG…", "anyone raised a *ticket* for the x failure",
+    "any *azure* service issues"); else those of the values it asks ("any open P1s"); else its nouns.
+    A ticket it names by id is the anchor of the question, not its subject. Empty when the words do not say."""
+    existence = EXISTENCE.search(ask.text)
+    valued = {VOCABULARIES[name].record for name in asked}
+    if existence:  # a noun after it, else the values asked, else a name after it
+        after = ask.text[existence.end():]
+        nouns = sorted(((match.start(), -len(noun), kind.name) for kind in RECORDS.values() for noun in kind.nouns
+                        for match in re.finditer(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", after, re.IGNORECASE)))
+        offset = ask.span.start + existence.end()
+        names = sorted((item.span.start, record) for item in analysis.entities if item.usable
+                       and item.span.start >= offset and item.span.end <= ask.span.end
+                       for record in ENTITY_SUBJECT.get(item.kind, ()))
+        chosen = {nouns[0][2]} if nouns else valued or ({names[0][1]} if names else set())
+        if chosen:
+            return _with_runs(chosen)
+    anchors = {KEY_RECORDS[key[:3]] for key in record_keys(ask.text) if key[:3] in KEY_RECORDS}
+    return _with_runs(valued or set(_noun_records(ask.text)) - anchors)
+
+
+ENTITY_SUBJECT = {"pipeline": ("pipeline",), "factory": ("pipeline",), "platform": ("health",),
+                  "component": ("health",), "azure_service": ("health",), "run_id": ("run",)}
+
+
+def _with_runs(records: set[str]) -> set[str]:
+    return records | ({"run"} if "pipeline" in records else set()) | ({"pipeline"} if "run" in records else set())
+
+
+def _noun_records(text: str) -> list[str]:
+    low = text.lower()
+    return [kind.name for kind in RECORDS.values()
+            if any(re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low) for noun in kind.nouns)]
+
+
+def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
+    return [item for item in index.items if item.answered and tool_spec(item.tool)
+            and any(_same_kind(tool_spec(item.tool).record, subject) for subject in subjects)]
+
+
+def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
+    """"Is INC… still open?": one record named by key, asked about a value of its own kind."""
+    keys = record_keys(ask.text)
+    if len(keys) != 1:
+        return None
+    kind = record_of_key(keys[0])
+    return keys[0] if any(_same_kind(VOCABULARIES[name].record, kind) for name in asked) else None
+
+
+def _placed_windows(scope: QuestionAnalysis, index: EvidenceIndex) -> list[tuple[datetime, datetime]]:
+    """The exact windows the ask places by a record ("during the window of CHG…"), from its fetched row."""
+    windows = []
+    for relative in scope.record_windows:
+        found = _record_window(index, relative.record.lower()) if relative.record else None
+        if found:
+            windows.append(relative.window(found[0], found[1], scope.now))
+    return windows
+
+
+def check_leads(summary: str, analysis: QuestionAnalysis | None, index: EvidenceIndex) -> list[GroundingCheck]:
+    """Each yes/no lead against the ask it answers (the yes/no asks, in order)."""
+    if analysis is None:
+        return []
+    asks = [ask for ask in analysis.asks if ask.shape in ("yes_no", "compare")]
+    return [_lead_check(lead, _answered_ask(sentence, asks), analysis, index)
+            for lead, sentence in leads_of(summary) if asks]
+
+
+def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
+    claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
+    kind = record_of_key(key)
+    seen = {name: observed_values(index, key, VOCABULARIES[name]) for name in asked
+            if _same_kind(VOCABULARIES[name].record, kind)}
+    if not any(seen.values()):
+        return _check("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
+                      public + " (no data showed it)")
+    expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
+    return _check("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
+                  public + " (the data says otherwise)")
+
+
+def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: EvidenceIndex) -> GroundingCheck:
+    claim = f"{lead.capitalize()} — {ask.text}"
+    public = f"the yes/no answer to \"{ask.text}\""
+    asked = _asked_values(ask)
+    existence = EXISTENCE.search(ask.text) is not None
+    key = None if existence else _single_record(ask, asked)
+    if key is not None:
+        return _record_lead(lead, key, ask, asked, index)
+    subjects = _subjects(ask, asked, analysis)
+    relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
+                or [item for item in index.items if item.answered])
+    kinds = {tool_spec(item.tool).record for item in relevant}
+    asked = {name: values for name, values in asked.items()
+             if any(_same_kind(VOCABULARIES[name].record, kind) for kind in kinds)}
+    if existence and kinds == {"health"} and "health_status" not in asked:  # "any problems with X?"
+        asked["health_status"] = {label for label in HEALTH_STATUS.labels() if label not in ("operational", "unknown")}
+    # the words say what yes means: a value the searches can show, or "any …" over records they name
+    judged = bool(subjects) and (bool(asked) or existence)
+    if not relevant:
+        return _check("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
+    scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
+    missing = unapplied(scope, relevant)
+    if missing:
+        words = ", ".join(f"\"{item.text}\"" for item in missing)
+        return _check("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
+                      public + f" (no search applied {words})")
+    fitting = [item for item in relevant if fits(scope, item)] or relevant
+    if ask.shape == "compare" and len(fitting) < 2:
+        return _check("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
+                      public + " (only one side was fetched)")
+    if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
+        return _check("lead", claim, True, "", "")
+    expected = "yes" if _found(fitting, asked, _placed_windows(scope, index)) else "no"
+    return _check("lead", claim, lead == expected,
+                  f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
+                  public + " (the data says otherwise)")

@@ -1,0 +1,171 @@
+"""The claims of a written answer, read from any model's prose (deterministic, no model call).
+
+An answer is split into sentences, clauses ("…, but …", "…: …", "— …") and items (the top-level
+comma pieces of a clause: "pl_a (INC…), pl_b (INC…)"). Each item is read for what it asserts:
+
+- **values**: a record named by its key (a ticket, a run id, a pipeline) with a value of one of the
+  tools' vocabularies ("INC… is On Hold", "pl_x is currently running", "CHG… is approved"), negated
+  when "not / isn't / never" stands just before the value;
+- **links**: two records or names in one item ("pl_x has INC…", "CHG… touches dbx-prod-weu");
+- **comparisons**: "more than", "slower than usual", "the same error as before";
+- **placements**: runs or failures "during / inside / within" a change's window.
+
+Yes/no leads, "none" and counts are read by ``grounding_check.py``; the claims are checked against
+the evidence by ``claim_checks.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
+from opsagent.workflows.evidence_index import RUN_ID, TICKET, identifiers_in
+
+SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
+                      r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")
+"""Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed")."""
+CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
+LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
+"""A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
+PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
+NEGATED_VALUE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+COMPARISON = re.compile(
+    r"\b(?:(?:more|fewer|less|higher|lower|slower|faster|longer|shorter|worse|better|bigger|smaller)\s+than"
+    r"|(?:the\s+)?same\s+(?:\w+\s+){0,2}as|as\s+(?:many|much|often)\s+as|compared\s+(?:to|with)|up\s+from|down\s+from"
+    r"|than\s+(?:usual|normal|typical|average|before))\b(?!\s+\d)",
+    re.IGNORECASE,
+)
+"""A comparison with another side ("slower than usual"); "more than 3 days" (a number after it) is a bound."""
+PLACEMENT = re.compile(
+    r"\b(?:during|inside|within|overlap(?:s|ped|ping)?|in the (?:planned )?window of|holds?|held|contains?|covers?|"
+    r"coincid(?:e|es|ed|ing)|f[ae]ll(?:s)?\s+(?:in|into|inside|within))\b", re.IGNORECASE)
+RUN_WORDS = re.compile(r"\b(?:fail\w*|runs?|pipelines?|succeed\w*|error\w*|broke\w*)\b", re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    return [part.strip(" -*•") for part in SENTENCE.split(text) if part.strip(" -*•")]
+
+
+def clauses(sentence: str) -> list[str]:
+    return [part.strip() for part in CLAUSE.split(sentence) if part and part.strip()]
+
+
+def items(clause: str) -> list[str]:
+    """The clause cut at commas and " and " outside parentheses ("pl_a (INC…, P2), pl_b" → two items)."""
+    found, depth, start = [], 0, 0
+    for index, char in enumerate(clause):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if depth == 0 and (clause.startswith(", ", index) or clause.startswith(" and ", index)):
+            found.append(clause[start:index])
+            start = index + (2 if char == "," else 5)
+    found.append(clause[start:])
+    return [item.strip() for item in found if item.strip()]
+
+
+def lead_of(text: str) -> str | None:
+    """"yes" / "no" when the direct answer starts with it."""
+    match = LEAD.match(text.strip())
+    return match.group(1).lower() if match else None
+
+
+def record_keys(text: str) -> list[str]:
+    """The records an item names by key, in order: tickets, run ids, pipelines (lower case)."""
+    found = [(match.start(), match.group().lower()) for pattern in (TICKET, RUN_ID, PIPELINE)
+             for match in pattern.finditer(text)]
+    return list(dict.fromkeys(key for _, key in sorted(found)))
+
+
+@dataclass(frozen=True)
+class ValueClaim:
+    item: str
+    key: str
+    """The record it is about (a ticket, run id or pipeline, lower case)."""
+    vocabulary: Vocabulary
+    values: frozenset[str]
+    """The labels the words stand for (lower case); a group ("open") stands for all its members."""
+    negated: bool
+    words: str
+
+
+@dataclass(frozen=True)
+class LinkClaim:
+    item: str
+    first: str
+    second: str
+
+
+@dataclass(frozen=True)
+class ComparisonClaim:
+    clause: str
+    words: str
+
+
+@dataclass(frozen=True)
+class PlacementClaim:
+    clause: str
+    record: str
+    """The record whose window it is (a change number, lower case)."""
+    pipelines: tuple[str, ...]
+    negated: bool
+
+
+def _labels(vocabulary: Vocabulary, value: str) -> frozenset[str]:
+    if value in vocabulary.groups:
+        return frozenset(label.lower() for label in vocabulary.group_labels(value))
+    choice = vocabulary.choice(value)
+    return frozenset({choice.label.lower()}) if choice else frozenset()
+
+
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']{3,}'(?!\w)")
+
+
+def unquoted(text: str) -> str:
+    """The text without what it quotes ("I could not check \"why did pl_x fail\""): a quote is not a claim."""
+    return QUOTED.sub(" ", text)
+
+
+def value_claims(item: str) -> Iterator[ValueClaim]:
+    """Values stated about the one record an item names ("INC… (On Hold, P3)", "pl_x is running")."""
+    item = unquoted(item)
+    keys = record_keys(item)
+    if len(keys) != 1:
+        return  # no subject, or several: the values cannot be pinned on one record
+    for vocabulary in VOCABULARIES.values():
+        for match, value in vocabulary.find(item):
+            labels = _labels(vocabulary, value)
+            if labels and not identifiers_in(match.group()):
+                negated = NEGATED_VALUE.search(item[:match.start()]) is not None
+                yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
+
+
+def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
+    """Pairs of names in one item: each record key with every other name the item gives."""
+    item = unquoted(item)
+    names = identifiers_in(item) | {name.lower() for name in known if _says(item, name)}
+    keys = [key for key in record_keys(item) if key in names]
+    for key in keys:
+        for other in sorted(names - {key}):
+            if key < other or other not in keys:
+                yield LinkClaim(item, key, other)
+
+
+def _says(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def comparison_claims(clause: str) -> Iterator[ComparisonClaim]:
+    for match in COMPARISON.finditer(clause):
+        yield ComparisonClaim(clause, match.group())
+
+
+def placement_claims(clause: str) -> Iterator[PlacementClaim]:
+    """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…"."""
+    if not PLACEMENT.search(clause) or not RUN_WORDS.search(clause):
+        return
+    changes = [match.group().lower() for match in TICKET.finditer(clause) if match.group().upper().startswith("CHG")]
+    pipelines = tuple(dict.fromkeys(match.group().lower() for match in PIPELINE.finditer(clause)))
+    negated = re.search(r"\b(?:no|none|nothing|not|never|didn't|did not)\b", clause, re.IGNORECASE) is not None
+    for change in changes:
+        yield PlacementClaim(clause, change, pipelines, negated)

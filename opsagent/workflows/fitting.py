@@ -1,0 +1,209 @@
+"""What a search applied: does it fit an ask's filters, windows and names?
+
+One test shared by coverage (a part is covered only by evidence with its filters applied), the answer
+checks (a "none" or a yes/no lead rests only on a search that fits what was asked) and the stated-filter
+limitations. A search's own ``query`` says what it applied — resolved sets, priority levels, exact
+windows — so the test compares values, not words. The vocabularies and the tools that take them come
+from the tool catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from opsagent.contracts.analysis import EntityMention, FilterMention, QuestionAnalysis, TimeMention
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.tools.catalog import BY_NAME, FilterSpec, ToolSpec, tool_spec
+from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
+
+ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
+    "incident": ("incident",), "change": ("change",), "run_id": ("run",), "pipeline": ("run", "pipeline"),
+    "factory": ("run", "pipeline"), "configuration_item": ("incident", "change"),
+    "assignment_group": ("incident", "change"), "platform": ("health",), "component": ("health",),
+    "region": ("health", "run", "pipeline"), "azure_service": ("health",),
+}
+"""The record kinds whose searches can be narrowed by a kind of name."""
+
+
+@dataclass(frozen=True)
+class Qualifier:
+    """One thing an ask states that a fitting search must apply, in the user's words."""
+
+    text: str
+    kind: str
+    """"filter", "window" or "name"."""
+    records: tuple[str, ...]
+    """Record kinds whose searches can apply it."""
+
+
+def _iso(moment: Any) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _labels(vocabulary: Vocabulary, argument: str) -> set[str] | None:
+    """The labels an argument like "open", "not approved" or "new,on_hold" selects (lower case)."""
+    text = argument.strip().lower()
+    negated = text.startswith("not ")
+    chosen: set[str] = set()
+    for part in (text[4:] if negated else text).replace(" or ", ",").split(","):
+        key = "_".join(part.strip().replace("-", " ").split())
+        if key in vocabulary.groups:
+            chosen |= {label.lower() for label in vocabulary.group_labels(key)}
+        elif (choice := vocabulary.choice(key)) is not None:
+            chosen.add(choice.label.lower())
+        else:
+            return None  # a value this vocabulary does not know: not judged
+    every = {label.lower() for label in vocabulary.labels()}
+    return every - chosen if negated else chosen
+
+
+def _priority_levels(mention: FilterMention) -> set[str]:
+    top = max(int(value) for value in mention.values)
+    return {str(level) for level in range(1, top + 1)} if mention.match == "or_higher" else {str(top)}
+
+
+def filter_values(mention: FilterMention) -> set[str] | None:
+    """What a stated filter selects, as the labels the tools record (lower case)."""
+    vocabulary = VOCABULARIES.get(mention.field)
+    if vocabulary is None:
+        return None
+    if mention.field == "priority":
+        return _priority_levels(mention)
+    return _labels(vocabulary, mention.as_argument())
+
+
+def _tool_filter(spec: ToolSpec, vocabulary: str) -> FilterSpec | None:
+    return next((item for item in spec.filters if item.vocabulary == vocabulary), None)
+
+
+def searched_values(call: ToolEvidence, spec: FilterSpec) -> set[str] | None:
+    """The values a search applied for one of its filters (``None``: it applied none): the resolved set
+    the tool recorded, else the argument the model passed, read with the same vocabulary."""
+    value = call.query.get(spec.parameter)
+    if isinstance(value, dict) and isinstance(value.get("values"), list):
+        return {str(item).lower() for item in value["values"]}
+    argument = call.arguments.get(spec.parameter)
+    vocabulary = spec.vocab()
+    if argument in (None, "") or vocabulary is None:
+        return None
+    if spec.kind == "priority":
+        top = int(argument) if str(argument).isdigit() else None
+        exact = str(call.arguments.get("priority_match", "or_higher")) == "exactly"
+        return None if top is None else {str(level) for level in ([top] if exact else range(1, top + 1))}
+    return _labels(vocabulary, str(argument))
+
+
+def filter_applied(mention: FilterMention, call: ToolEvidence) -> bool | None:
+    """True/False when ``call``'s tool can apply the filter; ``None`` when it cannot (not its concern)."""
+    spec = tool_spec(call.tool)
+    if spec is None:
+        return None
+    fixed = spec.fixed.get(mention.field)
+    expected = filter_values(mention)
+    if fixed is not None:
+        return expected is not None and expected == {fixed.lower()}
+    tool_filter = _tool_filter(spec, mention.field)
+    if tool_filter is None or expected is None:
+        return None
+    searched = searched_values(call, tool_filter)
+    every = {label.lower() for label in VOCABULARIES[mention.field].labels()}
+    if searched is None:
+        return expected == every
+    return searched == expected
+
+
+def windows_of(call: ToolEvidence) -> list[tuple[str, str]]:
+    """Every exact window a search applied, as ISO minutes."""
+    spec = tool_spec(call.tool)
+    keys = [item.parameter for item in spec.filters_of("window")] if spec else ["time_window", "window"]
+    found = []
+    for key in keys:
+        value = call.query.get(key)
+        if isinstance(value, dict) and value.get("start") and value.get("end"):
+            found.append((str(value["start"]), str(value["end"])))
+    return found
+
+
+def window_applied(mention: TimeMention, call: ToolEvidence) -> bool | None:
+    if mention.point is not None:
+        around = call.query.get("around")
+        if isinstance(around, dict):
+            return around.get("point") == _iso(mention.point)
+    windows = windows_of(call)
+    if not windows:
+        return None
+    return (_iso(mention.start), _iso(mention.end)) in windows
+
+
+def _arguments_text(call: ToolEvidence) -> str:
+    return " ".join(str(value) for value in (*call.arguments.values(), *call.query.values())
+                    if isinstance(value, (str, int))).lower()
+
+
+def name_applied(entity: EntityMention, call: ToolEvidence) -> bool | None:
+    spec = tool_spec(call.tool)
+    records = ENTITY_RECORDS.get(entity.kind, ())
+    if spec is None or spec.record not in records:
+        return None
+    if spec.platform:  # a health tool is about its platform; region names narrow it
+        return entity.value.lower() in (spec.platform.lower(), *_arguments_text(call).split()) or \
+            entity.kind != "platform" and entity.value.lower() in _arguments_text(call)
+    return entity.value.lower() in _arguments_text(call)
+
+
+def qualifiers(scope: QuestionAnalysis) -> list[tuple[Qualifier, Any]]:
+    """What the scope (a whole question, or one ask: ``analysis.in_span``) states that searches must apply."""
+    found: list[tuple[Qualifier, Any]] = []
+    for mention in scope.filters:
+        vocabulary = VOCABULARIES.get(mention.field)
+        records = (vocabulary.record,) if vocabulary else ()
+        found.append((Qualifier(mention.text, "filter", records), mention))
+    for time in scope.times:
+        found.append((Qualifier(time.text, "window", ("incident", "change", "run", "pipeline")), time))
+    for entity in scope.entities:
+        if entity.usable:
+            found.append((Qualifier(entity.text, "name", ENTITY_RECORDS.get(entity.kind, ())), entity))
+    return found
+
+
+def applies(qualifier: Qualifier, mention: Any, call: ToolEvidence) -> bool | None:
+    if qualifier.kind == "filter":
+        return filter_applied(mention, call)
+    if qualifier.kind == "window":
+        return window_applied(mention, call)
+    return name_applied(mention, call)
+
+
+def unapplied(scope: QuestionAnalysis, searches: Sequence[ToolEvidence]) -> list[Qualifier]:
+    """The scope's qualifiers that no answered search able to apply them applied. A qualifier no
+    search could apply (no tool of its record kind ran) is left to coverage, not reported here."""
+    missing = []
+    for qualifier, mention in qualifiers(scope):
+        verdicts = [applies(qualifier, mention, call) for call in searches if call.answered]
+        judged = [verdict for verdict in verdicts if verdict is not None]
+        if judged and not any(judged):
+            missing.append(qualifier)
+    return missing
+
+
+def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:
+    """Whether one answered search applied every qualifier of the scope that its tool can apply."""
+    return call.answered and all(applies(qualifier, mention, call) is not False
+                                 for qualifier, mention in qualifiers(scope))
+
+
+def text_names_something(call: ToolEvidence, known: Collection[str], analysis: QuestionAnalysis) -> bool:
+    """A free-text search backs nothing unless its words name something: an id, an inventory name, or a
+    name the question itself gave. "the degraded service" names nothing; "pl_ingest_sales" does."""
+    text = str(call.arguments.get("text") or "").strip().lower()
+    if not text:
+        return True
+    names = {name.lower() for name in known} | {item.value.lower() for item in analysis.entities if item.usable}
+    return any(name and (name in text or text in name) for name in names)
+
+
+def tools_for_records(records: Iterable[str]) -> set[str]:
+    wanted = set(records)
+    return {name for name, spec in BY_NAME.items() if spec.record in wanted}
