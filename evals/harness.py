@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from evals.case import CaseSet, Domain, EvalCase, Fault
 from evals.checks import Check, run_checks, ungrounded_entities
-from evals.seeded_grounding import GradedAnswer
+from evals.graded import GradedAnswer
 from evals.verdict import Verdict, verdict_of
 from opsagent.backends.base import Backends
 from opsagent.contracts.requests import WorkflowInput
@@ -103,7 +103,7 @@ class CaseResult(BaseModel):
     grounding_verdicts: list[str] = Field(default_factory=list)
     """The grounding step's verdict for each draft, in order (pass / regenerate / block)."""
     graded: GradedAnswer | None = Field(default=None, exclude=True)
-    """A correct answer with the evidence it was graded against (the seeded grounding suite's input)."""
+    """An executed answer with the evidence it was graded against (the seeded grounding suite's input)."""
 
 
 RuntimeKey = tuple[datetime, str, int | None]
@@ -148,13 +148,13 @@ class CaseRunner:
         return self._shared.get(key) or self._shared.setdefault(key, self._build(case))
 
     async def run(self, case: EvalCase) -> CaseResult:
-        """One case, answered and checked; a correct executed answer is kept as graded for the seeded suite."""
+        """One case, answered and checked; every executed answer is kept as graded for the seeded suite."""
         answer, duration_ms = await self.answer(case)
         result = summarise(case, answer, duration_ms=duration_ms)
-        if result.passed and result.route == "execute" and answer.summary and not case.transient_faults \
-                and case.set == "cases":
+        if result.route in ("execute", "action") and answer.summary and not case.transient_faults \
+                and case.set == "cases" and answer.metadata.tasks:
             known = self._shared_runtime(case).intake.known_names()
-            result.graded = GradedAnswer.of(case.id, case.question, answer, known)
+            result.graded = GradedAnswer.of(case.id, case.question, answer, known, right=result.passed)
         return result
 
     async def aclose(self) -> None:

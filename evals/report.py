@@ -108,9 +108,10 @@ def _seeded_lines(report: SeededReport | None) -> list[str]:
     if report is None or not report.correct:
         return []
     return [
-        "## Grounding evaluator on seeded wrong summaries", "",
-        f"{report.caught}/{report.seeded} wrong summaries caught ({report.catch_rate:.1%}); "
-        f"{report.false_alarms}/{report.correct} correct summaries flagged ({report.false_alarm_rate:.1%}).", "",
+        "## Grounding evaluator on seeded mistakes", "",
+        f"Every executed answer broken one way at a time: {report.caught}/{report.seeded} wrong versions caught "
+        f"({report.catch_rate:.1%}); {report.false_alarms}/{report.correct} right answers and correct rewordings "
+        f"flagged ({report.false_alarm_rate:.1%}).", "",
         "| seeded mistake | seeded | caught | rate |", "|---|---:|---:|---:|",
         *(f"| {kind.kind} | {kind.seeded} | {kind.caught} | {kind.rate:.0%} |" for kind in report.kinds), "",
     ]

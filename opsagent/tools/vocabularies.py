@@ -88,7 +88,7 @@ class Vocabulary(BaseModel):
         """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
         found: list[tuple[re.Match[str], str]] = []
         for phrase, value in self.phrases:
-            for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE):
+            for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?:s|es)?(?![\w-])", text, re.IGNORECASE):
                 if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
                     found.append((match, value))
         yield from sorted(found, key=lambda pair: pair[0].start())
@@ -177,7 +177,8 @@ RUN_STATUS = Vocabulary(
         "Failed": ("failed", "failing", "fails", "failure", "failures", "fail", "broken", "broke", "break", "breaks",
                    "errored",
                    "erroring", "red"),
-        "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green"),
+        "Succeeded": ("succeeded", "successful", "success", "succeeds", "passed", "worked", "green", "ran ok",
+                      "run ok", "went ok", "ran fine", "went fine", "completed ok", "ran successfully"),
         "InProgress": ("in progress", "running", "executing", "still running", "in-progress"),
         "Queued": ("queued", "waiting to run", "pending"),
         "Cancelled": ("canceled", "cancelled", "aborted", "stopped"),

@@ -34,7 +34,7 @@ from opsagent.workflows.claims import (
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
-from opsagent.workflows.fitting import fits, unapplied
+from opsagent.workflows.fitting import fits, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -83,6 +83,39 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
     return checks
 
 
+RUN_COUNT = re.compile(r"(?<![\w.:/-])(\d+)(?=\s+(?:of\s+(?:the\s+)?\d+\s+)?(?:failed|failures?|runs?|times?)\b)",
+                       re.IGNORECASE)
+"""A count of a pipeline's runs in prose: "3 failed runs", "8 of 56 runs", "failed 3 times"."""
+
+
+def key_counts(index: EvidenceIndex, key: str) -> set[int]:
+    """Every count the evidence gives for one pipeline: its rows, its summary's count fields, and the
+    totals of searches made for it."""
+    rows = index.rows_for(key)
+    found = {len([row for _, row in rows if row.get("run_id")])}
+    found |= {value for _, row in rows for name, value in row.items() if name in COUNT_NAMES and isinstance(value, int)}
+    found |= {item.total for item in index.items if key in str(item.arguments).lower()}
+    return found
+
+
+COUNT_NAMES = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "failures", "count", "total"})
+
+
+def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """A count said about one pipeline ("pl_x: 9 failed runs") must be one of that pipeline's counts."""
+    checks = []
+    for unit in units:
+        keys = [key for key in record_keys(unit) if key.startswith("pl_")]
+        if len(keys) != 1 or len(record_keys(unit)) != 1 or not index.rows_for(keys[0]):
+            continue
+        counts = key_counts(index, keys[0])
+        for match in RUN_COUNT.finditer(unit):
+            checks.append(_check("number", f"{match.group(1)} ({keys[0]})", int(match.group(1)) in counts,
+                                 f"{keys[0]} has no count of {match.group(1)} in the evidence ({sorted(counts)})",
+                                 "a count about a pipeline that the data contradicts"))
+    return checks
+
+
 def _kind(name: str) -> str:
     keys = record_keys(name)
     return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"
@@ -110,15 +143,32 @@ def _windows_searched(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
     return found
 
 
+TEMPORAL = re.compile(r"\b(?:week|weeks|day|days|yesterday|before|usual|usually|normal|typical|average|previous|"
+                      r"earlier|last|ago|month|hours?)\b", re.IGNORECASE)
+"""A comparison with another time ("more than last week", "slower than usual") needs another window."""
+
+
+def _windows_per_tool(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for item in items:
+        if item.answered:
+            found.setdefault(item.tool, set()).update(f"{start}/{end}" for start, end in windows_of(item))
+    return found
+
+
 def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     sides = _windows_searched(index.items)
+    windows = _windows_per_tool(index.items)
     baseline = any(any(word in key.lower() for word in BASELINE_FIELDS) for item in index.items
                    for row in item.rows for key in row)
     for claim in claims:
         keys = record_keys(claim.clause)
-        both_named = len(keys) >= 2 and all(index.rows_for(key) for key in keys)
-        ok = baseline or both_named or any(len(signatures) >= 2 for signatures in sides.values())
+        if TEMPORAL.search(claim.clause):  # the other side is another time: another window, or a baseline row
+            ok = baseline or any(len(found) >= 2 for found in windows.values())
+        else:
+            ok = (len(keys) >= 2 and all(index.rows_for(key) for key in keys)) or any(
+                len(signatures) >= 2 for signatures in sides.values())
         checks.append(_check("comparison", claim.clause, ok,
                              f"\"{claim.words}\" compares with something no search fetched (fetch both sides)",
                              "a comparison whose other side was not fetched"))
@@ -322,7 +372,7 @@ def check_leads(summary: str, analysis: QuestionAnalysis | None, index: Evidence
     if analysis is None:
         return []
     asks = [ask for ask in analysis.asks if ask.shape in ("yes_no", "compare")]
-    return [_lead_check(lead, _answered_ask(sentence, asks), analysis, index)
+    return [_lead_check(lead, _answered_ask(sentence, asks), analysis, index, sentence)
             for lead, sentence in leads_of(summary) if asks]
 
 
@@ -339,7 +389,28 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
                   public + " (the data says otherwise)")
 
 
-def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: EvidenceIndex) -> GroundingCheck:
+PER_NAME = ("platform", "pipeline")
+"""Names a question may ask about several of at once ("is Databricks or Snowflake degraded?")."""
+
+
+def _named_in(sentence: str, analysis: QuestionAnalysis) -> set[str]:
+    return {item.value.lower() for item in analysis.entities if item.usable and item.kind in PER_NAME
+            and re.search(rf"(?<![\w-]){re.escape(item.value)}(?![\w-])", sentence, re.IGNORECASE)}
+
+
+def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: QuestionAnalysis) -> list[ToolEvidence]:
+    """A lead sentence that names one of several platforms or pipelines the ask names ("Yes — Databricks is
+    degraded. No — Snowflake …") answers for that one: only its searches count."""
+    values = _named_in(sentence, analysis)
+    if not values:
+        return relevant
+    narrowed = [item for item in relevant if (tool_spec(item.tool).platform or "").lower() in values
+                or any(value in str(item.arguments).lower() for value in values)]
+    return narrowed or relevant
+
+
+def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: EvidenceIndex,
+                sentence: str = "") -> GroundingCheck:
     claim = f"{lead.capitalize()} — {ask.text}"
     public = f"the yes/no answer to \"{ask.text}\""
     asked = _asked_values(ask)
@@ -350,6 +421,8 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     subjects = _subjects(ask, asked, analysis)
     relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
                 or [item for item in index.items if item.answered])
+    relevant = _about_sentence(relevant, sentence, analysis)
+    subjects = subjects or ({tool_spec(item.tool).record for item in relevant} if existence else set())
     kinds = {tool_spec(item.tool).record for item in relevant}
     asked = {name: values for name, values in asked.items()
              if any(_same_kind(VOCABULARIES[name].record, kind) for kind in kinds)}
@@ -360,6 +433,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     if not relevant:
         return _check("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
     scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
+    named = _named_in(sentence, analysis)
+    if named:  # the sentence answers for the names it gives; the others are other sentences' business
+        scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
+                                                      or item.value.lower() in named]})
     missing = unapplied(scope, relevant)
     if missing:
         words = ", ".join(f"\"{item.text}\"" for item in missing)

@@ -77,7 +77,7 @@ WORD_NUMBERS = {word: index for index, word in enumerate(
 WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(WORD_NUMBERS)})\b(?=\s+(?:of\b|\w+))", re.IGNORECASE)
 
 
-def _digits(text: str) -> str:
+def digits(text: str) -> str:
     """Counts written in words as digits ("three pipelines" → "3 pipelines"); "one of" stays countable."""
     return WORD_NUMBER.sub(lambda match: str(WORD_NUMBERS[match.group().lower()]), text)
 
@@ -86,7 +86,7 @@ def _cleaned(text: str) -> str:
     cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
     cleaned = YEAR.sub(" ", WINDOW_LABEL.sub(" ", cleaned))
     cleaned = NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned)
-    return _digits(LABEL_NUMBER.sub(" ", cleaned))
+    return digits(LABEL_NUMBER.sub(" ", cleaned))
 
 
 def numbers_in(text: str) -> list[float]:

@@ -114,6 +114,21 @@ def filter_applied(mention: FilterMention, call: ToolEvidence) -> bool | None:
     return searched == expected
 
 
+def narrowed_by(call: ToolEvidence) -> set[str]:
+    """The vocabularies a search narrowed by: a value set it applied (not everything), or one its tool
+    always applies (every row of a failed-runs search failed)."""
+    spec = tool_spec(call.tool)
+    if spec is None:
+        return set()
+    found = set(spec.fixed)
+    for item in spec.filters:
+        vocabulary = item.vocab()
+        values = searched_values(call, item) if vocabulary is not None else None
+        if values is not None and values != {label.lower() for label in vocabulary.labels()}:
+            found.add(vocabulary.name)
+    return found
+
+
 def windows_of(call: ToolEvidence) -> list[tuple[str, str]]:
     """Every exact window a search applied, as ISO minutes."""
     spec = tool_spec(call.tool)

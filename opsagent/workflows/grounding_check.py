@@ -31,9 +31,23 @@ from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.vocabularies import VOCABULARIES
 from opsagent.workflows import claims as read
-from opsagent.workflows.claim_checks import check_comparisons, check_leads, check_links, check_placements, check_values
-from opsagent.workflows.evidence_index import EvidenceIndex, counted_numbers_in, counts_with_phrases, identifiers_in
-from opsagent.workflows.fitting import fits, text_names_something
+from opsagent.workflows.claim_checks import (
+    check_comparisons,
+    check_key_counts,
+    check_leads,
+    check_links,
+    check_placements,
+    check_values,
+)
+from opsagent.workflows.evidence_index import (
+    WINDOW_LABEL,
+    EvidenceIndex,
+    counted_numbers_in,
+    counts_with_phrases,
+    digits,
+    identifiers_in,
+)
+from opsagent.workflows.fitting import fits, narrowed_by, text_names_something
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -108,8 +122,24 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
     return checks
 
 
+WINDOW_PHRASE = re.compile(r"\b(?:last|past|next|previous)\s+(\d+)\s*(m|min|mins|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
+                           r"weeks?)\b", re.IGNORECASE)
+
+
+def _windows_said(text: str) -> set[tuple[int, str]]:
+    return {(int(number), unit[0].lower()) for number, unit in WINDOW_PHRASE.findall(text)}
+
+
+def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    """A window the answer names ("in the last 24 hours") is one a search used or the question asked."""
+    searched = _windows_said(index.text)
+    return [_check("number", f"last {number}{unit}", (number, unit) in searched,
+                   f"no search covered \"the last {number} {unit}\"", "a time window no search covered")
+            for number, unit in sorted(_windows_said(text))]
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
-    checks = []
+    checks = check_windows(text, index)
     for number, is_count in dict.fromkeys(counted_numbers_in(text)):
         shown = f"{number:g}"
         detail = (f"{shown} is not a count of the evidence rows" if is_count
@@ -156,12 +186,20 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
     return None
 
 
+def _stated(text: str) -> set[str]:
+    return {vocabulary.name for vocabulary in VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
+
+
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "") -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
-    count. ``context`` is the whole sentence: "nothing matched during CHG…'s window: no failed runs …"
-    is about runs although its first clause does not say so."""
+    count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
+    run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
+    ``context`` is the whole sentence: "nothing matched during CHG…'s window: no failed runs …" is about
+    runs although its first clause does not say so."""
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
+    stated = _stated(context or sentence)
+    fit = _no_narrower(fit, stated)
     words = sentence.lower()
     tools = _family(words) or _family(context.lower())
     named = _named_absent(sentence, index, tools, fit)
@@ -176,7 +214,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    partial = PARTIAL.search(sentence)
+    partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
         fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
         zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
@@ -185,6 +223,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
     return None
+
+
+def _no_narrower(fit: Fit, stated: set[str]) -> Fit:
+    return lambda item: fit(item) and narrowed_by(item) <= stated
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit) -> list[GroundingCheck]:
@@ -268,10 +310,15 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str]) 
     """Values, links, comparisons and placements, read item by item from the answer."""
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
     items = [item for clause in clauses for item in read.items(clause)]
+    # a clause about one record states its values across its commas ("CHG… is …, Assess, approval requested")
+    units = [clause if len(read.record_keys(read.unquoted(clause))) == 1 else item
+             for clause in clauses for item in ([clause] if len(read.record_keys(read.unquoted(clause))) == 1
+                                               else read.items(clause))]
     placements = [claim for clause in clauses for claim in read.placement_claims(clause)]
     placed = {claim.clause for claim in placements}
     return [
-        *check_values((claim for item in items for claim in read.value_claims(item)), index),
+        *check_values((claim for unit in units for claim in read.value_claims(unit)), index),
+        *check_key_counts(units, index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
