@@ -1,0 +1,117 @@
+"""ServiceNow records (incidents, change requests), the queries that list them, and ``ServiceNowBackend``.
+
+Re-exported by ``backends.base``. Implemented by ``backends.servicenow`` (Table API) and
+``backends.demo.servicenow`` (SQLite); read by the tools in ``tools/servicenow.py``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from opsagent.backends.page import Page
+
+IncidentState = Literal["New", "In Progress", "On Hold", "Resolved", "Closed", "Canceled"]
+ChangeType = Literal["normal", "standard", "emergency"]
+ChangeRisk = Literal["Very High", "High", "Moderate", "Low"]
+ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "Review", "Closed", "Canceled"]
+Approval = Literal["not requested", "requested", "approved", "rejected"]
+Priority = Annotated[int, Field(ge=1, le=5)]
+"""1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning."""
+
+
+class Incident(BaseModel):
+    number: str
+    short_description: str
+    description: str = ""
+    state: IncidentState
+    priority: int = Field(ge=1, le=5)
+    impact: int = Field(default=2, ge=1, le=3)
+    urgency: int = Field(default=2, ge=1, le=3)
+    category: str = ""
+    assignment_group: str = ""
+    assigned_to: str = ""
+    configuration_item: str = ""
+    opened_at: datetime
+    resolved_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in ("New", "In Progress", "On Hold")
+
+
+class ChangeRequest(BaseModel):
+    number: str
+    short_description: str
+    description: str = ""
+    type: ChangeType
+    state: ChangeState
+    risk: ChangeRisk = "Moderate"
+    approval: Approval = "not requested"
+    start_date: datetime | None = None
+    end_date: datetime | None = None
+    configuration_item: str = ""
+    assignment_group: str = ""
+    assigned_to: str = ""
+
+
+class IncidentQuery(BaseModel):
+    """Filters for listing incidents, ANDed; a set (never empty) means "one of these", ``None`` means "any".
+
+    ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``.
+    """
+
+    states: list[IncidentState] | None = Field(default=None, min_length=1)
+    priorities: list[Priority] | None = Field(default=None, min_length=1)
+    assignment_group: str | None = None
+    configuration_item: str | None = None
+    text: str | None = None
+    opened_from: datetime | None = None
+    opened_before: datetime | None = None
+    limit: int = Field(default=20, ge=1)
+
+
+class ChangeQuery(BaseModel):
+    """Filters for listing change requests, ANDed; a set (never empty) means "one of these", ``None`` means "any".
+
+    The window matches changes whose planned window overlaps it.
+    """
+
+    states: list[ChangeState] | None = Field(default=None, min_length=1)
+    types: list[ChangeType] | None = Field(default=None, min_length=1)
+    risks: list[ChangeRisk] | None = Field(default=None, min_length=1)
+    approvals: list[Approval] | None = Field(default=None, min_length=1)
+    window_start: datetime | None = None
+    window_end: datetime | None = None
+    configuration_item: str | None = None
+    text: str | None = None
+    limit: int = Field(default=20, ge=1)
+
+
+class ServiceNowBackend(Protocol):
+    """Read access to incidents and change requests."""
+
+    kind: str
+
+    async def list_incidents(self, query: IncidentQuery) -> Page[Incident]: ...
+
+    async def get_incident(self, number: str) -> Incident:
+        """Raises ``BackendNotFoundError`` when no incident has that number."""
+        ...
+
+    async def list_change_requests(self, query: ChangeQuery) -> Page[ChangeRequest]: ...
+
+    async def get_change_request(self, number: str) -> ChangeRequest:
+        """Raises ``BackendNotFoundError`` when no change has that number."""
+        ...
+
+    async def list_configuration_items(self, *, limit: int = 500) -> list[str]:
+        """Names of the configuration items that recent incidents and changes refer to (for name checks)."""
+        ...
+
+    async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
+        """Names of the assignment groups of recent incidents and changes (for name checks)."""
+        ...
