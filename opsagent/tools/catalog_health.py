@@ -1,0 +1,20 @@
+"""Catalog entries of the platform-health tools (see ``catalog.py``)."""
+
+from __future__ import annotations
+
+from opsagent.tools.catalog_types import FilterSpec, ToolSpec
+
+_REGION = FilterSpec(parameter="region", kind="name", inventory="region", row_field="region", about="region", help=(
+    "Region name or part of it, as the user wrote it (short forms such as 'weu' work); omit for all regions"))
+
+HEALTH_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(name="check_databricks_health", specialist="service_health", record="health", platform="Databricks",
+             purpose="Databricks status: components and active incidents", filters=(_REGION,)),
+    ToolSpec(name="check_snowflake_health", specialist="service_health", record="health", platform="Snowflake",
+             purpose="Snowflake status: components and active incidents", filters=(_REGION,)),
+    ToolSpec(name="check_azure_service_health", specialist="service_health", record="health", platform="Azure",
+             purpose="Azure service health per service and region", filters=(
+                 FilterSpec(parameter="service", kind="name", inventory="service", row_field="name",
+                            about="Azure service", help="Azure service (product) name as the user wrote it; omit for all services"),
+                 _REGION)),
+)

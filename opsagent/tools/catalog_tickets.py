@@ -1,0 +1,64 @@
+"""Catalog entries of the ServiceNow tools: incidents and change requests (see ``catalog.py``)."""
+
+from __future__ import annotations
+
+from opsagent.tools.catalog_types import FilterSpec, ToolSpec, limit_filter
+
+_TEXT = FilterSpec(parameter="text", kind="text", about="words in the number, description or CI", help=(
+    "Words that must all appear (any order, any case) in number, short description, description or CI, "
+    "e.g. a pipeline name or an error word"))
+_CI = FilterSpec(parameter="configuration_item", kind="name", inventory="configuration_item",
+                 row_field="configuration_item", about="configuration item",
+                 help="Configuration item (CI) name or part of it, as the records write it ('<CI name>')")
+_WINDOW_FORMS = ("a phrase such as 'last 24 hours', 'today', 'since yesterday', 'since 2025-01-09T18:00Z', or a "
+                 "range '2025-01-09T18:00Z to 2025-01-10T09:00Z'")
+
+TICKET_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(name="list_incidents", specialist="servicenow", record="incident",
+             purpose="find incidents by state, priority, group, CI, text and opening time", filters=(
+                 FilterSpec(parameter="state", kind="choice", vocabulary="incident_state", row_field="state", help=(
+                     "open (= New, In Progress and On Hold), new, in_progress, on_hold, resolved, closed, canceled or "
+                     "all; a list ('new, on_hold'); or 'not <state>' for every other state, e.g. 'not resolved' = all "
+                     "but Resolved, 'not open' = Resolved, Closed or Canceled")),
+                 FilterSpec(parameter="priority", kind="priority", vocabulary="priority", row_field="priority", help=(
+                     "Priority 1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning; priority_match says whether more "
+                     "urgent ones count too. Omit for any priority")),
+                 FilterSpec(parameter="priority_match", kind="match", about="exactly or that priority or higher", help=(
+                     "'or_higher' (default): that priority or more urgent, e.g. priority=2 gives P1 and P2 "
+                     "('P2 or higher', 'P1/P2'); 'exactly': only that priority, e.g. 'P2 incidents', 'only the P3s'")),
+                 FilterSpec(parameter="assignment_group", kind="name", inventory="assignment_group",
+                            row_field="assignment_group", about="assignment group",
+                            help="Assignment group name or part of it, as the records write it ('<group name>')"),
+                 _CI, _TEXT,
+                 FilterSpec(parameter="opened_within", kind="window", row_field="opened_at", about="opening time", help=(
+                     f"Only incidents opened inside this UTC window (start included, end excluded): {_WINDOW_FORMS}. "
+                     "Omit unless the user limits the opening time: an open incident opened long ago still counts")),
+                 limit_filter())),
+    ToolSpec(name="get_incident", specialist="servicenow", record="incident", purpose="one incident by number",
+             filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
+                                 help="Incident number as listed: INC and 7 digits ('INC0000000')"),)),
+    ToolSpec(name="list_change_requests", specialist="servicenow", record="change",
+             purpose="find change requests by state, type, risk, approval, planned window, CI and text", filters=(
+                 FilterSpec(parameter="state", kind="choice", vocabulary="change_state", row_field="state", help=(
+                     "all (default), open (= not Closed or Canceled), new, assess, authorize, scheduled, implement, "
+                     "review, closed or canceled; a list ('scheduled, implement'); or 'not <state>' for every other "
+                     "state, e.g. 'not closed'")),
+                 FilterSpec(parameter="type", kind="choice", vocabulary="change_type", row_field="type", help=(
+                     "normal, standard or emergency; a list ('normal, emergency'); or 'not <type>' for the others. "
+                     "Omit for any type")),
+                 FilterSpec(parameter="risk", kind="choice", vocabulary="change_risk", row_field="risk", help=(
+                     "very_high, high, moderate or low; a list ('very_high, high'); or 'not <value>'. Omit for any risk")),
+                 FilterSpec(parameter="approval", kind="choice", vocabulary="approval", row_field="approval", help=(
+                     "not_requested (approval never asked for), requested (awaiting approval), approved or rejected; "
+                     "a list ('requested, rejected'); or 'not <value>' for every other value, e.g. 'not approved' = "
+                     "not_requested, requested or rejected (use it for 'not approved yet', 'still needs approval'). "
+                     "Omit for any approval")),
+                 FilterSpec(parameter="window", kind="window", row_field="start_date", about="planned window overlaps",
+                            help=("UTC time window; matches changes whose planned window overlaps it: a phrase such "
+                                  "as 'next 7 days', 'last 24 hours', 'since yesterday', or a range "
+                                  "'2025-01-09T17:00Z to 2025-01-09T19:30Z'")),
+                 _CI, _TEXT, limit_filter())),
+    ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
+             filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
+                                 help="Change request number as listed: CHG and 7 digits ('CHG0000000')"),)),
+)

@@ -1,0 +1,81 @@
+"""How incidents and change requests look in the tools' envelopes, and ticket numbers as models write them.
+
+Sits between the ServiceNow tools (``tools/servicenow.py``) and ``rendering.py``: each record of
+``ServiceNowBackend`` becomes a compact row (UTC minutes, texts cut at a clause), a lookup's row
+carries the long fields too, and a number written loosely ("inc10042") is read as the real one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from opsagent.backends.base import ChangeRequest, Incident
+from opsagent.tools.rendering import ArgumentError, iso_minute, shorten
+
+_TICKET = re.compile(r"^\s*([A-Za-z]{3})?[\s-]*(\d{1,7})\s*$")
+_TICKET_KINDS = {"INC": ("an incident", "get_incident"), "CHG": ("a change request", "get_change_request")}
+
+
+def normalise_number(raw: str, prefix: str, warnings: list[str]) -> str:
+    """``"inc10042"`` -> ``"INC0010042"`` (noted in ``warnings``); anything ambiguous is an ``ArgumentError``."""
+    noun, _ = _TICKET_KINDS[prefix]
+    match = _TICKET.match(raw)
+    if match is None:
+        raise ArgumentError(
+            f"number: {raw!r} is not {noun} number; expected {prefix} + 7 digits ({prefix}0000000). "
+            "Never guess a number; list first."
+        )
+    given = (match.group(1) or prefix).upper()
+    if given != prefix:
+        other = _TICKET_KINDS.get(given)
+        hint = f"it is {other[0]} number; use {other[1]}" if other else f"only {prefix} numbers are accepted here"
+        raise ArgumentError(f"number: {raw!r} is not {noun} number ({hint}).")
+    number = prefix + match.group(2).zfill(7)
+    if number != raw.strip():
+        warnings.append(f"Read {raw.strip()!r} as {number}.")
+    return number
+
+
+def incident_row(incident: Incident, *, full: bool = False) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "number": incident.number,
+        "short_description": shorten(incident.short_description),
+        "state": incident.state,
+        "priority": incident.priority,
+        "assignment_group": incident.assignment_group,
+        "assigned_to": incident.assigned_to,
+        "configuration_item": incident.configuration_item,
+        "opened_at": iso_minute(incident.opened_at),
+    }
+    if full:
+        row |= {
+            "description": shorten(incident.description, 500),
+            "impact": incident.impact,
+            "urgency": incident.urgency,
+            "category": incident.category,
+            "resolved_at": iso_minute(incident.resolved_at),
+            "updated_at": iso_minute(incident.updated_at),
+        }
+    return row
+
+
+def change_row(change: ChangeRequest, *, full: bool = False) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "number": change.number,
+        "short_description": shorten(change.short_description),
+        "type": change.type,
+        "state": change.state,
+        "approval": change.approval,
+        "risk": change.risk,
+        "start_date": iso_minute(change.start_date),
+        "end_date": iso_minute(change.end_date),
+        "configuration_item": change.configuration_item,
+    }
+    if full:
+        row |= {
+            "description": shorten(change.description, 500),
+            "assignment_group": change.assignment_group,
+            "assigned_to": change.assigned_to,
+        }
+    return row
