@@ -39,12 +39,14 @@ from opsagent.backends.pipeline_records import (
 )
 from opsagent.backends.tickets import (
     Approval,
+    ChangeOrder,
     ChangeQuery,
     ChangeRequest,
     ChangeRisk,
     ChangeState,
     ChangeType,
     Incident,
+    IncidentOrder,
     IncidentQuery,
     IncidentState,
     Priority,
@@ -52,9 +54,9 @@ from opsagent.backends.tickets import (
 )
 
 __all__ = [
-    "AROUND_TOLERANCE", "ActivityRun", "Approval", "Backends", "ChangeQuery", "ChangeRequest", "ChangeRisk",
+    "AROUND_TOLERANCE", "ActivityRun", "Approval", "Backends", "ChangeOrder", "ChangeQuery", "ChangeRequest", "ChangeRisk",
     "ChangeState", "ChangeType", "Clock", "ComponentHealth", "ComponentInfo", "HealthBackend", "HealthIncident",
-    "HealthReport", "HealthStatus", "Incident", "IncidentQuery", "IncidentState", "Page", "PipelineInfo",
+    "HealthReport", "HealthStatus", "Incident", "IncidentOrder", "IncidentQuery", "IncidentState", "Page", "PipelineInfo",
     "PipelineRun", "PipelineRunsBackend", "PipelineStatusSummary", "Platform", "Priority", "RecordT",
     "RunDetails", "RunStatus", "ServiceNowBackend",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from opsagent.backends.page import Page
 
@@ -20,6 +20,10 @@ ChangeState = Literal["New", "Assess", "Authorize", "Scheduled", "Implement", "R
 Approval = Literal["not requested", "requested", "approved", "rejected"]
 Priority = Annotated[int, Field(ge=1, le=5)]
 """1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning."""
+IncidentOrder = Literal["newest", "oldest", "priority"]
+"""Newest opened first, oldest opened first, or most urgent first (then newest)."""
+ChangeOrder = Literal["latest", "earliest"]
+"""Latest planned start first, or earliest planned start first."""
 
 
 class Incident(BaseModel):
@@ -58,10 +62,25 @@ class ChangeRequest(BaseModel):
     assigned_to: str = ""
 
 
-class IncidentQuery(BaseModel):
+class AssigneeFilter(BaseModel):
+    """Who a ticket is assigned to: part of the person's display name (any case), or no one."""
+
+    assigned_to: str | None = None
+    unassigned: bool = False
+
+    @model_validator(mode="after")
+    def _one_assignee_filter(self) -> AssigneeFilter:
+        if self.unassigned and self.assigned_to:
+            raise ValueError("assigned_to and unassigned exclude each other")
+        return self
+
+
+class IncidentQuery(AssigneeFilter):
     """Filters for listing incidents, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``.
+    ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``, ``resolved_from``/
+    ``resolved_before`` the resolution time (an incident never resolved has none, so it never matches).
+    The assignee filters (``AssigneeFilter``) name a person or no one.
     """
 
     states: list[IncidentState] | None = Field(default=None, min_length=1)
@@ -71,13 +90,16 @@ class IncidentQuery(BaseModel):
     text: str | None = None
     opened_from: datetime | None = None
     opened_before: datetime | None = None
+    resolved_from: datetime | None = None
+    resolved_before: datetime | None = None
+    order: IncidentOrder = "newest"
     limit: int = Field(default=20, ge=1)
 
 
-class ChangeQuery(BaseModel):
+class ChangeQuery(AssigneeFilter):
     """Filters for listing change requests, ANDed; a set (never empty) means "one of these", ``None`` means "any".
 
-    The window matches changes whose planned window overlaps it.
+    The window matches changes whose planned window overlaps it; the assignee filters work as for incidents.
     """
 
     states: list[ChangeState] | None = Field(default=None, min_length=1)
@@ -88,6 +110,7 @@ class ChangeQuery(BaseModel):
     window_end: datetime | None = None
     configuration_item: str | None = None
     text: str | None = None
+    order: ChangeOrder = "latest"
     limit: int = Field(default=20, ge=1)
 
 

@@ -10,12 +10,18 @@ _TEXT = FilterSpec(parameter="text", kind="text", about="words in the number, de
 _CI = FilterSpec(parameter="configuration_item", kind="name", inventory="configuration_item",
                  row_field="configuration_item", about="configuration item",
                  help="Configuration item (CI) name or part of it, as the records write it ('<CI name>')")
+_ASSIGNEE = FilterSpec(parameter="assigned_to", kind="person", vocabulary="assignee", inventory="person",
+                       row_field="assigned_to", about="assignee", help=(
+                           "The person it is assigned to: their name or part of it as the records write it "
+                           "('<first name> <last name>'), any case; or 'unassigned' (also 'nobody') for tickets "
+                           "assigned to no one. Omit for any assignee"))
+_POINT_FORMS = "a UTC moment such as '2025-01-09T18:00Z', or a phrase such as 'yesterday 18:00' or 'Monday'"
 _WINDOW_FORMS = ("a phrase such as 'last 24 hours', 'today', 'since yesterday', 'since 2025-01-09T18:00Z', or a "
                  "range '2025-01-09T18:00Z to 2025-01-10T09:00Z'")
 
 TICKET_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(name="list_incidents", specialist="servicenow", record="incident",
-             purpose="find incidents by state, priority, group, CI, text and opening time", filters=(
+             purpose="find incidents by state, priority, group, assignee, CI, text, opening and resolution time, in an order", filters=(
                  FilterSpec(parameter="state", kind="choice", vocabulary="incident_state", row_field="state", help=(
                      "open (= New, In Progress and On Hold), new, in_progress, on_hold, resolved, closed, canceled or "
                      "all; a list ('new, on_hold'); or 'not <state>' for every other state, e.g. 'not resolved' = all "
@@ -33,12 +39,27 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
                  FilterSpec(parameter="opened_within", kind="window", row_field="opened_at", about="opening time", help=(
                      f"Only incidents opened inside this UTC window (start included, end excluded): {_WINDOW_FORMS}. "
                      "Omit unless the user limits the opening time: an open incident opened long ago still counts")),
-                 limit_filter())),
+                 limit_filter(), _ASSIGNEE,
+                 FilterSpec(parameter="opened_after", kind="point", row_field="opened_at", about="opened after",
+                            help=f"Only incidents opened at or after this moment: {_POINT_FORMS}"),
+                 FilterSpec(parameter="opened_before", kind="point", row_field="opened_at", about="opened before",
+                            help=f"Only incidents opened before this moment: {_POINT_FORMS}"),
+                 FilterSpec(parameter="open_longer_than", kind="duration", row_field="opened_at",
+                            about="opened longer ago than", help=(
+                                "Only incidents opened longer ago than this duration: '2 days', '1 week', '36 hours' "
+                                "('open for more than 2 days'; the state filter still says open or not)")),
+                 FilterSpec(parameter="resolved_within", kind="window", row_field="resolved_at",
+                            about="resolution time", help=(
+                                f"Only incidents resolved inside this UTC window: {_WINDOW_FORMS}. With only open "
+                                "states asked (the default), Resolved and Closed incidents are searched")),
+                 FilterSpec(parameter="order", kind="order", vocabulary="incident_order", about="row order", help=(
+                     "'newest' (default): newest opened first; 'oldest': oldest opened first ('the oldest open "
+                     "ticket' = order 'oldest' with limit 1); 'priority': most urgent first, then newest")))),
     ToolSpec(name="get_incident", specialist="servicenow", record="incident", purpose="one incident by number",
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Incident number as listed: INC and 7 digits ('INC0000000')"),)),
     ToolSpec(name="list_change_requests", specialist="servicenow", record="change",
-             purpose="find change requests by state, type, risk, approval, planned window, CI and text", filters=(
+             purpose="find change requests by state, type, risk, approval, planned window, CI, assignee and text", filters=(
                  FilterSpec(parameter="state", kind="choice", vocabulary="change_state", row_field="state", help=(
                      "all (default), open (= not Closed or Canceled), new, assess, authorize, scheduled, implement, "
                      "review, closed or canceled; a list ('scheduled, implement'); or 'not <state>' for every other "
@@ -57,7 +78,10 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
                             help=("UTC time window; matches changes whose planned window overlaps it: a phrase such "
                                   "as 'next 7 days', 'last 24 hours', 'since yesterday', or a range "
                                   "'2025-01-09T17:00Z to 2025-01-09T19:30Z'")),
-                 _CI, _TEXT, limit_filter())),
+                 _CI, _TEXT, limit_filter(), _ASSIGNEE,
+                 FilterSpec(parameter="order", kind="order", vocabulary="change_order", about="row order", help=(
+                     "'latest' (default): the latest planned start first; 'earliest': the earliest planned start "
+                     "first ('what is next up' = state 'open', a window ahead, order 'earliest')")))),
     ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Change request number as listed: CHG and 7 digits ('CHG0000000')"),)),

@@ -206,6 +206,12 @@ class ToolCall:
         self.query[argument] = window_json(window)
         return window
 
+    def point(self, argument: str, phrase: str, now: datetime) -> datetime:
+        """Resolve a time point argument and record the moment in ``query``."""
+        moment = parse_point(phrase, now, argument=argument)
+        self.query[argument] = {"asked": phrase, "point": iso_minute(moment)}
+        return moment
+
     def error(self, kind: ErrorKind | None, message: str, *, detail: str = "") -> ToolResult:
         warnings = [*self.warnings, detail] if detail and detail not in message else list(self.warnings)
         return ToolResult(

@@ -13,10 +13,11 @@ from functools import partial
 
 from agent_framework import FunctionTool
 
-from opsagent.backends.base import Backends, Clock
+from opsagent.backends.base import Backends, ChangeOrder, Clock, IncidentOrder
 from opsagent.contracts.tool_result import ToolResult
+from opsagent.tools.incident_filters import IncidentArguments, resolve_incident_filters
 from opsagent.tools.rendering import ToolCall, clamp_limit, count_message
-from opsagent.tools.servicenow_filters import PriorityMatch, resolve_change_filters, resolve_incident_filters
+from opsagent.tools.servicenow_filters import ChangeArguments, PriorityMatch, resolve_change_filters
 from opsagent.tools.ticket_rows import change_row, incident_row, normalise_number
 from opsagent.tools.toolkit import Toolset
 
@@ -34,27 +35,34 @@ class ServiceNowTools(Toolset):
     async def list_incidents(
         self, state: str = "open", priority: int | None = None, priority_match: PriorityMatch = "or_higher",
         assignment_group: str | None = None, configuration_item: str | None = None, text: str | None = None,
-        opened_within: str | None = None, limit: int | None = None,
+        opened_within: str | None = None, limit: int | None = None, assigned_to: str | None = None,
+        opened_after: str | None = None, opened_before: str | None = None, open_longer_than: str | None = None,
+        resolved_within: str | None = None, order: IncidentOrder = "newest",
     ) -> str:
-        """List ServiceNow incidents, newest first, filtered by state, priority, group, CI, text and opening time.
+        """List ServiceNow incidents by state, priority, group, assignee, CI, text, opening and resolution time.
 
-        Use it to find incidents (e.g. open P1/P2s, incidents that mention a pipeline or a CI) before
-        answering. Returns a JSON envelope: total matches, the rows shown (at most the cap), a
-        truncation flag, the resolved filters in "query" and a one-line message that states them.
-        Never guess an incident number; list first.
+        Use it to find incidents (e.g. open P1/P2s, incidents that mention a pipeline or a CI, what a
+        person is working on, unassigned tickets, tickets open longer than a few days, what was
+        resolved this week) before answering. Rows come newest first, or oldest first, or most urgent
+        first (order); "the oldest open ticket" is order "oldest" with limit 1. Returns a JSON
+        envelope: total matches, the rows shown (at most the cap), a truncation flag, the resolved
+        filters in "query" and a one-line message that states them. Never guess an incident number;
+        list first.
         """
-        call = self.call("list_incidents", state=state, priority=priority, assignment_group=assignment_group,
-                         configuration_item=configuration_item, text=text, opened_within=opened_within)
+        asked = IncidentArguments(
+            state=state, priority=priority, priority_match=priority_match, assignment_group=assignment_group,
+            configuration_item=configuration_item, text=text, opened_within=opened_within, assigned_to=assigned_to,
+            opened_after=opened_after, opened_before=opened_before, open_longer_than=open_longer_than,
+            resolved_within=resolved_within, order=order)
+        call = self.call("list_incidents", **asked.asked())
 
         async def work() -> ToolResult:
-            resolved = resolve_incident_filters(
-                call, now=self.clock(), limit=clamp_limit(limit, self.max_rows, call.warnings), state=state,
-                priority=priority, priority_match=priority_match, assignment_group=assignment_group,
-                configuration_item=configuration_item, text=text, opened_within=opened_within,
-            )
+            resolved = resolve_incident_filters(call, asked, now=self.clock(),
+                                                limit=clamp_limit(limit, self.max_rows, call.warnings))
             page = await self.backends.servicenow.list_incidents(resolved.query)
-            message = partial(count_message, page.total, noun=resolved.noun, detail=resolved.detail)
-            return call.page_rows(page, incident_row, message)
+            message = partial(count_message, page.total, noun=resolved.noun, detail=resolved.detail,
+                              order=resolved.order_words)
+            return call.page_rows(page, partial(incident_row, with_resolved=bool(resolved_within)), message)
 
         return await call.run(work)
 
@@ -80,27 +88,26 @@ class ServiceNowTools(Toolset):
     async def list_change_requests(
         self, state: str = "all", type: str | None = None, risk: str | None = None, approval: str | None = None,
         window: str | None = None, configuration_item: str | None = None, text: str | None = None,
-        limit: int | None = None,
+        limit: int | None = None, assigned_to: str | None = None, order: ChangeOrder = "latest",
     ) -> str:
-        """List ServiceNow change requests, latest planned start first, by state, type, risk, approval, planned window, CI and text.
+        """List ServiceNow change requests by state, type, risk, approval, planned window, CI, assignee and text.
 
         Use it to find changes that could explain an incident or failure (a planned window that
-        overlaps the failure time, the same CI) or what is scheduled next. Returns a JSON envelope
+        overlaps the failure time, the same CI) or what is scheduled next (order "earliest": the
+        earliest planned start first; the default is the latest first). Returns a JSON envelope
         with total, rows shown (at most the cap), truncation, the resolved filters in "query" and a
         message that states them. Never guess a change number; list first.
         """
-        call = self.call("list_change_requests", state=state, type=type, risk=risk, approval=approval, window=window,
-                         configuration_item=configuration_item, text=text)
+        asked = ChangeArguments(state=state, type=type, risk=risk, approval=approval, window=window,
+                                configuration_item=configuration_item, text=text, assigned_to=assigned_to, order=order)
+        call = self.call("list_change_requests", **asked.asked())
 
         async def work() -> ToolResult:
-            resolved = resolve_change_filters(
-                call, now=self.clock(), limit=clamp_limit(limit, self.max_rows, call.warnings), state=state,
-                type=type, approval=approval, window=window, configuration_item=configuration_item, text=text,
-                risk=risk,
-            )
+            resolved = resolve_change_filters(call, asked, now=self.clock(),
+                                              limit=clamp_limit(limit, self.max_rows, call.warnings))
             page = await self.backends.servicenow.list_change_requests(resolved.query)
             message = partial(count_message, page.total, noun="change request", detail=resolved.detail,
-                              order="with the latest planned start")
+                              order=resolved.order_words)
             return call.page_rows(page, change_row, message)
 
         return await call.run(work)

@@ -37,7 +37,8 @@ def normalise_number(raw: str, prefix: str, warnings: list[str]) -> str:
     return number
 
 
-def incident_row(incident: Incident, *, full: bool = False) -> dict[str, Any]:
+def incident_row(incident: Incident, *, full: bool = False, with_resolved: bool = False) -> dict[str, Any]:
+    """A compact row; ``full`` adds the long fields (a lookup), ``with_resolved`` the resolution time."""
     row: dict[str, Any] = {
         "number": incident.number,
         "short_description": shorten(incident.short_description),
@@ -48,6 +49,8 @@ def incident_row(incident: Incident, *, full: bool = False) -> dict[str, Any]:
         "configuration_item": incident.configuration_item,
         "opened_at": iso_minute(incident.opened_at),
     }
+    if with_resolved:
+        row["resolved_at"] = iso_minute(incident.resolved_at)
     if full:
         row |= {
             "description": shorten(incident.description, 500),

@@ -18,10 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from opsagent.backends.base import (
     Approval,
+    ChangeOrder,
     ChangeRisk,
     ChangeState,
     ChangeType,
     HealthStatus,
+    IncidentOrder,
     IncidentState,
     RunStatus,
 )
@@ -83,6 +85,11 @@ class Vocabulary(BaseModel):
         pairs = [(word, item.value) for item in self.choices for word in item.words()]
         pairs += [(word, group) for group, words in self.group_synonyms.items() for word in (group, *words)]
         return tuple(sorted(dict.fromkeys(pairs), key=lambda pair: -len(pair[0])))
+
+    def lookup(self, text: str) -> str | None:
+        """The value or group a whole phrase stands for ("nobody" -> "unassigned"), any case; else ``None``."""
+        wanted = " ".join(text.strip().lower().replace("_", " ").split())
+        return next((value for phrase, value in self.phrases if phrase == wanted), None)
 
     def find(self, text: str) -> Iterator[tuple[re.Match[str], str]]:
         """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
@@ -195,8 +202,31 @@ HEALTH_STATUS = Vocabulary(
     }),
 )
 
+ASSIGNEE = Vocabulary(
+    name="assignee", record="incident", row_fields=("assigned_to",), negatable=False,
+    choices=(Choice(value="unassigned", label="unassigned", synonyms=(
+        "nobody", "no one", "noone", "none", "not assigned", "unowned", "no assignee", "without an assignee")),),
+)
+"""A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
+Any other value is a person's name as the records write it."""
+INCIDENT_ORDER = Vocabulary(
+    name="incident_order", record="incident", row_fields=("opened_at", "priority"), negatable=False,
+    choices=_choices(get_args(IncidentOrder), {
+        "newest": ("newest first", "latest", "most recent", "newest", "recent"),
+        "oldest": ("oldest first", "oldest", "longest open", "open the longest", "earliest", "first opened"),
+        "priority": ("most urgent", "most urgent first", "by priority", "most critical", "highest priority"),
+    }, value_is_label=True),
+)
+CHANGE_ORDER = Vocabulary(
+    name="change_order", record="change", row_fields=("start_date",), negatable=False,
+    choices=_choices(get_args(ChangeOrder), {
+        "latest": ("latest planned", "furthest out", "last planned"),
+        "earliest": ("earliest", "next up", "soonest", "first planned", "coming next"),
+    }, value_is_label=True),
+)
+
 VOCABULARIES: dict[str, Vocabulary] = {
     item.name: item for item in (INCIDENT_STATE, CHANGE_STATE, APPROVAL, CHANGE_TYPE, CHANGE_RISK, PRIORITY,
-                                 RUN_STATUS, HEALTH_STATUS)
+                                 RUN_STATUS, HEALTH_STATUS, ASSIGNEE, INCIDENT_ORDER, CHANGE_ORDER)
 }
 """Every vocabulary by filter id."""

@@ -118,6 +118,14 @@ class Where:
             self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
         return self
 
+    def between(self, column: str, now: datetime, start: datetime | None, before: datetime | None) -> Where:
+        """``start <= column < before`` on an offset column, for the bounds that are given."""
+        if start is not None:
+            self.add(f"{column} >= ?", offset(now, start))
+        if before is not None:
+            self.add(f"{column} < ?", offset(now, before))
+        return self
+
     def contains(self, columns: Sequence[str], text: str | None) -> Where:
         """Every word of ``text`` in any of ``columns``, case-insensitive ("SHIR upgrade" finds
         "Upgrade the SHIR …"); no LIKE wildcards to escape."""

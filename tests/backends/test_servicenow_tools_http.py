@@ -1,0 +1,63 @@
+"""The ServiceNow tools over the real Table API client, against the loopback fake: the exact queries sent."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from opsagent.backends.base import Backends
+from opsagent.backends.http import RetryPolicy
+from opsagent.backends.servicenow import HttpServiceNowBackend
+from opsagent.contracts.tool_result import ToolResult
+from opsagent.settings import Settings
+from opsagent.tools.servicenow import make_servicenow_tools
+from tests.backends.fake_servers import FakeServer, json_reply
+
+INCIDENTS = "/api/now/table/incident"
+CHANGES = "/api/now/table/change_request"
+NOW = datetime(2025, 1, 10, 9, 30, tzinfo=UTC)
+
+
+@pytest.fixture
+async def servicenow(server: FakeServer, policy: RetryPolicy) -> AsyncIterator[HttpServiceNowBackend]:
+    backend = HttpServiceNowBackend.from_settings(
+        Settings(servicenow_instance_url=server.url, servicenow_token="static-token"), policy=policy)
+    yield backend
+    await backend.aclose()
+
+
+async def run(servicenow: HttpServiceNowBackend, name: str, **arguments: Any) -> ToolResult:
+    backends = Backends(servicenow=servicenow, pipelines=None, health=None)  # type: ignore[arg-type]
+    tools = {tool.name: tool for tool in make_servicenow_tools(backends, clock=lambda: NOW, max_rows=20)}
+    (content,) = await tools[name].invoke(arguments=arguments)
+    result = ToolResult.from_text(content.text)
+    assert result is not None, content.text
+    return result
+
+
+@pytest.mark.parametrize(("arguments", "encoded"), [
+    ({"assigned_to": "nobody", "order": "oldest", "limit": 1},
+     "stateIN1,2,3^assigned_toISEMPTY^ORDERBYopened_at"),
+    ({"assigned_to": "Haddad", "open_longer_than": "2 days"},
+     "stateIN1,2,3^assigned_to.nameLIKEHaddad^opened_at<2025-01-08 09:30:00^ORDERBYDESCopened_at"),
+    ({"state": "all", "opened_after": "2025-01-09T18:00Z", "opened_before": "2025-01-10T06:00Z"},
+     "opened_at>=2025-01-09 18:00:00^opened_at<2025-01-10 06:00:00^ORDERBYDESCopened_at"),
+    ({"resolved_within": "last 7 days", "order": "priority"},
+     "stateIN6,7^resolved_at>=2025-01-03 09:30:00^ORDERBYpriority^ORDERBYDESCopened_at"),
+], ids=["oldest-unassigned", "person-open-longer-than", "opened-between", "resolved-this-week-by-priority"])
+async def test_list_incidents_sends_the_encoded_query(
+    server: FakeServer, servicenow: HttpServiceNowBackend, arguments: dict[str, Any], encoded: str
+) -> None:
+    server.script("GET", INCIDENTS, json_reply({"result": []}, X_Total_Count="0"))
+    result = await run(servicenow, "list_incidents", **arguments)
+    assert result.status == "no_data", result.message
+    assert server.calls(INCIDENTS)[0].param("sysparm_query") == encoded
+
+
+async def test_list_change_requests_sends_assignee_and_order(server: FakeServer, servicenow: HttpServiceNowBackend) -> None:
+    server.script("GET", CHANGES, json_reply({"result": []}, X_Total_Count="0"))
+    await run(servicenow, "list_change_requests", state="open", assigned_to="unassigned", order="earliest")
+    assert server.calls(CHANGES)[0].param("sysparm_query") == "stateIN-5,-4,-3,-2,-1,0^assigned_toISEMPTY^ORDERBYstart_date"
