@@ -41,10 +41,27 @@ class Incident(BaseModel):
     opened_at: datetime
     resolved_at: datetime | None = None
     updated_at: datetime | None = None
+    close_notes: str = ""
+    """How it was resolved (or why it was canceled); empty while open."""
+    work_notes: str = ""
+    """The journal of work notes, as one text."""
+    rfc: str = ""
+    """The change request raised for it (ServiceNow's ``rfc`` reference), by number."""
+    caused_by: str = ""
+    """The change that caused it (``caused_by``), by number."""
+    parent_incident: str = ""
+    problem_id: str = ""
+    """The problem record it belongs to (``problem_id``), by number."""
 
     @property
     def is_active(self) -> bool:
         return self.state in ("New", "In Progress", "On Hold")
+
+    def references(self) -> dict[str, str]:
+        """The records its reference fields name: field -> number (only those that are set)."""
+        fields = {"rfc": self.rfc, "caused_by": self.caused_by, "parent_incident": self.parent_incident,
+                  "problem_id": self.problem_id}
+        return {field: number for field, number in fields.items() if number}
 
 
 class ChangeRequest(BaseModel):
@@ -60,6 +77,9 @@ class ChangeRequest(BaseModel):
     configuration_item: str = ""
     assignment_group: str = ""
     assigned_to: str = ""
+    close_notes: str = ""
+    """How the implementation went (set when it is closed)."""
+    work_notes: str = ""
 
 
 class AssigneeFilter(BaseModel):

@@ -10,15 +10,17 @@ sees; parameter descriptions come from the catalog (``catalog_tickets.py``).
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from agent_framework import FunctionTool
 
-from opsagent.backends.base import Backends, ChangeOrder, Clock, IncidentOrder
+from opsagent.backends.base import Backends, ChangeOrder, ChangeRequest, Clock, Incident, IncidentOrder
 from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.incident_filters import IncidentArguments, resolve_incident_filters
 from opsagent.tools.rendering import ToolCall, clamp_limit, count_message
 from opsagent.tools.servicenow_filters import ChangeArguments, PriorityMatch, resolve_change_filters
-from opsagent.tools.ticket_rows import change_row, incident_row, normalise_number
+from opsagent.tools.ticket_links import link_rows
+from opsagent.tools.ticket_rows import change_row, incident_row, normalise_number, notes, with_full_texts
 from opsagent.tools.toolkit import Toolset
 
 SYSTEM = "ServiceNow"
@@ -67,11 +69,14 @@ class ServiceNowTools(Toolset):
         return await call.run(work)
 
     async def get_incident(self, number: str) -> str:
-        """Get one ServiceNow incident with its description, assignee and timestamps.
+        """Get one ServiceNow incident: description, close notes (how it was resolved), work notes, assignee, timestamps and the records it links.
 
-        Use it after list_incidents (or when the user gives a number). Returns a JSON envelope with
-        one row, or status "error" / error_kind "not_found" when no such incident exists. Never
-        guess an incident number; list first.
+        Use it after list_incidents (or when the user gives a number). Long texts are cut at a
+        sentence in the row, with the complete text under "full_text". "links" lists the change
+        raised for it (rfc), the change that caused it (caused_by), its parent incident and problem,
+        and the tickets its text names, each with its state. Returns a JSON envelope with one row,
+        or status "error" / error_kind "not_found" when no such incident exists. Never guess an
+        incident number; list first.
         """
         call = self.call("get_incident", number=number)
 
@@ -81,9 +86,18 @@ class ServiceNowTools(Toolset):
             incident = await self.backends.servicenow.get_incident(normalised)
             message = (f"{incident.number}: {incident.state}, priority {incident.priority}, "
                        f"{incident.assignment_group or 'unassigned'}.")
-            return call.rows([incident_row(incident, full=True)], total=1, message=message)
+            row = await self.lookup_row(incident_row(incident, full=True), incident, incident.references(), call)
+            return call.rows([row], total=1, message=message)
 
         return await call.run(work)
+
+    async def lookup_row(self, row: dict[str, Any], record: Incident | ChangeRequest, references: dict[str, str],
+                         call: ToolCall) -> dict[str, Any]:
+        """A look-up's row: its notes (cut at a sentence, complete under "full_text") and the records it links."""
+        texts = notes(record)
+        links = await link_rows(self.backends.servicenow, record.number, references,
+                                {"short_description": record.short_description, **texts}, call.warnings)
+        return with_full_texts(row, texts, call.warnings) | {"links": links}
 
     async def list_change_requests(
         self, state: str = "all", type: str | None = None, risk: str | None = None, approval: str | None = None,
@@ -113,11 +127,12 @@ class ServiceNowTools(Toolset):
         return await call.run(work)
 
     async def get_change_request(self, number: str) -> str:
-        """Get one ServiceNow change request: type, state, approval, risk, planned window, CI and description.
+        """Get one ServiceNow change request: type, state, approval, risk, planned window, CI, description, close and work notes, and the tickets it names.
 
-        Use it after list_change_requests (or when the user gives a number). Returns a JSON envelope
-        with one row, or error_kind "not_found" when no such change exists. Never guess a change
-        number; list first.
+        Use it after list_change_requests (or when the user gives a number). Long texts are cut at
+        a sentence in the row, with the complete text under "full_text"; "links" lists the tickets
+        its text names, each with its state. Returns a JSON envelope with one row, or error_kind
+        "not_found" when no such change exists. Never guess a change number; list first.
         """
         call = self.call("get_change_request", number=number)
 
@@ -126,7 +141,8 @@ class ServiceNowTools(Toolset):
             call.query["number"], call.subject = normalised, f"change request {normalised}"
             change = await self.backends.servicenow.get_change_request(normalised)
             message = f"{change.number}: {change.type} change, {change.state}, approval {change.approval}."
-            return call.rows([change_row(change, full=True)], total=1, message=message)
+            row = await self.lookup_row(change_row(change, full=True), change, {}, call)
+            return call.rows([row], total=1, message=message)
 
         return await call.run(work)
 

@@ -11,8 +11,12 @@ import re
 from typing import Any
 
 from opsagent.backends.base import ChangeRequest, Incident
-from opsagent.tools.rendering import ArgumentError, iso_minute, shorten
+from opsagent.tools.rendering import ArgumentError, iso_minute, shorten, shorten_sentences
 
+DESCRIPTION_CHARS = 500
+NOTES_CHARS = 300
+FULL_TEXT_CHARS = 3500
+"""The complete long texts a look-up keeps beside its shortened fields (the 7 KB envelope holds both)."""
 _TICKET = re.compile(r"^\s*([A-Za-z]{3})?[\s-]*(\d{1,7})\s*$")
 _TICKET_KINDS = {"INC": ("an incident", "get_incident"), "CHG": ("a change request", "get_change_request")}
 
@@ -53,7 +57,7 @@ def incident_row(incident: Incident, *, full: bool = False, with_resolved: bool 
         row["resolved_at"] = iso_minute(incident.resolved_at)
     if full:
         row |= {
-            "description": shorten(incident.description, 500),
+            "description": shorten_sentences(incident.description, DESCRIPTION_CHARS),
             "impact": incident.impact,
             "urgency": incident.urgency,
             "category": incident.category,
@@ -77,8 +81,33 @@ def change_row(change: ChangeRequest, *, full: bool = False) -> dict[str, Any]:
     }
     if full:
         row |= {
-            "description": shorten(change.description, 500),
+            "description": shorten_sentences(change.description, DESCRIPTION_CHARS),
             "assignment_group": change.assignment_group,
             "assigned_to": change.assigned_to,
         }
     return row
+
+
+def notes(record: Incident | ChangeRequest) -> dict[str, str]:
+    """The long texts of a ticket by field: description, close notes, work notes."""
+    return {"description": record.description, "close_notes": record.close_notes, "work_notes": record.work_notes}
+
+
+def with_full_texts(row: dict[str, Any], texts: dict[str, str], warnings: list[str]) -> dict[str, Any]:
+    """``row`` with the notes that are present cut at a sentence, and under ``full_text`` the complete
+    text of each one that was cut (as much as ``FULL_TEXT_CHARS`` holds; a cut is noted in ``warnings``)."""
+    complete: dict[str, str] = {}
+    for field, text in texts.items():
+        flat = " ".join(text.split())
+        if field != "description" and not flat:
+            continue  # notes only where present
+        row[field] = shorten_sentences(flat, DESCRIPTION_CHARS if field == "description" else NOTES_CHARS)
+        if row[field] != flat:
+            complete[field] = flat
+    room = FULL_TEXT_CHARS
+    for field, text in complete.items():
+        if len(text) > room:
+            warnings.append(f"The full {field} ({len(text)} characters) was cut to keep the answer short.")
+            complete[field] = text = shorten_sentences(text, max(room, 200))
+        room -= len(text)
+    return row | ({"full_text": complete} if complete else {})

@@ -61,3 +61,36 @@ async def test_list_change_requests_sends_assignee_and_order(server: FakeServer,
     server.script("GET", CHANGES, json_reply({"result": []}, X_Total_Count="0"))
     await run(servicenow, "list_change_requests", state="open", assigned_to="unassigned", order="earliest")
     assert server.calls(CHANGES)[0].param("sysparm_query") == "stateIN-5,-4,-3,-2,-1,0^assigned_toISEMPTY^ORDERBYstart_date"
+
+
+def pair(value: str, display: str | None = None) -> dict[str, str]:
+    return {"display_value": value if display is None else display, "value": value}
+
+
+async def test_get_incident_reads_notes_and_references_and_looks_the_links_up(
+    server: FakeServer, servicenow: HttpServiceNowBackend
+) -> None:
+    incident = {
+        "number": pair("INC0000100"), "short_description": pair("Copy fails after runtime upgrade"),
+        "description": pair("Started after CHG0000200. Same error as INC0000099."), "state": pair("6", "Resolved"),
+        "priority": pair("3", "3 - Moderate"), "opened_at": pair("2025-01-09 10:00:00"),
+        "resolved_at": pair("2025-01-09 12:00:00"), "close_notes": pair("Proxy settings restored on the runtime."),
+        "work_notes": pair("", "2025-01-09 11:00:00 - A. Person (Work notes)\nRestarted the runtime."),
+        "rfc": pair("sys-rfc", "CHG0000201"), "caused_by": pair("sys-cb", "CHG0000200"), "problem_id": pair(""),
+    }
+    change = {"number": "CHG0000201", "short_description": "Fix the proxy", "type": "normal", "state": "3",
+              "start_date": "2025-01-09 11:30:00", "end_date": "2025-01-09 12:00:00"}
+    server.script("GET", INCIDENTS, json_reply({"result": [incident]}), json_reply({"result": []}))
+    server.script("GET", CHANGES, json_reply({"result": [change]}),
+                  json_reply({"result": [change | {"number": "CHG0000200", "state": "0"}]}))
+    result = await run(servicenow, "get_incident", number="INC0000100")
+    (item,) = result.items
+    assert (item["close_notes"], item["state"]) == ("Proxy settings restored on the runtime.", "Resolved")
+    assert item["work_notes"].endswith("Restarted the runtime.")
+    assert [(link["number"], link["via"], link.get("state"), link.get("found", True)) for link in item["links"]] == [
+        ("CHG0000201", ["rfc"], "Closed", True), ("CHG0000200", ["caused_by", "named in description"], "Review", True),
+        ("INC0000099", ["named in description"], None, False)]
+    assert [call.param("sysparm_query") for call in server.requests] == [
+        "number=INC0000100", "number=CHG0000201", "number=CHG0000200", "number=INC0000099"]
+    fields = server.requests[0].param("sysparm_fields") or ""
+    assert {"close_notes", "work_notes", "rfc", "caused_by", "parent_incident", "problem_id"} <= set(fields.split(","))

@@ -18,7 +18,13 @@ CREATE TABLE incidents (
     configuration_item TEXT NOT NULL DEFAULT '',
     opened_min REAL NOT NULL,
     resolved_min REAL,
-    updated_min REAL NOT NULL
+    updated_min REAL NOT NULL,
+    close_notes TEXT NOT NULL DEFAULT '',
+    work_notes TEXT NOT NULL DEFAULT '',
+    rfc TEXT NOT NULL DEFAULT '',               -- the change raised for it (a change number)
+    caused_by TEXT NOT NULL DEFAULT '',         -- the change that caused it
+    parent_incident TEXT NOT NULL DEFAULT '',
+    problem_id TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX incidents_opened ON incidents (opened_min);
 
@@ -34,7 +40,9 @@ CREATE TABLE change_requests (
     end_min REAL,
     configuration_item TEXT NOT NULL DEFAULT '',
     assignment_group TEXT NOT NULL DEFAULT '',
-    assigned_to TEXT NOT NULL DEFAULT ''
+    assigned_to TEXT NOT NULL DEFAULT '',
+    close_notes TEXT NOT NULL DEFAULT '',
+    work_notes TEXT NOT NULL DEFAULT ''
 );
 
 CREATE TABLE pipeline_runs (

@@ -27,6 +27,8 @@ SCHEMA_FILE = PACKAGE_DIR / "schema.sql"
 DATABASE_NAME = "demo.sqlite"
 
 _OFFSET = re.compile(r"^([+-])(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?$")
+_INCIDENT_TEXTS = ("close_notes", "work_notes", "rfc", "caused_by", "parent_incident", "problem_id")
+"""Optional incident fields, in table order (absent in a record = empty)."""
 # ServiceNow's default priority matrix: (impact, urgency) -> priority.
 _PRIORITY = {(1, 1): 1, (1, 2): 2, (2, 1): 2, (1, 3): 3, (2, 2): 3, (3, 1): 3, (2, 3): 4, (3, 2): 4, (3, 3): 5}
 
@@ -132,13 +134,13 @@ def _incident_row(item: Mapping[str, Any]) -> tuple[Any, ...]:
     priority = _PRIORITY[(item["impact"], item["urgency"])]
     return (item["number"], item["short"], item["description"], item["state"], priority, item["impact"],
             item["urgency"], item["category"], item["group"], item["assigned_to"], item["ci"], opened,
-            resolved, updated)
+            resolved, updated, *(item.get(name, "") for name in _INCIDENT_TEXTS))
 
 
 def _change_row(item: Mapping[str, Any]) -> tuple[Any, ...]:
     return (item["number"], item["short"], item["description"], item["type"], item["state"], item["risk"],
             item["approval"], _optional_offset(item.get("start")), _optional_offset(item.get("end")), item["ci"],
-            item["group"], item["assigned_to"])
+            item["group"], item["assigned_to"], item.get("close_notes", ""), item.get("work_notes", ""))
 
 
 def _health_rows(platforms: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
