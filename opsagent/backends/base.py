@@ -30,11 +30,16 @@ from opsagent.backends.page import Clock, Page, RecordT
 from opsagent.backends.pipeline_records import (
     AROUND_TOLERANCE,
     ActivityRun,
+    FailureGroup,
+    PipelineHistory,
     PipelineInfo,
     PipelineRun,
     PipelineRunsBackend,
     PipelineStatusSummary,
+    RunCount,
     RunDetails,
+    RunGrouping,
+    RunSearch,
     RunStatus,
 )
 from opsagent.backends.tickets import (
@@ -54,11 +59,12 @@ from opsagent.backends.tickets import (
 )
 
 __all__ = [
-    "AROUND_TOLERANCE", "ActivityRun", "Approval", "Backends", "ChangeOrder", "ChangeQuery", "ChangeRequest", "ChangeRisk",
-    "ChangeState", "ChangeType", "Clock", "ComponentHealth", "ComponentInfo", "HealthBackend", "HealthIncident",
-    "HealthReport", "HealthStatus", "Incident", "IncidentOrder", "IncidentQuery", "IncidentState", "Page", "PipelineInfo",
-    "PipelineRun", "PipelineRunsBackend", "PipelineStatusSummary", "Platform", "Priority", "RecordT",
-    "RunDetails", "RunStatus", "ServiceNowBackend",
+    "AROUND_TOLERANCE", "ActivityRun", "Approval", "Backends", "ChangeOrder", "ChangeQuery", "ChangeRequest",
+    "ChangeRisk", "ChangeState", "ChangeType", "Clock", "ComponentHealth", "ComponentInfo", "FailureGroup",
+    "HealthBackend", "HealthIncident", "HealthReport", "HealthStatus", "Incident", "IncidentOrder",
+    "IncidentQuery", "IncidentState", "Page", "PipelineHistory", "PipelineInfo", "PipelineRun",
+    "PipelineRunsBackend", "PipelineStatusSummary", "Platform", "Priority", "RecordT", "RunCount", "RunDetails",
+    "RunGrouping", "RunSearch", "RunStatus", "ServiceNowBackend",
 ]
 
 

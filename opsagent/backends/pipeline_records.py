@@ -77,6 +77,65 @@ class PipelineInfo(BaseModel):
     factory: str = ""
 
 
+RunGrouping = Literal["pipeline", "factory"]
+
+
+class RunSearch(BaseModel):
+    """Which runs: started in ``[start, end)``, with one of ``statuses`` (``None``: any), of pipelines whose
+    name contains ``pipeline_name`` and in the factory named ``factory`` (both ignoring case)."""
+
+    start: datetime
+    end: datetime
+    statuses: list[RunStatus] | None = Field(default=None, min_length=1)
+    pipeline_name: str | None = None
+    factory: str | None = None
+
+
+class RunCount(BaseModel):
+    """How many runs one pipeline (or factory) had, in all and per status."""
+
+    name: str
+    runs: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    in_progress: int = 0
+    queued: int = 0
+
+
+class FailureGroup(BaseModel):
+    """Earlier failures of a pipeline with the same error code and failure type in the same activity."""
+
+    error_code: str = ""
+    failed_activity: str = ""
+    failure_type: str = ""
+    count: int = 0
+    first_seen: datetime
+    last_seen: datetime
+    last_run_id: str = ""
+    error_message: str = ""
+    """The latest such failure's message."""
+
+
+class PipelineHistory(BaseModel):
+    """One pipeline over the whole history searched: its last failure and success, its recent
+    successful runs (for durations) and its failures grouped by error."""
+
+    pipeline_name: str
+    factory: str = ""
+    searched_from: datetime
+    searched_to: datetime
+    runs: int = 0
+    latest_run: PipelineRun | None = None
+    last_failure: PipelineRun | None = None
+    last_success: PipelineRun | None = None
+    recent_successes: list[PipelineRun] = Field(default_factory=list)
+    """The latest successful (finished) runs, newest first."""
+    failure_groups: list[FailureGroup] = Field(default_factory=list)
+    """Most failures first, then the latest."""
+    warnings: list[str] = Field(default_factory=list)
+
+
 AROUND_TOLERANCE = timedelta(hours=12)
 """How far from the asked time a run may start and still be "the run around" that time."""
 
@@ -111,4 +170,18 @@ class PipelineRunsBackend(Protocol):
 
     async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
         """Every pipeline with a run since ``since``, with its factory, ordered by name (for name checks)."""
+        ...
+
+    async def list_runs(self, search: RunSearch, *, limit: int) -> Page[PipelineRun]:
+        """Runs of any status (or those of ``search.statuses``), newest start first."""
+        ...
+
+    async def count_runs(self, search: RunSearch, *, group_by: RunGrouping) -> Page[RunCount]:
+        """Exact counts per pipeline or per factory (the backend counts), most runs first, then by name."""
+        ...
+
+    async def pipeline_history(self, pipeline_name: str, *, recent: int = 20) -> PipelineHistory:
+        """The pipeline (exact name, case-insensitive) over the whole history the backend keeps, which
+        ``searched_from``/``searched_to`` state; ``recent`` successful runs at most. Raises
+        ``BackendNotFoundError`` when it has no run there."""
         ...

@@ -9,6 +9,9 @@ _WINDOW_HELP = (
     "'last 24 hours', 'today', 'yesterday', 'last night', 'since yesterday', 'since 2025-01-09T18:00Z', or a "
     "range '2025-01-09T18:00Z to 2025-01-10T09:00Z'"
 )
+_STATUS = FilterSpec(parameter="status", kind="choice", vocabulary="run_status", row_field="status", help=(
+    "Run status: Failed, Cancelled, InProgress, Queued or Succeeded; 'active' (= Queued, InProgress), 'finished' "
+    "(= Succeeded, Failed, Cancelled) or 'all' (default); a list ('Failed, Cancelled'); or 'not <status>'"))
 _FACTORY = FilterSpec(parameter="factory", kind="name", inventory="factory", row_field="factory", about="Data Factory",
                       help=("Only runs in this Azure Data Factory: its name (case-insensitive) as the user or the "
                             "context wrote it ('<factory name>'). Omit for every factory"))
@@ -48,4 +51,24 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                                   "12 hours away), e.g. '2025-01-10T08:00Z' for 'the 8am run' (write the date-time; "
                                   "bare clock times are not read), or a phrase whose start is the time, e.g. "
                                   "'yesterday' = yesterday 00:00. Omit for the latest run")))),
+    ToolSpec(name="list_pipeline_runs", specialist="log_analytics", record="run",
+             purpose="Data Factory runs of any status in a window, newest first", filters=(
+                 _STATUS, run_window("last 24 hours"),
+                 pipeline_filter("Only runs of this pipeline: its name or part of it (case-insensitive), as the user "
+                                 "or a tool wrote it ('<pipeline name>'). Omit for every pipeline"),
+                 _FACTORY, limit_filter())),
+    ToolSpec(name="get_pipeline_history", specialist="log_analytics", record="pipeline",
+             purpose="a pipeline's last failure and success, usual run durations with a run compared, and its "
+                     "earlier failures grouped by error, over the whole history kept", filters=(
+                 pipeline_filter("The pipeline's exact name, as the user or a tool wrote it ('<pipeline name>')"),
+                 FilterSpec(parameter="run_id", kind="lookup", row_field="run_id", help=(
+                     "Run id (a UUID) of the run to compare with the usual; omit for the pipeline's latest (or "
+                     "current) run")))),
+    ToolSpec(name="count_pipeline_runs", specialist="log_analytics", record="run_count",
+             purpose="exact run counts per pipeline or per factory in a window, by status", filters=(
+                 FilterSpec(parameter="group_by", kind="group_by", vocabulary="run_grouping", help=(
+                     "'pipeline' (default): one count per pipeline; 'factory': one count per Data Factory")),
+                 _STATUS, run_window("last 24 hours"), _FACTORY,
+                 pipeline_filter("Only runs of pipelines whose name contains this (case-insensitive); omit for all"),
+                 limit_filter("groups"))),
 )

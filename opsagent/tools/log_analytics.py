@@ -9,15 +9,29 @@ in ``query`` and the message. Parameter descriptions come from the catalog (``ca
 
 from __future__ import annotations
 
+from functools import partial
+
 from agent_framework import FunctionTool
 
-from opsagent.backends.base import Backends, Clock, RunDetails
+from opsagent.backends.base import Backends, Clock, Page, PipelineRun, RunDetails, RunGrouping, RunSearch
 from opsagent.contracts.tool_result import ToolResult
+from opsagent.errors import BackendNotFoundError
 from opsagent.tools import run_arguments as args
-from opsagent.tools.pipeline_rows import activity_row, pipelines_sentence, run_message, run_row, summary_row
+from opsagent.tools.filters import vocabulary_filter
+from opsagent.tools.pipeline_rows import (
+    activity_row,
+    count_row,
+    counts_message,
+    pipelines_sentence,
+    run_message,
+    run_row,
+    summary_row,
+)
 from opsagent.tools.rendering import ArgumentError, ToolCall, clamp_limit, count_message, iso_minute, window_after
+from opsagent.tools.run_history import history_message, history_row
 from opsagent.tools.timewindow import TimeWindow
 from opsagent.tools.toolkit import Toolset
+from opsagent.tools.vocabularies import RUN_STATUS
 
 SYSTEM = "Log Analytics"
 
@@ -131,6 +145,110 @@ class LogAnalyticsTools(Toolset):
                              backend_warnings=details.warnings)
 
         return await call.run(work)
+
+    async def list_pipeline_runs(
+        self, status: str = "all", time_window: str = "last 24 hours", pipeline_name: str | None = None,
+        factory: str | None = None, limit: int | None = None,
+    ) -> str:
+        """List Azure Data Factory pipeline runs of any status in a time window, newest first.
+
+        Use it for "what is running / queued now?", "which runs were cancelled?", "did X succeed
+        overnight?": status is one or more of Failed, Cancelled, InProgress, Queued, Succeeded (or
+        'active', 'finished', 'all', or 'not <status>'), optionally for one pipeline or factory.
+        Rows carry the run_id (for get_pipeline_run_details), status, start, end, duration and any
+        error. Returns a JSON envelope with total, rows shown (at most the cap), truncation, the
+        resolved filters in "query" and a message that states them. Never guess a run id.
+        """
+        call = self.call("list_pipeline_runs", status=status, time_window=time_window, pipeline_name=pipeline_name,
+                         factory=factory)
+
+        async def work() -> ToolResult:
+            search, words = self.search(call, status, time_window, pipeline_name, factory)
+            page = await self.backends.pipelines.list_runs(search, limit=clamp_limit(limit, self.max_rows, call.warnings))
+
+            def message(shown: int) -> str:
+                counted = count_message(page.total, shown, "pipeline run", detail=words)
+                return counted + pipelines_sentence(page.items[:shown], is_complete=shown >= page.total)
+
+            return call.page_rows(page, lambda run: run_row(run) | {"status": run.status, "end": iso_minute(run.end)},
+                                  message)
+
+        return await call.run(work)
+
+    async def count_pipeline_runs(
+        self, group_by: RunGrouping = "pipeline", status: str = "all", time_window: str = "last 24 hours",
+        factory: str | None = None, pipeline_name: str | None = None, limit: int | None = None,
+    ) -> str:
+        """Count Azure Data Factory pipeline runs per pipeline or per factory in a time window (exact counts, however many runs).
+
+        Use it for "how many runs failed per pipeline this week?", "which factory ran the most?",
+        "how many times did X run today?". Each row has the pipeline (or factory), its count and
+        the count per status; rows come most runs first. The message gives the total over every
+        group. Returns a JSON envelope with the number of groups, rows shown (at most the cap) and
+        the resolved filters in "query".
+        """
+        call = self.call("count_pipeline_runs", group_by=group_by, status=status, time_window=time_window,
+                         factory=factory, pipeline_name=pipeline_name)
+
+        async def work() -> ToolResult:
+            search, words = self.search(call, status, time_window, pipeline_name, factory)
+            page = await self.backends.pipelines.count_runs(search, group_by=group_by)
+            rows = clamp_limit(limit, self.max_rows, call.warnings)
+            key = "pipeline_name" if group_by == "pipeline" else "factory"
+            render = partial(count_row, key=key, statuses=search.statuses)
+            counted = Page(items=page.items[:rows], total=page.total, warnings=page.warnings, unreadable=page.unreadable)
+            return call.page_rows(counted, render, partial(counts_message, page.items, group_by=group_by, detail=words))
+
+        return await call.run(work)
+
+    async def get_pipeline_history(self, pipeline_name: str, run_id: str | None = None) -> str:
+        """Show a Data Factory pipeline's history: last failure and last success, how long its runs usually take, how a run compares, and its earlier failures grouped by error.
+
+        Use it for "when did X last fail / last work?", "is this run slower than usual?", "has it
+        failed like this before?". It searches the whole history the logs keep (the message states
+        the dates). Give run_id to compare that run; else the pipeline's latest (or current) run is
+        compared with the median and spread of its recent successful runs. Failure groups (error
+        code, failed activity, failure type) carry their count and first / last seen; the one like
+        the compared run is marked. Returns a JSON envelope with one row.
+        """
+        call = self.call("get_pipeline_history", pipeline_name=pipeline_name, run_id=run_id)
+
+        async def work() -> ToolResult:
+            name = pipeline_name.strip()
+            wanted_id = args.validate_run_id(run_id) if run_id else None
+            call.query["run_id"], call.subject = wanted_id, f"runs of pipeline {name!r}"
+            history = await self.backends.pipelines.pipeline_history(name)
+            run = history.latest_run if wanted_id is None else await self.run_of(call, wanted_id, history.pipeline_name)
+            if run is None:
+                raise BackendNotFoundError(f"no runs of {name!r}", backend=SYSTEM)
+            call.query |= {"searched_from": iso_minute(history.searched_from), "searched_to": iso_minute(history.searched_to)}
+            row = history_row(history, run, now=self.clock(), max_groups=self.max_rows)
+            which = f"Run {run.run_id}" if wanted_id else "The latest run"
+            return call.rows([row], total=1, message=history_message(history, row, which=which),
+                             backend_warnings=history.warnings)
+
+        return await call.run(work)
+
+    async def run_of(self, call: ToolCall, run_id: str, pipeline_name: str) -> PipelineRun:
+        """The run asked about, which must belong to the pipeline."""
+        call.subject = f"pipeline run {run_id}"
+        run = (await self.backends.pipelines.run_details(run_id=run_id)).run
+        if run.pipeline_name.lower() != pipeline_name.lower():
+            raise ArgumentError(f"run_id: run {run_id} belongs to {run.pipeline_name}, not {pipeline_name}.")
+        return run
+
+    def search(
+        self, call: ToolCall, status: str, time_window: str | None, pipeline_name: str | None, factory: str | None
+    ) -> tuple[RunSearch, str]:
+        """The runs a listing or a count asks for, and the filters in words for its message."""
+        window = self.window(call, time_window, "last 24 hours")
+        name, factory_name = args.pipeline_filters(pipeline_name, factory)
+        statuses = vocabulary_filter(call, status or "all", RUN_STATUS, argument="status")
+        state_words = "" if statuses.is_everything else f" ({statuses.words()})"
+        words = f"{state_words}{args.filter_words(name, factory_name, matching='of pipelines matching')} " \
+                f"{window_after('in', window)}"
+        return RunSearch(start=window.start, end=window.end, statuses=statuses.restriction, pipeline_name=name,
+                         factory=factory_name), words
 
     def details_row(self, call: ToolCall, details: RunDetails) -> dict[str, object]:
         """A run with its activities (at most the row cap of them, the cut noted)."""

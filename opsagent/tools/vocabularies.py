@@ -25,6 +25,7 @@ from opsagent.backends.base import (
     HealthStatus,
     IncidentOrder,
     IncidentState,
+    RunGrouping,
     RunStatus,
 )
 
@@ -99,6 +100,12 @@ class Vocabulary(BaseModel):
                 if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
                     found.append((match, value))
         yield from sorted(found, key=lambda pair: pair[0].start())
+
+    def choices_by_key(self) -> dict[str, tuple[str, ...]]:
+        """Every way of writing a value or group (lower case, words joined by ``_``) -> the values it stands for,
+        as ``filters.parse_set_filter`` takes them."""
+        values = {item.value: (item.value,) for item in self.choices} | dict(self.groups)
+        return {_key(phrase): values[value] for phrase, value in self.phrases}
 
     def describe(self) -> str:
         """For tool schemas: the accepted values, the groups, and negation."""
@@ -189,6 +196,10 @@ RUN_STATUS = Vocabulary(
         "Queued": ("queued", "waiting to run", "pending"),
         "Cancelled": ("canceled", "cancelled", "aborted", "stopped"),
     }, value_is_label=True),
+    groups={"active": ("Queued", "InProgress"), "finished": ("Succeeded", "Failed", "Cancelled"),
+            "all": get_args(RunStatus)},
+    group_synonyms={"active": ("unfinished", "not finished", "running or queued", "queued or running"),
+                    "finished": ("completed", "ended"), "all": ("any status", "all statuses", "every status")},
 )
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
@@ -225,8 +236,16 @@ CHANGE_ORDER = Vocabulary(
     }, value_is_label=True),
 )
 
+RUN_GROUPING = Vocabulary(
+    name="run_grouping", record="run", row_fields=("pipeline_name", "factory"), negatable=False,
+    choices=_choices(get_args(RunGrouping), {
+        "pipeline": ("per pipeline", "by pipeline", "each pipeline", "pipelines"),
+        "factory": ("per factory", "by factory", "each factory", "data factory", "factories"),
+    }, value_is_label=True),
+)
+
 VOCABULARIES: dict[str, Vocabulary] = {
     item.name: item for item in (INCIDENT_STATE, CHANGE_STATE, APPROVAL, CHANGE_TYPE, CHANGE_RISK, PRIORITY,
-                                 RUN_STATUS, HEALTH_STATUS, ASSIGNEE, INCIDENT_ORDER, CHANGE_ORDER)
+                                 RUN_STATUS, HEALTH_STATUS, ASSIGNEE, INCIDENT_ORDER, CHANGE_ORDER, RUN_GROUPING)
 }
 """Every vocabulary by filter id."""

@@ -108,6 +108,8 @@ DEFAULT_CALLS = [
     ("list_failed_pipelines", {"time_window": "last 7 days"}), ("query_pipeline_status", {}),
     ("get_pipeline_run_details", {"pipeline_name": "pl_load_finance_dwh"}), ("check_databricks_health", {}),
     ("check_snowflake_health", {"region": "weu"}), ("check_azure_service_health", {"region": "West Europe"}),
+    ("list_pipeline_runs", {"time_window": "last 7 days"}), ("get_pipeline_history", {"pipeline_name": "pl_ingest_sales"}),
+    ("count_pipeline_runs", {"time_window": "last 7 days"}), ("count_pipeline_runs", {"group_by": "factory"}),
 ]
 
 
@@ -128,6 +130,7 @@ def test_the_registry_exposes_the_design_tool_names(demo_backends: Backends) -> 
     }
     assert names == {
         "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request"],
-        "log_analytics": ["list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"],
+        "log_analytics": ["list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details",
+                          "list_pipeline_runs", "get_pipeline_history", "count_pipeline_runs"],
         "service_health": ["check_databricks_health", "check_snowflake_health", "check_azure_service_health"],
     }

@@ -113,7 +113,8 @@ def _insert_all(connection: sqlite3.Connection, version: str) -> None:
     _insert(connection, "health_components", components)
     _insert(connection, "health_incidents", incidents)
     sources = [(f"health_source:{name}", spec["source"]) for name, spec in platforms.items()]
-    _insert(connection, "meta", [("seed_version", version), *sources])
+    history = ("pipeline_history_days", str(pipelines["history_days"]))
+    _insert(connection, "meta", [("seed_version", version), history, *sources])
 
 
 def _insert(connection: sqlite3.Connection, table: str, rows: Iterable[tuple[Any, ...]]) -> None:
