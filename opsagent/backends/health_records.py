@@ -20,6 +20,9 @@ class ComponentHealth(BaseModel):
     status: HealthStatus
     region: str = ""
     detail: str = ""
+    since: datetime | None = None
+    """Since when it has had this status (its status changed, or the incident about it started); set for
+    components that are not operational when the source says."""
 
 
 class HealthIncident(BaseModel):
@@ -63,8 +66,10 @@ class HealthBackend(Protocol):
         contributes nothing and is logged, it does not fail the list."""
         ...
 
-    async def databricks(self, *, region: str | None = None) -> HealthReport: ...
+    async def databricks(self, *, region: str | None = None, component: str | None = None) -> HealthReport:
+        """``region`` and ``component`` narrow the report to components whose region / name match (any case)."""
+        ...
 
-    async def snowflake(self, *, region: str | None = None) -> HealthReport: ...
+    async def snowflake(self, *, region: str | None = None, component: str | None = None) -> HealthReport: ...
 
     async def azure(self, *, service: str | None = None, region: str | None = None) -> HealthReport: ...

@@ -17,6 +17,7 @@ from agent_framework import FunctionTool
 from opsagent.backends.base import Backends, Clock, ComponentHealth, HealthIncident, HealthReport
 from opsagent.contracts.tool_result import ToolResult
 from opsagent.tools.rendering import ToolCall, count_message, iso_minute, plural, shorten
+from opsagent.tools.servicenow_filters import given
 from opsagent.tools.toolkit import Toolset
 
 
@@ -41,7 +42,15 @@ def component_item(component: ComponentHealth) -> dict[str, Any]:
         "region": component.region,
         "status": component.status,
         "detail": shorten(component.detail),
+        "since": iso_minute(component.since),
     }
+
+
+def since_sentence(problems: list[ComponentHealth]) -> str:
+    """`` Since: Azure West Europe - Jobs degraded since 2025-01-10T02:30Z.`` for the problems whose source says when."""
+    dated = [f"{c.region + ' - ' if c.region else ''}{c.name} {c.status} since {iso_minute(c.since)}"
+             for c in problems if c.since]
+    return f" Since: {'; '.join(dated)}." if dated else ""
 
 
 def report_message(report: HealthReport) -> str:
@@ -53,6 +62,7 @@ def report_message(report: HealthReport) -> str:
     if problems:
         listed = ", ".join(f"{c.region} - {c.name} ({c.status})" for c in problems)
         message += f" {len(problems)} of {len(report.components)} components not operational: {listed}."
+        message += since_sentence(problems)
     else:
         message += f" All {len(report.components)} components operational."
     if report.incidents:
@@ -87,28 +97,32 @@ class HealthTools(Toolset):
 
         return await call.run(work)
 
-    async def check_databricks_health(self, region: str | None = None) -> str:
-        """Check Databricks platform status (status page): overall status, components that are not operational, and active incidents.
+    async def check_databricks_health(self, region: str | None = None, component: str | None = None) -> str:
+        """Check Databricks platform status (status page): overall status, components that are not operational (since when), and active incidents.
 
-        Use it for "is Databricks degraded?" or to explain DatabricksNotebook failures (error 3200).
-        Without a region only problems are listed; with a region every component there is listed.
-        Returns a JSON envelope whose message summarises the status.
+        Use it for "is Databricks degraded?", "since when is a component degraded in a region?" or to explain
+        DatabricksNotebook failures (error 3200). Without a region or component only problems are
+        listed; with one, every matching component is listed. Returns a JSON envelope whose message
+        summarises the status.
         """
         return await self.check("check_databricks_health", "Databricks status",
-                                lambda: self.backends.health.databricks(region=region), region=region)
+                                lambda: self.backends.health.databricks(region=region, **given(component=component)),
+                                region=region, **given(component=component))
 
-    async def check_snowflake_health(self, region: str | None = None) -> str:
-        """Check Snowflake platform status (status page): overall status, components that are not operational, and active incidents.
+    async def check_snowflake_health(self, region: str | None = None, component: str | None = None) -> str:
+        """Check Snowflake platform status (status page): overall status, components that are not operational (since when), and active incidents.
 
-        Use it for "is Snowflake degraded?" or to explain Snowflake timeouts in pipelines. Without a
-        region only problems are listed; with a region every component there is listed. Returns a
-        JSON envelope whose message summarises the status.
+        Use it for "is Snowflake degraded?", "since when has a component been degraded?" or to explain
+        Snowflake timeouts in pipelines. Without a region or component only problems are listed;
+        with one, every matching component is listed. Returns a JSON envelope whose message
+        summarises the status.
         """
         return await self.check("check_snowflake_health", "Snowflake status",
-                                lambda: self.backends.health.snowflake(region=region), region=region)
+                                lambda: self.backends.health.snowflake(region=region, **given(component=component)),
+                                region=region, **given(component=component))
 
     async def check_azure_service_health(self, service: str | None = None, region: str | None = None) -> str:
-        """Check Azure service health (Resource Health / Service Health) per service and region, with active service issues and maintenance.
+        """Check Azure service health (Resource Health / Service Health) per service and region, with active service issues and maintenance (since when).
 
         Use it for "is an Azure service (Data Factory, Storage…) healthy in a region?". Without
         filters only problems are listed; with a service or region every matching component is

@@ -15,7 +15,8 @@ async def test_check_databricks_health_lists_problems_first(run_tool: RunTool) -
     result = await run_tool("check_databricks_health")
     assert [item["kind"] for item in result.items] == ["incident", "component"]
     assert result.items[1] | {"detail": ""} == {
-        "kind": "component", "name": "Jobs", "region": "Azure West Europe", "status": "degraded", "detail": ""
+        "kind": "component", "name": "Jobs", "region": "Azure West Europe", "status": "degraded", "detail": "",
+        "since": "2025-01-10T02:30Z",
     }
     assert result.message.startswith("Databricks: degraded. 1 of 20 components not operational: Azure West Europe - Jobs")
     assert result.query["checked_at"] == "2025-01-10T09:30Z"

@@ -81,7 +81,8 @@ CREATE TABLE health_components (
     name TEXT NOT NULL,
     status TEXT NOT NULL,
     detail TEXT NOT NULL DEFAULT '',
-    position INTEGER NOT NULL
+    position INTEGER NOT NULL,
+    since_min REAL                               -- since when a non-operational component has had its status
 );
 
 CREATE TABLE health_incidents (

@@ -153,7 +153,7 @@ def _health_rows(platforms: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], l
             for name in spec["components"]:
                 override = overrides.get((region, name), {})
                 row = (platform, region, name, override.get("status", "operational"), override.get("detail", ""),
-                       len(components))
+                       len(components), _optional_offset(override.get("since")))
                 components.append(row)
         for item in spec["incidents"]:
             incidents.append((platform, item["title"], item["status"], item["impact"],
