@@ -44,6 +44,7 @@ def encode_incident_query(query: IncidentQuery) -> str:
     parts += _time_range("opened_at", query.opened_from, query.opened_before)
     parts += _time_range("resolved_at", query.resolved_from, query.resolved_before)
     parts += _text_filter(query.text)
+    parts += _any_word_filter(query.any_words)
     return "^".join([*parts, _INCIDENT_ORDER[query.order]])
 
 
@@ -106,6 +107,13 @@ def _time_range(field: str, start: datetime | None, before: datetime | None) -> 
 def _text_filter(text: str | None) -> list[str]:
     """Every word in the short description or the description (``^OR`` binds before ``^``)."""
     return [f"short_descriptionLIKE{word}^ORdescriptionLIKE{word}" for word in clean(text).split()]
+
+
+def _any_word_filter(words: Sequence[str] | None) -> list[str]:
+    """One condition: any of the words in the short description, description or close notes (``^OR`` chain)."""
+    cleaned = [clean(word) for word in words or [] if clean(word)]
+    fields = ("short_description", "description", "close_notes")
+    return ["^OR".join(f"{field}LIKE{word}" for word in cleaned for field in fields)] if cleaned else []
 
 
 def clean(value: str | None) -> str:

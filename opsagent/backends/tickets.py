@@ -100,7 +100,9 @@ class IncidentQuery(AssigneeFilter):
 
     ``opened_from``/``opened_before`` bound the opening time as ``[from, before)``, ``resolved_from``/
     ``resolved_before`` the resolution time (an incident never resolved has none, so it never matches).
-    The assignee filters (``AssigneeFilter``) name a person or no one.
+    The assignee filters (``AssigneeFilter``) name a person or no one. ``any_words`` matches incidents
+    whose short description, description or close notes hold at least one of the words (any case): the
+    bounded candidate search of "similar incidents".
     """
 
     states: list[IncidentState] | None = Field(default=None, min_length=1)
@@ -112,6 +114,7 @@ class IncidentQuery(AssigneeFilter):
     opened_before: datetime | None = None
     resolved_from: datetime | None = None
     resolved_before: datetime | None = None
+    any_words: list[str] | None = Field(default=None, min_length=1)
     order: IncidentOrder = "newest"
     limit: int = Field(default=20, ge=1)
 

@@ -85,4 +85,17 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Change request number as listed: CHG and 7 digits ('CHG0000000')"),)),
+    ToolSpec(name="find_similar_incidents", specialist="servicenow", record="incident", fixed={
+        "incident_state": "not open"}, purpose="past (resolved, closed, canceled) incidents like an incident, "
+                                              "pipeline, CI or error text, with what fixed them", filters=(
+                 FilterSpec(parameter="incident_number", kind="lookup", row_field="number", help=(
+                     "The incident to find look-alikes of: INC and 7 digits ('INC0000000'); its CI, the pipelines "
+                     "and words of its text are used")),
+                 FilterSpec(parameter="pipeline_name", kind="name", inventory="pipeline", about="pipeline named",
+                            help="A pipeline's name as the user or a tool wrote it ('<pipeline name>')"),
+                 _CI.model_copy(update={"help": "Configuration item (CI) name as the records write it ('<CI name>'): "
+                                                "incidents on it come first"}),
+                 FilterSpec(parameter="text", kind="text", about="words like the incident's", help=(
+                     "Words to compare with, e.g. an error message or what is broken (any order, any case)")),
+                 limit_filter().model_copy(update={"help": "Maximum rows (default 5, capped at {max_rows})"}))),
 )

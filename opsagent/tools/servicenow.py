@@ -9,21 +9,27 @@ sees; parameter descriptions come from the catalog (``catalog_tickets.py``).
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
 from agent_framework import FunctionTool
 
-from opsagent.backends.base import Backends, ChangeOrder, ChangeRequest, Clock, Incident, IncidentOrder
+from opsagent.backends.base import Backends, ChangeOrder, ChangeRequest, Clock, Incident, IncidentOrder, Page
 from opsagent.contracts.tool_result import ToolResult
+from opsagent.errors import BackendError
 from opsagent.tools.incident_filters import IncidentArguments, resolve_incident_filters
-from opsagent.tools.rendering import ToolCall, clamp_limit, count_message
+from opsagent.tools.rendering import ArgumentError, ToolCall, clamp_limit, count_message
 from opsagent.tools.servicenow_filters import ChangeArguments, PriorityMatch, resolve_change_filters
+from opsagent.tools.similar_incidents import CLOSED_STATES, SimilarAsk, candidates, rank, similar_message, similar_row
 from opsagent.tools.ticket_links import link_rows
 from opsagent.tools.ticket_rows import change_row, incident_row, normalise_number, notes, with_full_texts
 from opsagent.tools.toolkit import Toolset
 
 SYSTEM = "ServiceNow"
+PIPELINE_LOOKBACK = timedelta(days=14)
+"""Pipelines with runs this recent are the ones an incident's text can name (for similar incidents)."""
 
 
 class ServiceNowTools(Toolset):
@@ -145,6 +151,59 @@ class ServiceNowTools(Toolset):
             return call.rows([row], total=1, message=message)
 
         return await call.run(work)
+
+    async def find_similar_incidents(
+        self, incident_number: str | None = None, pipeline_name: str | None = None,
+        configuration_item: str | None = None, text: str | None = None, limit: int | None = 5,
+    ) -> str:
+        """Find past (Resolved, Closed, Canceled) incidents like a given incident, pipeline, CI or error text, and what fixed each.
+
+        Use it for "has this happened before?", "how did we fix it last time?", "any similar
+        incidents?". Incidents on the same CI or naming the same pipeline come first, then the most
+        alike by their words. Each row has the incident, "fix" (its close notes, else its
+        description) and "matched" (why it matched). Give at least one of incident_number,
+        pipeline_name, configuration_item or text. Returns a JSON envelope; never guess a number.
+        """
+        call = self.call("find_similar_incidents", incident_number=incident_number, pipeline_name=pipeline_name,
+                         configuration_item=configuration_item, text=text)
+
+        async def work() -> ToolResult:
+            ask = await self.similar_ask(call, incident_number, pipeline_name, configuration_item, text)
+            incidents, words, warnings = await candidates(self.backends.servicenow, ask)
+            call.query |= {"states": CLOSED_STATES, "candidate_words": words, "candidates": len(incidents)}
+            matches = rank(incidents, ask)
+            page = Page(items=matches[: clamp_limit(limit, self.max_rows, call.warnings)], total=len(matches),
+                        warnings=warnings)
+            return call.page_rows(page, similar_row, partial(similar_message, matches, ask=ask, searched=len(incidents)))
+
+        return await call.run(work)
+
+    async def similar_ask(self, call: ToolCall, incident_number: str | None, pipeline_name: str | None,
+                          configuration_item: str | None, text: str | None) -> SimilarAsk:
+        """What the matches should resemble: the incident's own CI, pipelines and words, and those given."""
+        pipelines = tuple(filter(None, [(pipeline_name or "").strip()]))
+        ci, words = (configuration_item or "").strip() or None, (text or "").strip()
+        if not (incident_number or pipelines or ci or words):
+            raise ArgumentError("Give incident_number, pipeline_name, configuration_item or text to compare with.")
+        if not incident_number:
+            subject = f"pipeline {pipelines[0]!r}" if pipelines else f"CI {ci!r}" if ci else f"the text {words!r}"
+            return SimilarAsk(subject=subject, configuration_item=ci, pipelines=pipelines, text=words)
+        number = normalise_number(incident_number, "INC", call.warnings)
+        call.query["incident_number"], call.subject = number, f"incident {number}"
+        incident = await self.backends.servicenow.get_incident(number)
+        own = " ".join((incident.short_description, incident.description, words))
+        pipelines = pipelines or await self.pipelines_named(own)
+        return SimilarAsk(subject=number, configuration_item=ci or incident.configuration_item or None,
+                          pipelines=pipelines, text=own, exclude=number)
+
+    async def pipelines_named(self, text: str) -> tuple[str, ...]:
+        """The pipelines (of the last two weeks' runs) that ``text`` names; none when runs cannot be read."""
+        try:
+            known = await self.backends.pipelines.list_pipelines(since=self.clock() - PIPELINE_LOOKBACK)
+        except BackendError:
+            return ()
+        lowered = text.lower()
+        return tuple(dict.fromkeys(item.name for item in known if re.search(rf"\b{re.escape(item.name.lower())}\b", lowered)))
 
 
 def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) -> list[FunctionTool]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from opsagent.backends.base import Backends
+from opsagent.backends.base import Backends, PipelineInfo
 from opsagent.backends.http import RetryPolicy
 from opsagent.backends.servicenow import HttpServiceNowBackend
 from opsagent.contracts.tool_result import ToolResult
@@ -94,3 +94,39 @@ async def test_get_incident_reads_notes_and_references_and_looks_the_links_up(
         "number=INC0000100", "number=CHG0000201", "number=CHG0000200", "number=INC0000099"]
     fields = server.requests[0].param("sysparm_fields") or ""
     assert {"close_notes", "work_notes", "rfc", "caused_by", "parent_incident", "problem_id"} <= set(fields.split(","))
+
+
+class OnePipeline:
+    """Log Analytics that knows one pipeline (the inventory the similar-incident search reads)."""
+
+    kind = "fake"
+
+    async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
+        return [PipelineInfo(name="pl_copy_crm", factory="adf-x")]
+
+
+async def test_similar_incidents_send_two_bounded_candidate_queries(
+    server: FakeServer, servicenow: HttpServiceNowBackend
+) -> None:
+    asked = {"number": pair("INC0000100"), "short_description": pair("pl_copy_crm failing: runtime offline"),
+             "description": pair("Copy fails with 2200."), "state": pair("2", "In Progress"),
+             "priority": pair("3"), "opened_at": pair("2025-01-10 08:00:00"), "cmdb_ci": pair("sys-ci", "vm-ir-01")}
+    earlier = asked | {"number": pair("INC0000042"), "state": pair("7", "Closed"),
+                       "close_notes": pair("Restarted the runtime service.")}
+    server.script("GET", INCIDENTS, json_reply({"result": [asked]}), json_reply({"result": [earlier]}, X_Total_Count="1"),
+                  json_reply({"result": [earlier]}, X_Total_Count="1"))
+    backends = Backends(servicenow=servicenow, pipelines=OnePipeline(), health=None)  # type: ignore[arg-type]
+    tools = {tool.name: tool for tool in make_servicenow_tools(backends, clock=lambda: NOW, max_rows=20)}
+    (content,) = await tools["find_similar_incidents"].invoke(arguments={"incident_number": "INC0000100"})
+    result = ToolResult.from_text(content.text)
+    assert result is not None and [row["number"] for row in result.items] == ["INC0000042"]
+    assert result.items[0]["fix"] == "Restarted the runtime service."
+    assert result.items[0]["matched"][:2] == ["same CI 'vm-ir-01'", "names pipeline 'pl_copy_crm'"]
+    words = ("pl_copy_crm", "2200", "fail", "runtime", "offline", "copy")  # pipeline, codes, then longest words
+    either = "^OR".join(f"{field}LIKE{word}" for word in words
+                        for field in ("short_description", "description", "close_notes"))
+    assert [(call.param("sysparm_query"), call.param("sysparm_limit")) for call in server.requests] == [
+        ("number=INC0000100", "1"),
+        ("stateIN6,7,8^cmdb_ci.nameLIKEvm-ir-01^ORDERBYDESCopened_at", "100"),
+        (f"stateIN6,7,8^{either}^ORDERBYDESCopened_at", "100"),
+    ]

@@ -111,6 +111,7 @@ DEFAULT_CALLS = [
     ("check_snowflake_health", {"region": "weu"}), ("check_azure_service_health", {"region": "West Europe"}),
     ("list_pipeline_runs", {"time_window": "last 7 days"}), ("get_pipeline_history", {"pipeline_name": "pl_ingest_sales"}),
     ("count_pipeline_runs", {"time_window": "last 7 days"}), ("count_pipeline_runs", {"group_by": "factory"}),
+    ("find_similar_incidents", {"incident_number": "INC0010054", "limit": 20}),
 ]
 
 
@@ -130,7 +131,8 @@ def test_the_registry_exposes_the_design_tool_names(demo_backends: Backends) -> 
         for spec in SPECIALISTS
     }
     assert names == {
-        "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request"],
+        "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request",
+                       "find_similar_incidents"],
         "log_analytics": ["list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details",
                           "list_pipeline_runs", "get_pipeline_history", "count_pipeline_runs"],
         "service_health": ["check_databricks_health", "check_snowflake_health", "check_azure_service_health"],

@@ -55,6 +55,7 @@ class DemoServiceNowBackend:
         _assignee(where, query)
         where.between("opened_min", now, query.opened_from, query.opened_before)
         where.between("resolved_min", now, query.resolved_from, query.resolved_before)
+        where.contains_any(("short_description", "description", "close_notes"), query.any_words)
         rows, total = self._store.page("incidents", where, order=_INCIDENT_ORDER[query.order], limit=query.limit)
         return Page(items=[_incident(row, now) for row in rows], total=total)
 

@@ -134,6 +134,14 @@ class Where:
             self.add(f"({tests})", *([word] * len(columns)))
         return self
 
+    def contains_any(self, columns: Sequence[str], words: Sequence[str] | None) -> Where:
+        """At least one of ``words`` in one of ``columns`` (any case): one condition; ``None`` adds none."""
+        pairs = [(column, word) for word in words or [] for column in columns]
+        if pairs:
+            self.add(f"({' OR '.join('instr(lower(' + column + '), lower(?)) > 0' for column, _ in pairs)})",
+                     *(word for _, word in pairs))
+        return self
+
     @property
     def sql(self) -> str:
         return f"WHERE {' AND '.join(self.clauses)}" if self.clauses else ""
