@@ -19,6 +19,10 @@ from opsagent.backends.base import FailureGroup, PipelineHistory, PipelineRun
 from opsagent.tools.pipeline_rows import split_target
 from opsagent.tools.rendering import iso_minute, shorten
 
+MAX_GROUPS = 8
+"""At most this many kinds of failure are shown (most frequent first; the one like the run always)."""
+_MESSAGE_CHARS = 140
+
 
 @dataclass(frozen=True)
 class DurationStats:
@@ -74,7 +78,8 @@ def is_like(group: FailureGroup, run: PipelineRun) -> bool:
 
 
 def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, max_groups: int) -> dict[str, Any]:
-    """The history as one row: the last failure and success, the durations, the run compared, the failure groups."""
+    """The history as one row: the last failure and success, the durations, the run compared, and the most
+    frequent failure groups (the one like the run kept), so the row always fits the envelope."""
     stats = DurationStats.of([item.duration_minutes for item in history.recent_successes
                               if item.run_id != run.run_id and item.duration_minutes is not None])
     minutes, running = run_minutes(run, now)
@@ -85,8 +90,18 @@ def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, ma
         "last_success": _brief(history.last_success), "durations": stats.as_row() if stats else None,
         "run": _brief(run) | {"running_for_min" if running else "duration_min": minutes,
                               "compared": stats.compare(minutes) if stats else "no successful run to compare with"},
-        "failure_groups": [_group(group, run) for group in history.failure_groups[:max_groups]],
+        "failure_groups": [_group(group, run) for group in shown_groups(history, run, max_groups)],
     }
+
+
+def shown_groups(history: PipelineHistory, run: PipelineRun, most: int) -> list[FailureGroup]:
+    """The ``most`` most frequent failure groups, the one like ``run`` among them even when it is rarer."""
+    most = min(most, MAX_GROUPS)
+    shown = history.failure_groups[:most]
+    like = next((group for group in history.failure_groups if is_like(group, run)), None)
+    if like is not None and like not in shown:
+        shown = [*shown[: most - 1], like]
+    return shown
 
 
 def _brief(run: PipelineRun | None) -> dict[str, Any] | None:
@@ -100,7 +115,8 @@ def _failure(run: PipelineRun | None) -> dict[str, Any] | None:
     if run is None:
         return None
     activity, error = split_target(run.error_message)
-    return _brief(run) | {"error_code": run.error_code, "failed_activity": activity, "error_message": shorten(error, 160)}
+    return _brief(run) | {"error_code": run.error_code, "failed_activity": activity,
+                          "error_message": shorten(error, _MESSAGE_CHARS)}
 
 
 def _group(group: FailureGroup, run: PipelineRun) -> dict[str, Any]:
@@ -108,7 +124,7 @@ def _group(group: FailureGroup, run: PipelineRun) -> dict[str, Any]:
     return {"error_code": group.error_code, "failed_activity": group.failed_activity,
             "failure_type": group.failure_type, "count": group.count, "first_seen": iso_minute(group.first_seen),
             "last_seen": iso_minute(group.last_seen), "last_run_id": group.last_run_id,
-            "error_message": shorten(error, 160), "like_the_run": is_like(group, run)}
+            "error_message": shorten(error, _MESSAGE_CHARS), "like_the_run": is_like(group, run)}
 
 
 def history_message(history: PipelineHistory, row: dict[str, Any], *, which: str) -> str:
@@ -129,4 +145,7 @@ def history_message(history: PipelineHistory, row: dict[str, Any], *, which: str
     if like:
         parts.append(f"{like['count']} failures with this error ({like['error_code']} in {like['failed_activity']}) "
                      f"in that history, this run included; first {like['first_seen']}.")
+    if len(history.failure_groups) > len(row["failure_groups"]):
+        parts.append(f"{len(history.failure_groups)} kinds of failure; the {len(row['failure_groups'])} most frequent "
+                     "are shown.")
     return " ".join(parts)

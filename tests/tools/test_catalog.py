@@ -10,7 +10,17 @@ import pytest
 from opsagent.agents.specialists import SPECIALISTS
 from opsagent.backends.base import Backends
 from opsagent.tools.catalog import BY_NAME, RECORDS, TOOLS, record_of_noun, tools_with_vocabulary
-from opsagent.tools.vocabularies import INCIDENT_STATE, PRIORITY, RUN_STATUS, VOCABULARIES
+from opsagent.tools.vocabularies import (
+    ASSIGNEE,
+    CHANGE_ORDER,
+    INCIDENT_ORDER,
+    INCIDENT_STATE,
+    PRIORITY,
+    RUN_GROUPING,
+    RUN_STATUS,
+    VOCABULARIES,
+    Vocabulary,
+)
 from tests.tools.conftest import DEMO_NOW, DemoSql
 
 
@@ -91,3 +101,37 @@ def test_parameter_descriptions_are_the_catalogs_and_docstrings_name_catalogued_
             assert item.help and properties[item.parameter]["description"] == item.describe(max_rows=20)
         named = set(re.findall(r"\b(?:list|get|query|check|find|count)_[a-z_]+\b", tool.description))
         assert named <= set(BY_NAME), f"{name}'s description names unknown tools {named - set(BY_NAME)}"
+
+
+VALUE_KINDS = ("choice", "priority", "person", "order", "group_by")
+
+
+def test_value_filters_name_their_vocabulary_and_fixed_lists_are_its_values(demo_backends: Backends) -> None:
+    kinds = set()
+    for name, (_, tool) in _tools(demo_backends).items():
+        properties = tool.parameters()["properties"]
+        for item in BY_NAME[name].filters:
+            kinds.add(item.kind)
+            if item.kind in VALUE_KINDS:
+                vocabulary = item.vocab()
+                assert vocabulary is not None, (name, item.parameter)
+                if "enum" in properties[item.parameter]:
+                    assert properties[item.parameter]["enum"] == list(vocabulary.values()), (name, item.parameter)
+    assert {"person", "order", "group_by", "duration", "point", "window", "lookup"} <= kinds
+
+
+@pytest.mark.parametrize(("vocabulary", "phrase", "value"), [
+    (ASSIGNEE, "No one", "unassigned"), (ASSIGNEE, "nobody", "unassigned"), (ASSIGNEE, "Dana Ops", None),
+    (INCIDENT_ORDER, "longest open", "oldest"), (INCIDENT_ORDER, "Most urgent", "priority"),
+    (CHANGE_ORDER, "next up", "earliest"), (RUN_STATUS, "unfinished", "active"), (RUN_STATUS, "canceled", "Cancelled"),
+    (RUN_GROUPING, "per factory", "factory"),
+])
+def test_the_new_vocabularies_read_the_words_people_write(vocabulary: Vocabulary, phrase: str, value: str | None) -> None:
+    assert vocabulary.lookup(phrase) == value
+
+
+def test_run_status_choices_cover_every_spelling_and_group() -> None:
+    choices = RUN_STATUS.choices_by_key()
+    assert choices["running"] == choices["in_progress"] == ("InProgress",)
+    assert choices["active"] == ("Queued", "InProgress") and choices["all"] == RUN_STATUS.values()
+    assert all(set(values) <= set(RUN_STATUS.values()) for values in choices.values())

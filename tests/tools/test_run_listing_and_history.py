@@ -10,8 +10,10 @@ from datetime import timedelta
 
 import pytest
 
+from opsagent.backends.base import Backends, FailureGroup, PipelineHistory, PipelineRun
 from opsagent.contracts.tool_result import ToolResult
-from tests.tools.conftest import DEMO_NOW, DemoSql, RunTool, minutes_from_now
+from opsagent.tools.rendering import MAX_OUTPUT_CHARS
+from tests.tools.conftest import DEMO_NOW, DemoSql, RunTool, RunToolText, minutes_from_now
 
 DAY = (minutes_from_now(DEMO_NOW - timedelta(hours=24)), 0.0)
 WEEK = (minutes_from_now(DEMO_NOW - timedelta(days=7)), 0.0)
@@ -141,3 +143,32 @@ async def test_history_errors_are_results(run_tool: RunTool, demo_sql: DemoSql) 
     [other] = demo_sql("SELECT run_id FROM pipeline_runs WHERE pipeline_name = 'pl_archive_logs' LIMIT 1")
     wrong = await run_tool("get_pipeline_history", pipeline_name="pl_ingest_sales", run_id=other[0])
     assert wrong.error_kind == "bad_arguments" and "belongs to pl_archive_logs" in wrong.message
+
+
+class ManyFailureKinds:
+    """A pipeline backend whose one pipeline failed 30 different ways, each with a long message."""
+
+    kind = "fake"
+
+    async def pipeline_history(self, pipeline_name: str, *, recent: int = 20) -> PipelineHistory:
+        start = DEMO_NOW - timedelta(days=30)
+        run = PipelineRun(run_id="00000000-0000-4000-8000-000000000001", pipeline_name=pipeline_name, status="Failed",
+                          start=DEMO_NOW - timedelta(hours=1), end=DEMO_NOW, error_code="9029", failure_type="UserError",
+                          error_message="Operation on target Step_29 failed: " + "x " * 400)
+        groups = [FailureGroup(error_code=str(9000 + n), failed_activity=f"Step_{n}", failure_type="UserError",
+                               count=60 - n, first_seen=start, last_seen=DEMO_NOW, last_run_id=run.run_id,
+                               error_message="Operation on target X failed: " + "detail " * 200) for n in range(30)]
+        return PipelineHistory(pipeline_name=pipeline_name, searched_from=start, searched_to=DEMO_NOW, runs=400,
+                               latest_run=run, last_failure=run, failure_groups=groups)
+
+
+async def test_a_history_with_many_kinds_of_failure_still_fits_and_keeps_the_runs_own(
+    run_tool_text: RunToolText, demo_backends: Backends
+) -> None:
+    backends = Backends(servicenow=demo_backends.servicenow, pipelines=ManyFailureKinds(), health=demo_backends.health)
+    text = await run_tool_text("get_pipeline_history", pipeline_name="pl_many", backends=backends)
+    result = ToolResult.from_text(text)
+    assert result is not None and result.status == "ok" and len(text) <= MAX_OUTPUT_CHARS
+    groups = result.items[0]["failure_groups"]
+    assert len(groups) == 8 and groups[-1]["failed_activity"] == "Step_29" and groups[-1]["like_the_run"]
+    assert "30 kinds of failure; the 8 most frequent are shown." in result.message

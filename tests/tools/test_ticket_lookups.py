@@ -74,10 +74,10 @@ class LongTexts:
 
     kind = "fake"
 
-    def __init__(self, description: str) -> None:
+    def __init__(self, description: str, *, notes: str = "") -> None:
         self.incident = Incident(number="INC0000001", short_description="Long one", description=description,
                                  state="In Progress", priority=3, opened_at=DEMO_NOW, problem_id="PRB0000007",
-                                 work_notes="See INC0000002 and CHG0000003.")
+                                 work_notes="See INC0000002 and CHG0000003." + notes, close_notes=notes)
 
     async def get_incident(self, number: str) -> Incident:
         if number == self.incident.number:
@@ -127,3 +127,17 @@ def test_demo_references_agree_with_what_the_texts_say(demo_sql: DemoSql) -> Non
         for change in filter(None, (rfc, caused_by)):
             assert change in changes, f"{number} refers to a change that does not exist: {change}"
             assert change in text or number in changes[change], f"{number} -> {change}: no text says so"
+
+
+async def test_the_longest_lookup_still_fits_the_envelope(run_tool_text: RunToolText, demo_backends: Backends) -> None:
+    """Every long text at once, and more linked numbers than are read: one row, under the budget."""
+    named = " ".join(f"Related to INC00001{n:02d} and CHG00002{n:02d}." for n in range(10))
+    backend = LongTexts(sentences(400) + " " + named, notes=" " + sentences(200))
+    backends = Backends(servicenow=backend, pipelines=demo_backends.pipelines, health=demo_backends.health)
+    text = await run_tool_text("get_incident", number="INC0000001", backends=backends)
+    result = ToolResult.from_text(text)
+    assert result is not None and result.status == "ok" and len(text) <= MAX_OUTPUT_CHARS
+    (item,) = result.items
+    assert len(item["links"]) == 5 and any("the first 5 were read" in warning for warning in result.warnings)
+    assert set(item["full_text"]) == {"description", "close_notes", "work_notes"}
+    assert sum(len(full) for full in item["full_text"].values()) <= FULL_TEXT_CHARS + 2 * 200  # later ones keep ~200
