@@ -1,10 +1,12 @@
-"""Log Analytics specialist tools: Data Factory failures, per-pipeline status and run details (LLM-facing).
+"""Log Analytics specialist tools: Data Factory runs (failed or of any status), exact counts, per-pipeline
+status, run details and a pipeline's history (LLM-facing).
 
 Sits between the log_analytics specialist agent and ``PipelineRunsBackend``: time phrases are
 resolved against the injected clock, run ids and names are checked before any query
 (``run_arguments.py``), and the backend's runs become the bounded ``ToolResult`` envelope (rows from
-``pipeline_rows.py``, caps from ``rendering.py``). Every filter and the resolved window are stated
-in ``query`` and the message. Parameter descriptions come from the catalog (``catalog_runs.py``).
+``pipeline_rows.py`` and ``run_history.py``, caps from ``rendering.py``). Every filter and the
+resolved window are stated in ``query`` and the message. Parameter descriptions come from the
+catalog (``catalog_runs.py``).
 """
 
 from __future__ import annotations
@@ -164,7 +166,8 @@ class LogAnalyticsTools(Toolset):
 
         async def work() -> ToolResult:
             search, words = self.search(call, status, time_window, pipeline_name, factory)
-            page = await self.backends.pipelines.list_runs(search, limit=clamp_limit(limit, self.max_rows, call.warnings))
+            rows = clamp_limit(limit, self.max_rows, call.warnings)
+            page = await self.backends.pipelines.list_runs(search, limit=rows)
 
             def message(shown: int) -> str:
                 counted = count_message(page.total, shown, "pipeline run", detail=words)
@@ -221,7 +224,8 @@ class LogAnalyticsTools(Toolset):
             run = history.latest_run if wanted_id is None else await self.run_of(call, wanted_id, history.pipeline_name)
             if run is None:
                 raise BackendNotFoundError(f"no runs of {name!r}", backend=SYSTEM)
-            call.query |= {"searched_from": iso_minute(history.searched_from), "searched_to": iso_minute(history.searched_to)}
+            call.query |= {"searched_from": iso_minute(history.searched_from),
+                           "searched_to": iso_minute(history.searched_to)}
             row = history_row(history, run, now=self.clock(), max_groups=self.max_rows)
             which = f"Run {run.run_id}" if wanted_id else "The latest run"
             return call.rows([row], total=1, message=history_message(history, row, which=which),

@@ -137,7 +137,8 @@ def history_message(history: PipelineHistory, row: dict[str, Any], *, which: str
                  if failure else "No failure in that history.")
     parts.append(f"Last success {success['start']}." if success else "No success in that history.")
     run, durations = row["run"], row["durations"]
-    took = f"running for {run['running_for_min']} min so far" if "running_for_min" in run else f"took {run['duration_min']} min"
+    took = (f"running for {run['running_for_min']} min so far" if "running_for_min" in run
+            else f"took {run['duration_min']} min")
     usual = (f"; successful runs take {durations['median_min']} min (median of {durations['successful_runs']}, middle "
              f"half {durations['p25_min']}-{durations['p75_min']} min): {run['compared']}" if durations else "")
     parts.append(f"{which} ({run['status']}, started {run['start']}) {took}{usual}.")

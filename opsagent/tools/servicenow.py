@@ -1,4 +1,4 @@
-"""ServiceNow specialist tools: list/get incidents and change requests (LLM-facing).
+"""ServiceNow specialist tools: list/get incidents and change requests, and similar past incidents (LLM-facing).
 
 Sits between the servicenow specialist agent and ``ServiceNowBackend``: each tool turns the
 model's lenient arguments (state labels, time phrases, loosely typed ticket numbers) into a
@@ -174,7 +174,8 @@ class ServiceNowTools(Toolset):
             matches = rank(incidents, ask)
             page = Page(items=matches[: clamp_limit(limit, self.max_rows, call.warnings)], total=len(matches),
                         warnings=warnings)
-            return call.page_rows(page, similar_row, partial(similar_message, matches, ask=ask, searched=len(incidents)))
+            message = partial(similar_message, matches, ask=ask, searched=len(incidents))
+            return call.page_rows(page, similar_row, message)
 
         return await call.run(work)
 
@@ -203,7 +204,8 @@ class ServiceNowTools(Toolset):
         except BackendError:
             return ()
         lowered = text.lower()
-        return tuple(dict.fromkeys(item.name for item in known if re.search(rf"\b{re.escape(item.name.lower())}\b", lowered)))
+        named = (item.name for item in known if re.search(rf"\b{re.escape(item.name.lower())}\b", lowered))
+        return tuple(dict.fromkeys(named))
 
 
 def make_servicenow_tools(backends: Backends, *, clock: Clock, max_rows: int) -> list[FunctionTool]:

@@ -114,7 +114,8 @@ def _same_thing(incident: Incident, ask: SimilarAsk) -> list[str]:
 def similar_row(match: Match) -> dict[str, Any]:
     """The incident, what fixed it (close notes, else the description) and why it matched."""
     incident = match.incident
-    fix, source = (incident.close_notes, "close_notes") if incident.close_notes else (incident.description, "description")
+    fix, source = ((incident.close_notes, "close_notes") if incident.close_notes
+                   else (incident.description, "description"))
     return {
         "number": incident.number, "short_description": shorten(incident.short_description), "state": incident.state,
         "priority": incident.priority, "configuration_item": incident.configuration_item,
