@@ -21,7 +21,8 @@ _WINDOW_FORMS = ("a phrase such as 'last 24 hours', 'today', 'since yesterday', 
 
 TICKET_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(name="list_incidents", specialist="servicenow", record="incident",
-             purpose="find incidents by state, priority, group, assignee, CI, text, opening and resolution time, in an order", filters=(
+             purpose="find incidents by state, priority, group, assignee, CI, text, opening and resolution time, "
+                     "in an order", filters=(
                  FilterSpec(parameter="state", kind="choice", vocabulary="incident_state", row_field="state", help=(
                      "open (= New, In Progress and On Hold), new, in_progress, on_hold, resolved, closed, canceled or "
                      "all; a list ('new, on_hold'); or 'not <state>' for every other state, e.g. 'not resolved' = all "
@@ -59,7 +60,8 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Incident number as listed: INC and 7 digits ('INC0000000')"),)),
     ToolSpec(name="list_change_requests", specialist="servicenow", record="change",
-             purpose="find change requests by state, type, risk, approval, planned window, CI, assignee and text", filters=(
+             purpose="find change requests by state, type, risk, approval, planned window, CI, assignee and text",
+             filters=(
                  FilterSpec(parameter="state", kind="choice", vocabulary="change_state", row_field="state", help=(
                      "all (default), open (= not Closed or Canceled), new, assess, authorize, scheduled, implement, "
                      "review, closed or canceled; a list ('scheduled, implement'); or 'not <state>' for every other "
