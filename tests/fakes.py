@@ -23,6 +23,7 @@ from agent_framework import (
 )
 
 from opsagent.contracts.role_inputs import read_role_input
+from opsagent.tools.catalog import tool_names, tools_of
 
 Reply = ChatResponse | str | dict | Exception
 Script = Sequence[Reply] | Callable[[list[Message], dict[str, Any]], Awaitable[Reply] | Reply]
@@ -145,7 +146,6 @@ def recording_tools(*names: str, log: list[tuple[str, dict]] | None = None,
 
 
 TEST_SPECIALISTS_TOOLS = {
-    "servicenow": ("list_incidents", "get_incident", "list_change_requests", "get_change_request"),
-    "log_analytics": ("list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"),
-    "service_health": ("check_databricks_health", "check_snowflake_health", "check_azure_service_health"),
+    specialist: tool_names(tools_of(specialist)) for specialist in ("servicenow", "log_analytics", "service_health")
 }
+"""Each specialist's tool names, as the catalog lists them (the YAML files name them)."""

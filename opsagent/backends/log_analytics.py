@@ -3,7 +3,8 @@
 Runs the KQL of ``backends.log_analytics_kql`` on ``ADFPipelineRun`` / ``ADFActivityRun`` with
 ``azure.monitor.query.aio.LogsQueryClient`` and reads the rows back into records. Values from
 people or models never reach KQL raw: run ids must be GUIDs, names become escaped string
-literals. Partial results are returned with a "partial results: …" warning.
+literals. Partial results are returned with a "partial results: …" warning. Rows are read into
+records by ``backends.log_analytics_rows``; a pipeline's history covers ``HISTORY_LOOKBACK``.
 
 Retries: the SDK client is built with ``retry_total=0`` and every call runs under
 ``backends.http.call_azure``. One loop, not two: the SDK's own policy would retry inside our
@@ -12,12 +13,11 @@ deadline and multiply attempts (4 x 4), and it ignores our injected sleep in tes
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Any, TypeVar
+from typing import Any
 
 from azure.core.credentials_async import AsyncTokenCredential
 from azure.monitor.query import LogsQueryPartialResult
@@ -25,22 +25,42 @@ from azure.monitor.query.aio import LogsQueryClient
 
 from opsagent.backends.base import (
     AROUND_TOLERANCE,
-    ActivityRun,
+    Clock,
     Page,
+    PipelineHistory,
     PipelineInfo,
     PipelineRun,
     PipelineStatusSummary,
+    RunCount,
     RunDetails,
+    RunGrouping,
+    RunSearch,
 )
 from opsagent.backends.http import RetryPolicy, call_azure
 from opsagent.backends.log_analytics_kql import (
+    COUNT_GROUPS,
     INVENTORY_ROWS,
+    count_query,
     details_query,
     failed_runs_query,
+    history_query,
     pipelines_query,
+    runs_query,
     status_query,
 )
-from opsagent.backends.records import parse_records
+from opsagent.backends.log_analytics_rows import (
+    Row,
+    describe,
+    describe_run,
+    parse_activity_from_row,
+    parse_count_from_row,
+    parse_history,
+    parse_rows,
+    parse_run_from_row,
+    parse_summary_from_row,
+    text,
+    total_of,
+)
 from opsagent.errors import BackendNotFoundError
 from opsagent.settings import Settings
 
@@ -49,12 +69,13 @@ BACKEND = "Log Analytics"
 DETAILS_LOOKBACK = timedelta(days=30)
 _RUN_TAIL = timedelta(days=1)
 """Searching around a time point, rows this long after the reach are read too: the run's final row and activities."""
+HISTORY_LOOKBACK = timedelta(days=30)
+"""How far back a pipeline's history is searched: the default retention of a Log Analytics workspace."""
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_STATUS_ALIASES = {"Canceling": "Cancelled", "Canceled": "Cancelled"}
-Row = dict[str, Any]
-ParsedT = TypeVar("ParsedT")
 
 
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 class LogAnalyticsPipelineRunsBackend:
@@ -68,10 +89,14 @@ class LogAnalyticsPipelineRunsBackend:
         workspace_id: str,
         *,
         policy: RetryPolicy,
+        clock: Clock = _utc_now,
+        history: timedelta = HISTORY_LOOKBACK,
     ) -> None:
         self._client = client
         self._workspace_id = workspace_id
         self._policy = policy
+        self._clock = clock
+        self._history = history
 
     @classmethod
     def from_settings(
@@ -81,6 +106,7 @@ class LogAnalyticsPipelineRunsBackend:
         credential: AsyncTokenCredential,
         policy: RetryPolicy | None = None,
         client_options: Mapping[str, Any] | None = None,
+        clock: Clock = _utc_now,
     ) -> LogAnalyticsPipelineRunsBackend:
         """Build the client for LOG_ANALYTICS_WORKSPACE_ID at LOG_ANALYTICS_ENDPOINT.
 
@@ -88,11 +114,12 @@ class LogAnalyticsPipelineRunsBackend:
             credential: async Azure credential, owned (and closed) by the caller.
             client_options: extra ``LogsQueryClient`` keywords (tests pass an
                 ``authentication_policy`` so a plain-http fake works).
+            clock: "now", where a pipeline's history search ends.
         """
         options = {"retry_total": 0, **(client_options or {})}
         client = LogsQueryClient(credential, endpoint=settings.log_analytics_endpoint, **options)
         return cls(client, settings.log_analytics_workspace_id or "",
-                   policy=policy or RetryPolicy.from_settings(settings))
+                   policy=policy or RetryPolicy.from_settings(settings), clock=clock)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -101,19 +128,19 @@ class LogAnalyticsPipelineRunsBackend:
         self, *, start: datetime, end: datetime, limit: int, pipeline_name: str | None = None, factory: str | None = None
     ) -> Page[PipelineRun]:
         kql = failed_runs_query(start, end, limit, pipeline_name=pipeline_name, factory=factory)
-        rows, warnings = await self._query(kql, (start, end), _describe("failed pipeline runs", start, end,
+        rows, warnings = await self._query(kql, (start, end), describe("failed pipeline runs", start, end,
                                                                          pipeline_name=pipeline_name, factory=factory))
-        items = _parse_rows(rows, _parse_run_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
+        items = parse_rows(rows, parse_run_from_row, warnings)
+        return Page(items=items, total=total_of(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def pipeline_status(
         self, *, start: datetime, end: datetime, pipeline_name: str | None, limit: int, factory: str | None = None
     ) -> Page[PipelineStatusSummary]:
         kql = status_query(start, end, limit, pipeline_name=pipeline_name, factory=factory)
-        rows, warnings = await self._query(kql, (start, end), _describe("pipeline status", start, end,
+        rows, warnings = await self._query(kql, (start, end), describe("pipeline status", start, end,
                                                                          pipeline_name=pipeline_name, factory=factory))
-        items = _parse_rows(rows, _parse_summary_from_row, warnings)
-        return Page(items=items, total=_total(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
+        items = parse_rows(rows, parse_summary_from_row, warnings)
+        return Page(items=items, total=total_of(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def run_details(
         self, *, run_id: str | None = None, pipeline_name: str | None = None,
@@ -122,7 +149,7 @@ class LogAnalyticsPipelineRunsBackend:
         """One run by id (a GUID); else the run of the pipeline with that exact name (case-insensitive)
         starting closest to ``around`` (at most ``within`` away); else that pipeline's latest run."""
         around = None if run_id else around
-        described = _describe_run(run_id, pipeline_name, around=around, within=within)
+        described = describe_run(run_id, pipeline_name, around=around, within=within)
         if run_id is not None and not _GUID.match(run_id.strip()):
             raise BackendNotFoundError(f"{run_id!r} is not a pipeline run id (expected a GUID)",
                                        backend=BACKEND, query=described)
@@ -132,24 +159,53 @@ class LogAnalyticsPipelineRunsBackend:
         kql = details_query(wanted, pipeline_name, around=around, within=within)
         span = DETAILS_LOOKBACK if around is None else (around - within, around + within + _RUN_TAIL)
         rows, warnings = await self._query(kql, span, described)
-        runs = _parse_rows([r for r in rows if r.get("Kind") == "pipeline"], _parse_run_from_row, warnings)
+        runs = parse_rows([r for r in rows if r.get("Kind") == "pipeline"], parse_run_from_row, warnings)
         if not runs:
             searched = "" if around else " in the last 30 days"
             raise BackendNotFoundError(f"no pipeline run found for {described}{searched}",
                                        backend=BACKEND, query=described)
-        activities = _parse_rows([r for r in rows if r.get("Kind") == "activity"], _parse_activity_from_row, warnings)
+        activities = parse_rows([r for r in rows if r.get("Kind") == "activity"], parse_activity_from_row, warnings)
         return RunDetails(run=runs[0], activities=activities, warnings=warnings)
 
     async def list_pipelines(self, *, since: datetime) -> list[PipelineInfo]:
         described = f"pipelines with runs since {since:%Y-%m-%d %H:%M} UTC"
         rows, warnings = await self._query(pipelines_query(since), None, described)
-        pipelines = [PipelineInfo(name=_text(row, "PipelineName"), factory=_text(row, "Factory"))
+        pipelines = [PipelineInfo(name=text(row, "PipelineName"), factory=text(row, "Factory"))
                      for row in rows if row.get("PipelineName")]
         for warning in warnings:
             logger.warning("pipeline inventory: %s", warning)
         if len(rows) >= INVENTORY_ROWS:
             logger.warning("pipeline inventory: stopped at %d (pipeline, factory) pairs", INVENTORY_ROWS)
         return pipelines
+
+    async def list_runs(self, search: RunSearch, *, limit: int) -> Page[PipelineRun]:
+        kql = runs_query(search.start, search.end, limit, statuses=search.statuses,
+                         pipeline_name=search.pipeline_name, factory=search.factory)
+        rows, warnings = await self._query(kql, (search.start, search.end), _describe_search("pipeline runs", search))
+        items = parse_rows(rows, parse_run_from_row, warnings)
+        return Page(items=items, total=total_of(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
+
+    async def count_runs(self, search: RunSearch, *, group_by: RunGrouping) -> Page[RunCount]:
+        kql = count_query(search.start, search.end, group_by=group_by, statuses=search.statuses,
+                          pipeline_name=search.pipeline_name, factory=search.factory)
+        described = _describe_search(f"pipeline runs per {group_by}", search)
+        rows, warnings = await self._query(kql, (search.start, search.end), described)
+        items = parse_rows(rows, parse_count_from_row, warnings)
+        if len(rows) >= COUNT_GROUPS:
+            warnings.append(f"counted the first {COUNT_GROUPS} {group_by}s with the most runs; there may be more")
+        return Page(items=items, total=len(rows), warnings=warnings, unreadable=len(rows) - len(items))
+
+    async def pipeline_history(self, pipeline_name: str, *, recent: int = 20) -> PipelineHistory:
+        until = self._clock()
+        since = until - self._history
+        described = f"history of pipeline {pipeline_name!r} since {since:%Y-%m-%d %H:%M} UTC"
+        rows, warnings = await self._query(history_query(pipeline_name.strip(), since, recent=recent),
+                                           (since, until), described)
+        history = parse_history(rows, pipeline_name=pipeline_name, since=since, until=until)
+        if history.latest_run is None:
+            raise BackendNotFoundError(f"no runs of pipeline {pipeline_name!r} since {since:%Y-%m-%d %H:%M} UTC",
+                                       backend=BACKEND, query=described)
+        return history.model_copy(update={"warnings": [*warnings, *history.warnings]})
 
     async def _query(
         self, kql: str, timespan: tuple[datetime, datetime] | timedelta | None, described: str
@@ -171,95 +227,7 @@ class LogAnalyticsPipelineRunsBackend:
         return rows, warnings
 
 
-# region parsing
-def _parse_rows(rows: list[Row], parse: Callable[[Row], ParsedT], warnings: list[str]) -> list[ParsedT]:
-    """Parse each row; rows that do not fit the model are skipped and counted in a warning."""
-    parsed, skipped = parse_records(rows, parse, describe=lambda row: _text(row, "RunId"))
-    if skipped:
-        warnings.append(f"skipped {len(skipped)} row(s) that could not be read")
-    return parsed
-
-
-def _parse_run_from_row(row: Row) -> PipelineRun:
-    return PipelineRun(
-        run_id=str(row["RunId"]), pipeline_name=_text(row, "PipelineName"), factory=_text(row, "Factory"),
-        status=_status(row.get("Status")), start=row.get("Start") or row.get("TimeGenerated"),
-        end=_end(row.get("End")), failure_type=_text(row, "FailureType"), error_code=_text(row, "ErrorCode"),
-        error_message=_text(row, "ErrorMessage"), parameters=_parse_parameters(row.get("Parameters")),
-    )
-
-
-def _parse_activity_from_row(row: Row) -> ActivityRun:
-    return ActivityRun(
-        activity_run_id=_text(row, "ActivityRunId"), activity_name=_text(row, "ActivityName"),
-        activity_type=_text(row, "ActivityType"), status=_status(row.get("Status")),
-        start=row.get("Start") or row.get("TimeGenerated"), end=_end(row.get("End")),
-        error_code=_text(row, "ErrorCode"), error_message=_text(row, "ErrorMessage"),
-        failure_type=_text(row, "FailureType"),
-    )
-
-
-def _parse_summary_from_row(row: Row) -> PipelineStatusSummary:
-    return PipelineStatusSummary(
-        pipeline_name=_text(row, "PipelineName"), runs=int(row.get("Runs") or 0),
-        succeeded=int(row.get("Succeeded") or 0), failed=int(row.get("Failed") or 0),
-        cancelled=int(row.get("Cancelled") or 0), running=int(row.get("Running") or 0),
-        last_status=_status(row.get("LastStatus")) if row.get("LastStatus") else None,
-        last_run_id=_text(row, "LastRunId"), last_start=row.get("LastStart") or None,
-        last_success=row.get("LastSuccess") or None,
-    )
-
-
-def _text(row: Mapping[str, Any], name: str) -> str:
-    value = row.get(name)
-    return "" if value is None else str(value)
-
-
-def _status(value: Any) -> Any:
-    text = str(value or "")
-    return _STATUS_ALIASES.get(text, text)
-
-
-def _end(value: Any) -> datetime | None:
-    """ADF writes ``1601-01-01`` as End while a run is still going."""
-    if isinstance(value, datetime):
-        return None if value.year < 1900 else value
-    if isinstance(value, str) and value and not value.startswith("1601-"):
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return None
-
-
-def _parse_parameters(value: Any) -> dict[str, str]:
-    """``dynamic`` columns arrive as JSON text; anything that is not an object is dropped."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value) if value else {}
-        except ValueError:
-            return {}
-    if not isinstance(value, Mapping):
-        return {}
-    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
-
-
-def _describe(what: str, start: datetime, end: datetime, *, pipeline_name: str | None, factory: str | None) -> str:
-    """``failed pipeline runs pipeline~'sales' factory='adf-prod-weu' 2025-01-10 00:00..2025-01-11 00:00 UTC``."""
-    named = f" pipeline~{pipeline_name!r}" if pipeline_name else ""
-    named += f" factory={factory!r}" if factory else ""
-    return f"{what}{named} {start:%Y-%m-%d %H:%M}..{end:%Y-%m-%d %H:%M} UTC"
-
-
-def _describe_run(run_id: str | None, pipeline_name: str | None, *, around: datetime | None, within: timedelta) -> str:
-    if run_id:
-        return f"run {run_id}"
-    if around is None:
-        return f"latest run of pipeline {pipeline_name!r}"
-    hours, point = f"{within.total_seconds() / 3600:g} h", around.astimezone(timezone.utc)
-    return f"run of pipeline {pipeline_name!r} starting within {hours} of {point:%Y-%m-%d %H:%M} UTC"
-
-
-def _total(rows: list[Row], fallback: int) -> int:
-    try:
-        return int(rows[0]["Total"]) if rows else 0
-    except (KeyError, TypeError, ValueError):
-        return fallback
-# endregion
+def _describe_search(what: str, search: RunSearch) -> str:
+    statuses = f" status in {','.join(search.statuses)}" if search.statuses else ""
+    return describe(what + statuses, search.start, search.end, pipeline_name=search.pipeline_name,
+                    factory=search.factory)

@@ -5,11 +5,13 @@ Sits under ``backends.log_analytics`` (which runs them). A run writes several ro
 Values from people or models never reach KQL raw: names become escaped string literals
 (``kql_string``), run ids are checked to be GUIDs by the caller, numbers pass through ``int``.
 The factory is the last segment of the run's resource id (``…/FACTORIES/<NAME>``), matched
-ignoring case.
+ignoring case. Counts are computed by ``summarize`` (exact however many runs there are); one
+pipeline's history is one ``union`` whose rows say what they are in ``Kind``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 _FACTORY_NAME = 'extract(@"(?i)/factories/([^/]+)/?$", 1, coalesce(_ResourceId, ResourceId))'
@@ -17,6 +19,10 @@ _FACTORY = f"Factory = {_FACTORY_NAME}"
 _RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage, Parameters"
 INVENTORY_ROWS = 5000
 """At most this many (pipeline, factory) pairs are read for the pipeline inventory."""
+COUNT_GROUPS = 1000
+"""At most this many pipelines (or factories) are counted in one query (each count itself is exact)."""
+_SPELLINGS = {"Cancelled": ("Cancelled", "Canceled", "Canceling")}
+"""ADF writes a cancel more than one way; a filter on it matches them all."""
 
 
 def kql_string(value: str) -> str:
@@ -42,19 +48,72 @@ def _filters(pipeline_name: str | None, factory: str | None) -> str:
     return "".join(f"\n{line}" for line in lines)
 
 
-def failed_runs_query(
-    start: datetime, end: datetime, limit: int, *, pipeline_name: str | None, factory: str | None
-) -> str:
+def status_filter(statuses: Sequence[str] | None) -> str:
+    """A line ``| where Status == "Failed"`` (one) or ``in (…)`` (several); ADF's other spellings of a cancel count too."""
+    if not statuses:
+        return ""
+    spelled = [spelling for status in statuses for spelling in _SPELLINGS.get(status, (status,))]
+    if len(spelled) == 1:
+        return f"\n| where Status == {kql_string(spelled[0])}"
+    return f"\n| where Status in ({', '.join(kql_string(item) for item in spelled)})"
+
+
+def runs_query(start: datetime, end: datetime, limit: int, *, statuses: Sequence[str] | None,
+               pipeline_name: str | None, factory: str | None) -> str:
+    """Runs (one row per run, its latest state) with one of ``statuses``, newest start first, with the total."""
     return f"""let runs = ADFPipelineRun
 {_window(start, end)}{_filters(pipeline_name, factory)}
-| summarize arg_max(TimeGenerated, *) by RunId
-| where Status == "Failed";
+| summarize arg_max(TimeGenerated, *) by RunId{status_filter(statuses)};
 let total = toscalar(runs | count);
 runs
-| order by TimeGenerated desc
+| order by Start desc
 | take {int(limit)}
 | extend {_FACTORY}, Parameters = parse_json(Parameters), Total = total
 | project {_RUN_COLUMNS}, Total"""
+
+
+def failed_runs_query(
+    start: datetime, end: datetime, limit: int, *, pipeline_name: str | None, factory: str | None
+) -> str:
+    return runs_query(start, end, limit, statuses=["Failed"], pipeline_name=pipeline_name, factory=factory)
+
+
+def count_query(start: datetime, end: datetime, *, group_by: str, statuses: Sequence[str] | None,
+                pipeline_name: str | None, factory: str | None) -> str:
+    """Exact run counts per pipeline or per factory (``summarize … by``), most runs first."""
+    name = "PipelineName" if group_by == "pipeline" else "Factory"
+    cancelled = ", ".join(kql_string(item) for item in _SPELLINGS["Cancelled"])
+    return f"""ADFPipelineRun
+{_window(start, end)}{_filters(pipeline_name, factory)}
+| extend {_FACTORY}
+| summarize arg_max(TimeGenerated, Status) by RunId, PipelineName, Factory{status_filter(statuses)}
+| summarize Runs = count(), Succeeded = countif(Status == "Succeeded"), Failed = countif(Status == "Failed"),
+    Cancelled = countif(Status in ({cancelled})), InProgress = countif(Status == "InProgress"),
+    Queued = countif(Status == "Queued") by Name = {name}
+| order by Runs desc, Name asc
+| take {COUNT_GROUPS}"""
+
+
+def history_query(pipeline_name: str, since: datetime, *, recent: int) -> str:
+    """One pipeline since ``since``: its latest run, last failure and success, ``recent`` successful runs,
+    failures grouped by error code, failed activity and failure type, and its number of runs (by ``Kind``)."""
+    return f"""let runs = ADFPipelineRun
+| where TimeGenerated >= {_kql_datetime(since)}
+| where PipelineName =~ {kql_string(pipeline_name)}
+| summarize arg_max(TimeGenerated, *) by RunId
+| extend {_FACTORY}, Parameters = parse_json(Parameters)
+| project {_RUN_COLUMNS};
+let failed = runs | where Status == "Failed";
+let succeeded = runs | where Status == "Succeeded";
+union
+  (runs | top 1 by Start desc | extend Kind = "latest"),
+  (failed | top 1 by Start desc | extend Kind = "last_failure"),
+  (succeeded | top {int(recent)} by Start desc | extend Kind = "success"),
+  (failed | extend FailedActivity = extract(@"^Operation on target (\\S+) failed", 1, ErrorMessage)
+    | summarize Count = count(), FirstSeen = min(Start), arg_max(Start, RunId, ErrorMessage)
+      by ErrorCode, FailedActivity, FailureType
+    | extend Kind = "failure_group"),
+  (runs | count | extend Kind = "total")"""
 
 
 def status_query(

@@ -72,7 +72,8 @@ def make_backends(
     servicenow: ServiceNowBackend = demo.servicenow if demo and not real_servicenow else _closing(
         HttpServiceNowBackend.from_settings(settings, policy=policy), closers)
     pipelines: PipelineRunsBackend = demo.pipelines if demo and not real_pipelines else _closing(
-        LogAnalyticsPipelineRunsBackend.from_settings(settings, credential=credential, policy=policy), closers)
+        LogAnalyticsPipelineRunsBackend.from_settings(settings, credential=credential, policy=policy,
+                                                      clock=clock), closers)
     health: HealthBackend = demo.health if demo and not live_health else _closing(
         LiveHealthBackend.from_settings(settings, clock=clock, credential=credential, policy=policy), closers)
     if owned_credential is not None:

@@ -10,13 +10,14 @@
   availability of AZURE_RESOURCE_IDS and active ``ServiceIssue`` events for AZURE_SUBSCRIPTION_ID.
 
 A source that fails never fails the report: its part becomes "unknown" plus a warning, so one
-flaky page cannot hide what the others say.
+flaky page cannot hide what the others say. Resource Health and workspace replies are read by
+``backends.resource_health``; a component that is not operational says since when, where the
+source tells (a status-page incident's start or the component's last change; ``occuredTime``).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,10 +33,15 @@ from opsagent.backends.base import (
     ComponentInfo,
     HealthIncident,
     HealthReport,
-    HealthStatus,
     Platform,
 )
 from opsagent.backends.http import JsonResponse, RetryPolicy, call_azure, request_json
+from opsagent.backends.resource_health import (
+    event_severity,
+    parse_component_from_availability,
+    parse_incident_from_event,
+    parse_warehouse,
+)
 from opsagent.backends.statuspage import (
     SUMMARY_PATH,
     matches,
@@ -50,10 +56,6 @@ from opsagent.settings import Settings
 logger = logging.getLogger(__name__)
 DEFAULT_SNOWFLAKE_STATUS_URL = "https://status.snowflake.com"
 DEFAULT_DATABRICKS_STATUS_URL = "https://status.databricks.com"
-_AVAILABILITY: dict[str, HealthStatus] = {
-    "Available": "operational", "Degraded": "degraded", "Unavailable": "major_outage", "Unknown": "unknown",
-}
-_WAREHOUSE_HEALTH: dict[str, HealthStatus] = {"HEALTHY": "operational", "DEGRADED": "degraded", "FAILED": "major_outage"}
 _AZURE_NOT_CONFIGURED = (
     "Azure health is not configured: set AZURE_SUBSCRIPTION_ID (and AZURE_RESOURCE_IDS for per-resource "
     "availability); credentials come from DefaultAzureCredential (e.g. AZURE_CLIENT_ID/SECRET/TENANT_ID)"
@@ -144,14 +146,15 @@ class LiveHealthBackend:
         names = (resource_id.rstrip("/").rsplit("/", 1)[-1] for resource_id in self._sources.azure_resource_ids)
         return components + [ComponentInfo(platform="Azure", name=name) for name in names]
 
-    async def snowflake(self, *, region: str | None = None) -> HealthReport:
-        return await self._statuspage("Snowflake", self._sources.snowflake_status_url, region)
+    async def snowflake(self, *, region: str | None = None, component: str | None = None) -> HealthReport:
+        return await self._statuspage("Snowflake", self._sources.snowflake_status_url, region, component)
 
-    async def databricks(self, *, region: str | None = None) -> HealthReport:
-        report = await self._statuspage("Databricks", self._sources.databricks_status_url, region)
+    async def databricks(self, *, region: str | None = None, component: str | None = None) -> HealthReport:
+        report = await self._statuspage("Databricks", self._sources.databricks_status_url, region, component)
         if not (self._sources.databricks_host and self._sources.databricks_token):
             return report
         probed, warnings = await self._probe_workspace()
+        probed = [c for c in probed if not component or matches(component, c.name)]
         components = [*report.components, *probed]
         statuses = [report.overall, *(c.status for c in probed)]
         return report.model_copy(update={"components": components, "overall": worst(statuses),
@@ -163,7 +166,7 @@ class LiveHealthBackend:
         incidents, warnings = await self._azure_service_issues(self._azure, service, region)
         components, resource_warnings = await self._azure_resources(self._azure, region)
         warnings += resource_warnings
-        statuses = [c.status for c in components] + [_event_severity(i.impact) for i in incidents]
+        statuses = [c.status for c in components] + [event_severity(i.impact) for i in incidents]
         overall = worst(statuses) if statuses else ("unknown" if warnings else "operational")
         scope = " ".join(p for p in (service, region) if p) or "the subscription"
         description = f"{len(incidents)} active Azure service issue(s) for {scope}"
@@ -172,11 +175,14 @@ class LiveHealthBackend:
                             warnings=warnings)
 
     # region status pages and probes
-    async def _statuspage(self, platform: Platform, base_url: str, region: str | None) -> HealthReport:
+    async def _statuspage(
+        self, platform: Platform, base_url: str, region: str | None, component: str | None
+    ) -> HealthReport:
         source, body, failure = await self._summary(platform, base_url)
         if failure:
             return unknown_report(platform, source, self._clock(), failure)
-        return statuspage_report(platform, body, region=region, source=source, checked_at=self._clock())
+        return statuspage_report(platform, body, region=region, component=component, source=source,
+                                 checked_at=self._clock())
 
     async def _statuspage_components(self, platform: Platform, base_url: str) -> list[ComponentInfo]:
         source, body, failure = await self._summary(platform, base_url)
@@ -204,7 +210,7 @@ class LiveHealthBackend:
                 f"Databricks workspace probe failed: {error.message}"]
         warehouses = body.get("warehouses") if isinstance(body, Mapping) else None
         probed = [ComponentHealth(name="workspace", status="operational", detail=f"{host} reachable, token accepted")]
-        return probed + [_parse_warehouse(w) for w in warehouses or [] if isinstance(w, Mapping)], []
+        return probed + [parse_warehouse(w) for w in warehouses or [] if isinstance(w, Mapping)], []
 
     async def _get(self, url: str, *, backend: str, bearer: bool = False) -> JsonResponse:
         async def build() -> httpx.Request:
@@ -228,7 +234,7 @@ class LiveHealthBackend:
                                       query="service issues")
         except BackendError as error:
             return [], [f"Azure service issues could not be read: {error.message}"]
-        incidents = [_parse_incident_from_event(e, service, region) for e in events]
+        incidents = [parse_incident_from_event(e, service, region) for e in events]
         return [i for i in incidents if i is not None], []
 
     async def _azure_resources(
@@ -244,7 +250,7 @@ class LiveHealthBackend:
                 components.append(ComponentHealth(name=name, status="unknown"))
                 warnings.append(f"availability of {name} could not be read: {error.message}")
                 continue
-            component = _parse_component_from_availability(name, status)
+            component = parse_component_from_availability(name, status)
             if not region or not component.region or matches(region, component.region):
                 components.append(component)
         return components, warnings
@@ -255,45 +261,3 @@ class LiveHealthBackend:
 
         return await call_azure(get, policy=self._policy, backend="Azure Resource Health", query=resource_id)
     # endregion
-
-
-# region parsing
-def _parse_warehouse(raw: Mapping[str, Any]) -> ComponentHealth:
-    health = raw.get("health") if isinstance(raw.get("health"), Mapping) else {}
-    state = str(raw.get("state") or "")
-    # A stopped warehouse is not unhealthy; without a health block only its state can speak.
-    fallback: HealthStatus = "operational" if state in ("RUNNING", "STARTING", "STOPPED", "STOPPING") else "unknown"
-    status = _WAREHOUSE_HEALTH.get(str(health.get("status")), fallback)
-    detail = "; ".join(p for p in (state, str(health.get("summary") or "")) if p)
-    return ComponentHealth(name=f"SQL warehouse {raw.get('name') or raw.get('id')}", status=status, detail=detail)
-
-
-def _parse_incident_from_event(
-    event: Mapping[str, Any], service: str | None, region: str | None
-) -> HealthIncident | None:
-    """An active service issue touching the service/region asked about, else ``None``."""
-    props = event.get("properties") or {}
-    impacts = [(str(i.get("impactedService") or ""), str(r.get("impactedRegion") or ""))
-               for i in props.get("impact") or [] for r in i.get("impactedRegions") or [{}]]
-    wanted = [(s, r) for s, r in impacts
-              if (not service or matches(service, s)) and (not region or matches(region, r))]
-    if props.get("status") != "Active" or not wanted:
-        return None
-    return HealthIncident(
-        title=str(props.get("title") or ""), status="Active", impact=str(props.get("eventLevel") or props.get("level") or ""),
-        started_at=props.get("impactStartTime"), updated_at=props.get("lastUpdateTime"),
-        latest_update=re.sub(r"<[^>]+>", " ", str(props.get("summary") or "")).strip()[:500],
-        components=[f"{s} ({r})" if r else s for s, r in wanted],
-    )
-
-
-def _parse_component_from_availability(name: str, status: Mapping[str, Any]) -> ComponentHealth:
-    props = status.get("properties") or {}
-    detail = str(props.get("summary") or props.get("title") or "")
-    return ComponentHealth(name=name, status=_AVAILABILITY.get(str(props.get("availabilityState")), "unknown"),
-                           region=str(status.get("location") or ""), detail=detail)
-
-
-def _event_severity(level: str) -> HealthStatus:
-    return "partial_outage" if level in ("Critical", "Error") else "degraded"
-# endregion

@@ -2,7 +2,8 @@
 
 Reads ``GET /api/now/table/{incident|change_request}`` with an encoded ``sysparm_query`` built
 from ``IncidentQuery``/``ChangeQuery`` (``backends.servicenow_query``), ``sysparm_display_value=all``
-(codes for logic, labels for people) and offset paging. The inventories (configuration items,
+(codes for logic, labels for people; a journal field such as ``work_notes`` and a reference such as
+``rfc`` are read by their display value) and offset paging. The inventories (configuration items,
 assignment groups) are the names that recent incidents and changes refer to. Every value the API returns is a string, so parsing is defensive: a
 record that cannot be read is skipped with a warning rather than failing the whole list.
 Auth (``backends.servicenow_auth``) is basic, a static bearer token, or an OAuth token (client
@@ -41,11 +42,12 @@ RecordT = TypeVar("RecordT", bound=BaseModel)
 
 INCIDENT_FIELDS = (
     "number,sys_id,short_description,description,state,priority,impact,urgency,category,"
-    "assignment_group,assigned_to,cmdb_ci,opened_at,sys_created_on,resolved_at,sys_updated_on"
+    "assignment_group,assigned_to,cmdb_ci,opened_at,sys_created_on,resolved_at,sys_updated_on,"
+    "close_notes,work_notes,rfc,caused_by,parent_incident,problem_id"
 )
 CHANGE_FIELDS = (
     "number,sys_id,short_description,description,type,state,risk,approval,start_date,end_date,"
-    "cmdb_ci,assignment_group,assigned_to"
+    "cmdb_ci,assignment_group,assigned_to,close_notes,work_notes"
 )
 _NUMBER = re.compile(r"^[A-Z]{2,8}\d{4,10}$")
 _MAX_PAGES = 50
@@ -123,7 +125,7 @@ class HttpServiceNowBackend:
     ) -> RecordT:
         wanted = number.strip().upper()
         if not _NUMBER.match(wanted):
-            raise BackendNotFoundError(f"{number!r} is not a valid {table} number (like INC0010042)",
+            raise BackendNotFoundError(f"{number!r} is not a valid {table} number (a prefix and digits)",
                                        backend=BACKEND, query=f"{table} number={number}")
         rows, _ = await self._fetch(table, {"sysparm_query": f"number={wanted}", "sysparm_limit": "1"}, fields)
         if not rows:
@@ -217,6 +219,10 @@ def _parse_incident(row: Mapping[str, Any]) -> Incident:
         opened_at=_parse_datetime(_field(row, "opened_at")) or _parse_datetime(_field(row, "sys_created_on")),
         resolved_at=_parse_datetime(_field(row, "resolved_at")),
         updated_at=_parse_datetime(_field(row, "sys_updated_on")),
+        close_notes=_field(row, "close_notes"),
+        work_notes=_field(row, "work_notes", display=True),
+        # references show the record's number as their display value
+        **{name: _field(row, name, display=True) for name in ("rfc", "caused_by", "parent_incident", "problem_id")},
     )
 
 
@@ -234,6 +240,8 @@ def _parse_change(row: Mapping[str, Any]) -> ChangeRequest:
         configuration_item=_field(row, "cmdb_ci", display=True),
         assignment_group=_field(row, "assignment_group", display=True),
         assigned_to=_field(row, "assigned_to", display=True),
+        close_notes=_field(row, "close_notes"),
+        work_notes=_field(row, "work_notes", display=True),
     )
 
 

@@ -3,9 +3,10 @@
 Sits under ``HttpServiceNowBackend`` (``backends.servicenow``), which sends what these functions
 return. Sets become ``field=value`` (one value) or ``fieldINa,b`` (several); a priority set
 ``{1..N}`` becomes ``priority<=N`` ("P N or more urgent"); times are raw UTC
-``YYYY-MM-DD HH:MM:SS``. Text from people and models cannot escape ``^`` (it starts a new
-condition), so ``^`` and line breaks are dropped from it. The codes <-> labels maps live here
-because the client's parsing reads them too.
+``YYYY-MM-DD HH:MM:SS``; an assignee is ``assigned_to.nameLIKE…`` (no one: ``assigned_toISEMPTY``);
+the order comes last (``ORDERBYDESCopened_at``, ``ORDERBYopened_at``, ``ORDERBYpriority``). Text
+from people and models cannot escape ``^`` (it starts a new condition), so ``^`` and line breaks
+are dropped from it. The codes <-> labels maps live here because the client's parsing reads them too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from opsagent.backends.base import ChangeQuery, IncidentQuery
+from opsagent.backends.tickets import AssigneeFilter, ChangeOrder, ChangeQuery, IncidentOrder, IncidentQuery
 
 INCIDENT_STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
 CHANGE_STATES = {
@@ -27,18 +28,24 @@ _RISK_CODES = {label: code for code, label in RISKS.items()}
 _CHANGE_CODES = {label: code for code, label in CHANGE_STATES.items()}
 
 
+_INCIDENT_ORDER: dict[IncidentOrder, str] = {
+    "newest": "ORDERBYDESCopened_at", "oldest": "ORDERBYopened_at", "priority": "ORDERBYpriority^ORDERBYDESCopened_at",
+}
+_CHANGE_ORDER: dict[ChangeOrder, str] = {"latest": "ORDERBYDESCstart_date", "earliest": "ORDERBYstart_date"}
+
+
 def encode_incident_query(query: IncidentQuery) -> str:
-    """``stateIN1,2^priority<=2^…^opened_at>=…^opened_at<…^ORDERBYDESCopened_at``."""
+    """``stateIN1,2^priority<=2^…^opened_at>=…^opened_at<…^resolved_at>=…^ORDERBYDESCopened_at``."""
     parts = [one_of("state", [_INCIDENT_CODES[s] for s in query.states])] if query.states else []
     if query.priorities:
         parts.append(_priority_filter(query.priorities))
     parts += _name_filters(query.assignment_group, query.configuration_item)
-    if query.opened_from is not None:
-        parts.append(f"opened_at>={format_datetime(query.opened_from)}")
-    if query.opened_before is not None:
-        parts.append(f"opened_at<{format_datetime(query.opened_before)}")
+    parts += _assignee_filter(query)
+    parts += _time_range("opened_at", query.opened_from, query.opened_before)
+    parts += _time_range("resolved_at", query.resolved_from, query.resolved_before)
     parts += _text_filter(query.text)
-    return "^".join([*parts, "ORDERBYDESCopened_at"])
+    parts += _any_word_filter(query.any_words)
+    return "^".join([*parts, _INCIDENT_ORDER[query.order]])
 
 
 def encode_change_query(query: ChangeQuery) -> str:
@@ -55,8 +62,9 @@ def encode_change_query(query: ChangeQuery) -> str:
     if query.window_start is not None:
         parts.append(f"end_date>={format_datetime(query.window_start)}")
     parts += _name_filters(None, query.configuration_item)
+    parts += _assignee_filter(query)
     parts += _text_filter(query.text)
-    return "^".join([*parts, "ORDERBYDESCstart_date"])
+    return "^".join([*parts, _CHANGE_ORDER[query.order]])
 
 
 def encode_referenced_query(field: str) -> str:
@@ -83,9 +91,29 @@ def _name_filters(group: str | None, item: str | None) -> list[str]:
     return parts + ([f"cmdb_ci.nameLIKE{clean(item)}"] if item else [])
 
 
+def _assignee_filter(query: AssigneeFilter) -> list[str]:
+    """``assigned_toISEMPTY`` for no one; a person's display name, often partial, with LIKE."""
+    if query.unassigned:
+        return ["assigned_toISEMPTY"]
+    return [f"assigned_to.nameLIKE{clean(query.assigned_to)}"] if query.assigned_to else []
+
+
+def _time_range(field: str, start: datetime | None, before: datetime | None) -> list[str]:
+    """``field>=start^field<before`` (raw UTC), for the bounds that are given."""
+    parts = [f"{field}>={format_datetime(start)}"] if start is not None else []
+    return parts + ([f"{field}<{format_datetime(before)}"] if before is not None else [])
+
+
 def _text_filter(text: str | None) -> list[str]:
     """Every word in the short description or the description (``^OR`` binds before ``^``)."""
     return [f"short_descriptionLIKE{word}^ORdescriptionLIKE{word}" for word in clean(text).split()]
+
+
+def _any_word_filter(words: Sequence[str] | None) -> list[str]:
+    """One condition: any of the words in the short description, description or close notes (``^OR`` chain)."""
+    cleaned = [clean(word) for word in words or [] if clean(word)]
+    fields = ("short_description", "description", "close_notes")
+    return ["^OR".join(f"{field}LIKE{word}" for word in cleaned for field in fields)] if cleaned else []
 
 
 def clean(value: str | None) -> str:

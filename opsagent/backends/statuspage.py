@@ -34,13 +34,15 @@ _SEVERITY: dict[HealthStatus, int] = {
 
 
 def statuspage_report(
-    platform: Platform, body: Any, *, region: str | None, source: str, checked_at: datetime
+    platform: Platform, body: Any, *, region: str | None, source: str, checked_at: datetime,
+    component: str | None = None,
 ) -> HealthReport:
     """The report a fetched summary body gives, or an "unknown" one when it is not Statuspage JSON."""
     if not isinstance(body, Mapping) or not isinstance(body.get("components"), list):
         return unknown_report(platform, source, checked_at,
                               f"{source} did not return Statuspage JSON; set the {platform.upper()}_STATUS_URL setting")
-    return _parse_report_from_statuspage(platform, body, region=region, source=source, checked_at=checked_at)
+    return _parse_report_from_statuspage(platform, body, region=region, component=component, source=source,
+                                         checked_at=checked_at)
 
 
 def statuspage_components(platform: Platform, body: Any) -> list[ComponentInfo]:
@@ -58,29 +60,45 @@ def _leaf_components(body: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], s
     return [(c, groups.get(c.get("group_id"), "")) for c in raw if not c.get("group")]
 
 
+def _since(raw: Mapping[str, Any], status: HealthStatus, incidents: list[Mapping[str, Any]]) -> Any:
+    """When a component that is not operational got there: the start of the earliest unresolved incident
+    about it, else when its status last changed (``updated_at``)."""
+    if status == "operational":
+        return None
+    starts = [i.get("started_at") or i.get("created_at") for i in incidents
+              if any(isinstance(c, Mapping) and c.get("id") == raw.get("id") for c in i.get("components") or [])]
+    return min((start for start in starts if start), default=None) or raw.get("updated_at") or None
+
+
 def _parse_report_from_statuspage(
-    platform: Platform, body: Mapping[str, Any], *, region: str | None, source: str, checked_at: datetime
+    platform: Platform, body: Mapping[str, Any], *, region: str | None, component: str | None, source: str,
+    checked_at: datetime,
 ) -> HealthReport:
-    """Without a region only non-operational components are listed (pages have ~100 of them)."""
-    components = [
-        ComponentHealth(name=str(c.get("name") or ""), status=_COMPONENT_STATUS.get(str(c.get("status")), "unknown"),
-                        region=region, detail=str(c.get("description") or ""))
-        for c, region in _leaf_components(body)
-    ]
+    """Without a region or component only non-operational components are listed (pages have ~100 of them)."""
+    open_incidents = list(_items(body, "incidents"))
+    components = []
+    for c, group in _leaf_components(body):
+        status = _COMPONENT_STATUS.get(str(c.get("status")), "unknown")
+        components.append(ComponentHealth(name=str(c.get("name") or ""), status=status, region=group,
+                                          detail=str(c.get("description") or ""),
+                                          since=_since(c, status, open_incidents)))
     page_status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
     indicator = _INDICATOR.get(str(page_status.get("indicator")))
     warnings: list[str] = []
-    if region:
-        components = [c for c in components if matches(region, c.name, c.region)]
+    components = [c for c in components if (not region or matches(region, c.name, c.region))
+                  and (not component or matches(component, c.name))]
+    if region or component:
         if not components:
-            warnings.append(f"no {platform} status component matches region {region!r}; showing the overall status")
+            asked = " and ".join(f"{kind} {value!r}" for kind, value in (("region", region), ("component", component))
+                                 if value)
+            warnings.append(f"no {platform} status component matches {asked}; showing the overall status")
         overall = worst([c.status for c in components]) if components else (indicator or "unknown")
     else:
         overall = indicator or worst([c.status for c in components])
         components = [c for c in components if c.status != "operational"]
     incidents = [_parse_incident_from_statuspage(i) for i in _items(body, "incidents", "scheduled_maintenances")]
-    if region:
-        incidents = [i for i in incidents if not i.components or matches(region, *i.components)]
+    for wanted in filter(None, (region, component)):
+        incidents = [i for i in incidents if not i.components or matches(wanted, *i.components)]
     return HealthReport(platform=platform, overall=overall, description=str(page_status.get("description") or ""),
                         components=components, incidents=incidents, checked_at=checked_at, source=source,
                         warnings=warnings)

@@ -12,7 +12,7 @@ manager must be running for the server's lifetime: ``OpsAgentAsgi``'s lifespan e
 ``ALLOWED_HOSTS``/``ALLOWED_ORIGINS``) runs first and knows the deployment's host names.
 
 Why not MAF's ``Agent.as_mcp_server()``: it publishes one tool (the agent, taking ``task``) without
-annotations, so neither the ten typed read-only tools nor a workflow answer could be offered.
+annotations, so neither the typed read-only tools nor a workflow answer could be offered.
 """
 
 from __future__ import annotations

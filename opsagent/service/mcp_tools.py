@@ -1,8 +1,9 @@
-"""What OpsAgent offers over MCP: its ten read-only tools as they are, and ``ask_opsagent``.
+"""What OpsAgent offers over MCP: every read-only tool of the catalog as it is, and ``ask_opsagent``.
 
-The ten tools are the specialists' own MAF ``FunctionTool``s (``SPECIALISTS``), over the app's
-backends: an MCP client sees the same name, description and JSON schema a specialist model sees,
-and MAF validates the arguments. ``ask_opsagent`` runs a whole workflow (plan, specialists,
+The tools are the specialists' own MAF ``FunctionTool``s (``SPECIALISTS``), over the app's backends,
+each one the tool catalog lists (``tools/catalog.py``): an MCP client sees the same name,
+description and JSON schema a specialist model sees (annotated read-only), and MAF validates the
+arguments. ``ask_opsagent`` runs a whole workflow (plan, specialists,
 review, grounding) and returns the direct answer, the key facts, limitations, compact evidence
 and the grounding verdict, as text for the model and as ``structuredContent`` for programs.
 Every call runs on the app's loop thread, where the backends' HTTP clients live. Nothing is kept
@@ -21,6 +22,7 @@ from agent_framework import FunctionTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from opsagent.agents.specialists import SPECIALISTS
+from opsagent.tools.catalog import BY_NAME
 from opsagent.contracts.requests import MessageData, WorkflowInput
 from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.service.admission import RETRY_AFTER_SECONDS
@@ -129,7 +131,7 @@ class McpCatalogue:
     def for_state(cls, state: ServiceState, *, default_workflow: WorkflowKind) -> McpCatalogue:
         runtime = state.runtime
         tools = [tool for spec in SPECIALISTS for tool in spec.load_tool_factory()(
-            runtime.backends, clock=runtime.clock, max_rows=runtime.settings.tool_max_rows)]
+            runtime.backends, clock=runtime.clock, max_rows=runtime.settings.tool_max_rows) if tool.name in BY_NAME]
         return cls(state=state, tools={tool.name: tool for tool in tools}, default_workflow=default_workflow)
 
     def listing(self) -> list[types.Tool]:

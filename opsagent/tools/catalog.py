@@ -3,93 +3,28 @@
 One home for facts that intake, prompts, the offline model and the answer checks all need: a
 tool's name and specialist, the record kind of its rows (with the nouns people use for it and its
 key field), and each parameter as a typed filter (a vocabulary, a time window, a name checked
-against an inventory list, free text…). Value vocabularies live in ``vocabularies.py``.
+against an inventory list, free text…) with the description models read for it. Value vocabularies
+live in ``vocabularies.py``; the shapes in ``catalog_types.py``; the entries per domain in
+``catalog_tickets.py``, ``catalog_runs.py`` and ``catalog_health.py``, gathered here.
 
-The catalog describes; the tool modules implement. ``tests/tools/test_catalog.py`` holds the two
-together: every catalogued parameter exists on its tool, and every tool is catalogued.
+The catalog describes; the toolsets implement (``toolkit.py`` builds each tool's parameters from
+its method's signature and the catalog's descriptions, and refuses a parameter the catalog lacks).
+``tests/tools/test_catalog.py`` holds the two together: every tool is catalogued, with its
+parameters in order, and no text a model reads names a real record of the demo data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from opsagent.tools.catalog_health import HEALTH_TOOLS
+from opsagent.tools.catalog_runs import RUN_TOOLS
+from opsagent.tools.catalog_tickets import TICKET_TOOLS
+from opsagent.tools.catalog_types import FilterKind, FilterSpec, InventoryList, RecordKind, ToolSpec
 
-from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
-
-FilterKind = Literal["choice", "priority", "match", "window", "point", "name", "text", "limit", "lookup"]
-"""choice: a vocabulary value / list / "not …"; priority: 1-5 with ``match``; window: a time phrase or
-ISO range; point: one moment; name: an inventory name (``inventory`` says which list); text: words that
-must appear; limit: a row cap; lookup: the id of one record."""
-InventoryList = Literal["pipeline", "factory", "configuration_item", "assignment_group", "person", "region",
-                        "service", "component"]
-
-
-class RecordKind(BaseModel):
-    """What a tool's rows are: incidents, changes, runs…"""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    nouns: tuple[str, ...]
-    """Words people use for these records (singular and plural, abbreviations)."""
-    key_field: str
-    """The row field that names one record ("number", "run_id", "pipeline_name")."""
-    id_prefix: str = ""
-    """Ticket numbers: "INC", "CHG"."""
-    time_fields: tuple[str, ...] = ()
-    """Row fields holding times (for placement checks: "failed during CHG…'s window")."""
-    window_fields: tuple[str, str] | None = None
-    """The start and end fields of a record's own window (a change's planned window)."""
-
-
-class FilterSpec(BaseModel):
-    """One tool parameter, as a filter."""
-
-    model_config = ConfigDict(frozen=True)
-
-    parameter: str
-    kind: FilterKind
-    vocabulary: str = ""
-    """For ``choice`` and ``priority``: the vocabulary's name."""
-    inventory: InventoryList | None = None
-    """For ``name``: which inventory list validates the value."""
-    row_field: str = ""
-    """The row field the filter narrows (for ``name`` filters: where the value shows)."""
-    about: str = ""
-    """What the filter means, in a few words ("opening time", "planned window overlaps")."""
-
-    def vocab(self) -> Vocabulary | None:
-        return VOCABULARIES.get(self.vocabulary)
-
-
-class ToolSpec(BaseModel):
-    """One tool: name, specialist, records, filters, and filters it always applies."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    specialist: str
-    record: str
-    purpose: str
-    filters: tuple[FilterSpec, ...] = ()
-    fixed: dict[str, str] = {}
-    """Filters the tool always applies, by vocabulary: list_failed_pipelines is {"run_status": "Failed"}."""
-    platform: str = ""
-    """Health tools: the platform they report on."""
-
-    def filter(self, parameter: str) -> FilterSpec | None:
-        return next((item for item in self.filters if item.parameter == parameter), None)
-
-    def filters_of(self, kind: FilterKind) -> tuple[FilterSpec, ...]:
-        return tuple(item for item in self.filters if item.kind == kind)
-
-    @property
-    def is_lookup(self) -> bool:
-        """Fetches one record by its id (``get_…``)."""
-        return any(item.kind == "lookup" for item in self.filters)
-
+__all__ = ["BY_NAME", "FilterKind", "FilterSpec", "InventoryList", "RECORDS", "RecordKind", "TOOLS", "ToolSpec",
+           "health_tools", "record_of_noun", "tool_names", "tool_spec", "tools_for", "tools_of",
+           "tools_with_vocabulary"]
 
 RECORDS: dict[str, RecordKind] = {kind.name: kind for kind in (
     RecordKind(name="incident", nouns=("incident", "incidents", "ticket", "tickets", "inc", "incs", "issue", "issues",
@@ -105,74 +40,16 @@ RECORDS: dict[str, RecordKind] = {kind.name: kind for kind in (
     RecordKind(name="pipeline", nouns=("pipeline", "pipelines", "pipe", "pipes", "adf pipeline", "adf pipelines",
                                        "data factory pipeline", "etl", "ingestion"),
                key_field="pipeline_name", time_fields=("last_start", "last_success")),
+    RecordKind(name="run_count", nouns=("count", "counts", "how many runs", "number of runs", "run count",
+                                        "run counts", "tally"),
+               key_field="pipeline_name"),
     RecordKind(name="health", nouns=("health", "status page", "status", "platform", "service health", "component",
                                      "components", "region", "service issue", "service issues", "platform issue",
                                      "platform issues"),
                key_field="name", time_fields=("started_at", "updated_at")),
 )}
 
-_LIMIT = FilterSpec(parameter="limit", kind="limit", about="maximum rows")
-_REGION = FilterSpec(parameter="region", kind="name", inventory="region", row_field="region", about="region")
-
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(name="list_incidents", specialist="servicenow", record="incident",
-             purpose="find incidents by state, priority, group, CI, text and opening time", filters=(
-                 FilterSpec(parameter="state", kind="choice", vocabulary="incident_state", row_field="state"),
-                 FilterSpec(parameter="priority", kind="priority", vocabulary="priority", row_field="priority"),
-                 FilterSpec(parameter="priority_match", kind="match", about="exactly or that priority or higher"),
-                 FilterSpec(parameter="assignment_group", kind="name", inventory="assignment_group",
-                            row_field="assignment_group", about="assignment group"),
-                 FilterSpec(parameter="configuration_item", kind="name", inventory="configuration_item",
-                            row_field="configuration_item", about="configuration item"),
-                 FilterSpec(parameter="text", kind="text", about="words in the number, description or CI"),
-                 FilterSpec(parameter="opened_within", kind="window", row_field="opened_at", about="opening time"),
-                 _LIMIT)),
-    ToolSpec(name="get_incident", specialist="servicenow", record="incident", purpose="one incident by number",
-             filters=(FilterSpec(parameter="number", kind="lookup", row_field="number"),)),
-    ToolSpec(name="list_change_requests", specialist="servicenow", record="change",
-             purpose="find change requests by state, type, risk, approval, planned window, CI and text", filters=(
-                 FilterSpec(parameter="state", kind="choice", vocabulary="change_state", row_field="state"),
-                 FilterSpec(parameter="type", kind="choice", vocabulary="change_type", row_field="type"),
-                 FilterSpec(parameter="risk", kind="choice", vocabulary="change_risk", row_field="risk"),
-                 FilterSpec(parameter="approval", kind="choice", vocabulary="approval", row_field="approval"),
-                 FilterSpec(parameter="window", kind="window", row_field="start_date", about="planned window overlaps"),
-                 FilterSpec(parameter="configuration_item", kind="name", inventory="configuration_item",
-                            row_field="configuration_item", about="configuration item"),
-                 FilterSpec(parameter="text", kind="text", about="words in the number, description or CI"),
-                 _LIMIT)),
-    ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
-             filters=(FilterSpec(parameter="number", kind="lookup", row_field="number"),)),
-    ToolSpec(name="list_failed_pipelines", specialist="log_analytics", record="run", fixed={"run_status": "Failed"},
-             purpose="failed Data Factory runs in a window", filters=(
-                 FilterSpec(parameter="time_window", kind="window", row_field="start", about="run start"),
-                 FilterSpec(parameter="pipeline_name", kind="name", inventory="pipeline", row_field="pipeline_name",
-                            about="pipeline"),
-                 FilterSpec(parameter="factory", kind="name", inventory="factory", row_field="factory",
-                            about="Data Factory"),
-                 _LIMIT)),
-    ToolSpec(name="query_pipeline_status", specialist="log_analytics", record="pipeline",
-             purpose="per-pipeline run counts, success rate and latest run in a window", filters=(
-                 FilterSpec(parameter="pipeline_name", kind="name", inventory="pipeline", row_field="pipeline_name",
-                            about="pipeline"),
-                 FilterSpec(parameter="time_window", kind="window", row_field="last_start", about="run start"),
-                 FilterSpec(parameter="factory", kind="name", inventory="factory", row_field="factory",
-                            about="Data Factory"),
-                 _LIMIT)),
-    ToolSpec(name="get_pipeline_run_details", specialist="log_analytics", record="run",
-             purpose="one run with its activities and errors (by id, latest, or closest to a time)", filters=(
-                 FilterSpec(parameter="run_id", kind="lookup", row_field="run_id"),
-                 FilterSpec(parameter="pipeline_name", kind="name", inventory="pipeline", row_field="pipeline_name",
-                            about="pipeline"),
-                 FilterSpec(parameter="around", kind="point", row_field="start", about="the run closest to a time"))),
-    ToolSpec(name="check_databricks_health", specialist="service_health", record="health", platform="Databricks",
-             purpose="Databricks status: components and active incidents", filters=(_REGION,)),
-    ToolSpec(name="check_snowflake_health", specialist="service_health", record="health", platform="Snowflake",
-             purpose="Snowflake status: components and active incidents", filters=(_REGION,)),
-    ToolSpec(name="check_azure_service_health", specialist="service_health", record="health", platform="Azure",
-             purpose="Azure service health per service and region", filters=(
-                 FilterSpec(parameter="service", kind="name", inventory="service", row_field="name",
-                            about="Azure service"), _REGION)),
-)
+TOOLS: tuple[ToolSpec, ...] = (*TICKET_TOOLS, *RUN_TOOLS, *HEALTH_TOOLS)
 
 BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
 

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from opsagent.tools.rendering import ArgumentError
+from opsagent.tools.rendering import ArgumentError, ToolCall
+from opsagent.tools.vocabularies import Vocabulary
 
 _NEGATION = re.compile(r"^(?:not\s+|!=?\s*)", re.IGNORECASE)
 _SEPARATOR = re.compile(r"\s*(?:,|;|\bor\b)\s*", re.IGNORECASE)
@@ -96,3 +97,10 @@ def _key(text: str) -> str:
 
 def _accepted(choices: Mapping[str, tuple[str, ...]]) -> str:
     return ", ".join(sorted(choices)) + ", or 'not <value>'"
+
+
+def vocabulary_filter(call: ToolCall, value: str, vocabulary: Vocabulary, *, argument: str) -> SetFilter:
+    """``parse_set_filter`` over every way ``vocabulary`` writes its values, recorded in ``call.query``."""
+    resolved = parse_set_filter(value, vocabulary.choices_by_key(), universe=vocabulary.values(), argument=argument)
+    call.query[argument] = resolved.to_json()
+    return resolved

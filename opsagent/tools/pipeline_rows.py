@@ -11,8 +11,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from opsagent.backends.base import ActivityRun, PipelineRun, PipelineStatusSummary
-from opsagent.tools.rendering import iso_minute, shorten
+from opsagent.backends.base import ActivityRun, PipelineRun, PipelineStatusSummary, RunCount, RunGrouping, RunStatus
+from opsagent.tools.rendering import iso_minute, plural, shorten
 
 _TARGET = re.compile(r"^Operation on target (\S+) failed: (.*)$", re.DOTALL)
 
@@ -51,6 +51,32 @@ def summary_row(summary: PipelineStatusSummary) -> dict[str, Any]:
         "last_start": iso_minute(summary.last_start),
         "last_success": iso_minute(summary.last_success),
     }
+
+
+_STATUS_FIELDS: dict[RunStatus, str] = {
+    "Succeeded": "succeeded", "Failed": "failed", "Cancelled": "cancelled", "InProgress": "in_progress",
+    "Queued": "queued",
+}
+
+
+_GROUPS: dict[RunGrouping, str] = {"pipeline": "pipelines", "factory": "factories"}
+
+
+def count_row(count: RunCount, *, key: str, statuses: list[RunStatus] | None) -> dict[str, Any]:
+    """``{"pipeline_name": …, "count": 12, "failed": 3, …}``: the count, then the count per status counted."""
+    fields = [_STATUS_FIELDS[status] for status in statuses] if statuses else list(_STATUS_FIELDS.values())
+    return {key: count.name, "count": count.runs} | {field: getattr(count, field) for field in fields}
+
+
+def counts_message(counts: list[RunCount], shown: int, *, group_by: RunGrouping, detail: str) -> str:
+    """"24 pipeline runs (status 'failed') in … across 5 pipelines: pl_a 11, pl_b 6, …" over every group."""
+    runs = sum(item.runs for item in counts)
+    if not counts:
+        return f"No pipeline runs{detail}."
+    listed = ", ".join(f"{item.name} {item.runs}" for item in counts[:shown])
+    rest = f", and {len(counts) - shown} more" if shown < len(counts) else ""
+    groups = f"{len(counts)} {group_by if len(counts) == 1 else _GROUPS[group_by]}"
+    return f"{plural(runs, 'pipeline run')}{detail} across {groups}: {listed}{rest}."
 
 
 def activity_row(activity: ActivityRun) -> dict[str, Any]:

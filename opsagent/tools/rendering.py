@@ -65,6 +65,21 @@ def shorten(text: str, limit: int = TEXT_CHARS) -> str:
     return (window[:boundary] if boundary > 0 else window).rstrip(" ,;:-(") + " …"
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+
+
+def shorten_sentences(text: str, limit: int = TEXT_CHARS) -> str:
+    """Like ``shorten``, but cut after the last whole sentence that fits (when one ends in the last
+    two thirds of the budget): notes and descriptions read best as whole sentences."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    ends = [match.end() for match in _SENTENCE_END.finditer(flat[: limit - 2])]
+    if ends and ends[-1] >= limit // 3:
+        return flat[: ends[-1]] + " …"
+    return shorten(flat, limit)
+
+
 def window_json(window: TimeWindow) -> dict[str, str | None]:
     return {"phrase": window.label, "start": iso_minute(window.start), "end": iso_minute(window.end)}
 
@@ -205,6 +220,12 @@ class ToolCall:
         window = parse_window(phrase, now, argument=argument)
         self.query[argument] = window_json(window)
         return window
+
+    def point(self, argument: str, phrase: str, now: datetime) -> datetime:
+        """Resolve a time point argument and record the moment in ``query``."""
+        moment = parse_point(phrase, now, argument=argument)
+        self.query[argument] = {"asked": phrase, "point": iso_minute(moment)}
+        return moment
 
     def error(self, kind: ErrorKind | None, message: str, *, detail: str = "") -> ToolResult:
         warnings = [*self.warnings, detail] if detail and detail not in message else list(self.warnings)

@@ -1,9 +1,10 @@
-"""What the ServiceNow tools' arguments mean: the accepted vocabulary, and arguments -> backend query.
+"""What the ServiceNow tools' arguments mean: the accepted vocabulary, and change arguments -> backend query.
 
 Sits between the tools in ``tools/servicenow.py`` and ``ServiceNowBackend``: state, type and
-approval labels (one, a list, or "not …") become sets, a priority becomes "exactly N" or "N or
-more urgent", a time phrase becomes an exact UTC window. Each resolved filter is recorded in the
-envelope's ``query`` and said in words for the message, so an answer states what was searched.
+approval labels (one, a list, or "not …") become sets, a time phrase becomes an exact UTC window,
+an assignee a person or no one. Each resolved filter is recorded in the envelope's ``query`` and
+said in words for the message, so an answer states what was searched. Incident arguments (priority,
+opening and resolution times, order) are read by ``incident_filters.py`` with the helpers here.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, get_args
 
-from opsagent.backends.base import Approval, ChangeQuery, ChangeRisk, ChangeState, ChangeType, IncidentQuery, IncidentState
+from opsagent.backends.base import Approval, ChangeOrder, ChangeQuery, ChangeRisk, ChangeState, ChangeType, IncidentState
 from opsagent.tools.filters import SetFilter, parse_set_filter
-from opsagent.tools.rendering import ArgumentError, ToolCall, window_after, window_words
+from opsagent.tools.rendering import ArgumentError, ToolCall, window_words
+from opsagent.tools.vocabularies import ASSIGNEE
 
 PriorityMatch = Literal["or_higher", "exactly"]
 INCIDENT_STATE_ORDER: tuple[str, ...] = get_args(IncidentState)
@@ -43,18 +45,32 @@ APPROVALS: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class ResolvedIncidentFilters:
-    query: IncidentQuery
-    noun: str
-    """"open incident", "incident": what the message counts."""
-    detail: str
-    """`` (priority exactly 2, opened within …)``: the other filters in words, or ``""``."""
-
-
-@dataclass(frozen=True)
 class ResolvedChangeFilters:
     query: ChangeQuery
     detail: str
+    order_words: str
+    """How the rows are ordered, for "showing the 20 …": "with the latest planned start"."""
+
+
+@dataclass(frozen=True)
+class ChangeArguments:
+    """``list_change_requests``' filters as the model wrote them."""
+
+    state: str = "all"
+    type: str | None = None
+    risk: str | None = None
+    approval: str | None = None
+    window: str | None = None
+    configuration_item: str | None = None
+    text: str | None = None
+    assigned_to: str | None = None
+    order: ChangeOrder = "latest"
+
+    def asked(self) -> dict[str, object]:
+        """The envelope's ``query`` before resolution: the original filters always, the newer ones when given."""
+        shown = {name: getattr(self, name) for name in
+                 ("state", "type", "risk", "approval", "window", "configuration_item", "text")}
+        return shown | given(assigned_to=self.assigned_to, order=None if self.order == "latest" else self.order)
 
 
 def priority_values(priority: int, match: PriorityMatch) -> list[int]:
@@ -64,60 +80,48 @@ def priority_values(priority: int, match: PriorityMatch) -> list[int]:
     return [priority] if match == "exactly" else list(range(1, priority + 1))
 
 
-def resolve_incident_filters(
-    call: ToolCall, *, now: datetime, limit: int, state: str, priority: int | None, priority_match: PriorityMatch,
-    assignment_group: str | None, configuration_item: str | None, text: str | None, opened_within: str | None,
-) -> ResolvedIncidentFilters:
-    """The backend query for ``list_incidents``; records each resolved filter in ``call.query``."""
-    states = _set_filter(call, state, INCIDENT_STATES, INCIDENT_STATE_ORDER, argument="state")
-    words: list[str] = []
-    priorities = None
-    if priority is not None:
-        priorities = priority_values(priority, priority_match)
-        call.query["priority"] = {"asked": priority, "match": priority_match, "values": priorities}
-        words.append(f"priority {priority} or more urgent" if priority_match == "or_higher" else f"priority exactly {priority}")
-    elif priority_match != "or_higher":
-        call.warnings.append(f"priority_match {priority_match!r} ignored: no priority was given.")
-    words += _name_words(assignment_group=assignment_group, configuration_item=configuration_item, text=text)
-    window = call.window("opened_within", opened_within, now) if opened_within else None
-    if window:
-        words.append(f"opened {window_after('within', window)}")
-    query = IncidentQuery(
-        states=states.restriction, priorities=priorities, assignment_group=assignment_group,
-        configuration_item=configuration_item, text=text, opened_from=window.start if window else None,
-        # a window that ends now or later needs no upper bound (nothing is opened in the future)
-        opened_before=window.end if window and window.end < now else None, limit=limit,
-    )
-    if len(states.named) == 1 and not states.is_negated and not states.is_everything:
-        return ResolvedIncidentFilters(query, f"{states.named[0]} incident", _detail(words))
-    state_words = [] if states.is_everything else [states.words()]
-    return ResolvedIncidentFilters(query, "incident", _detail([*state_words, *words]))
-
-
-def resolve_change_filters(
-    call: ToolCall, *, now: datetime, limit: int, state: str, type: str | None, approval: str | None,
-    window: str | None, configuration_item: str | None, text: str | None, risk: str | None = None,
-) -> ResolvedChangeFilters:
+def resolve_change_filters(call: ToolCall, asked: ChangeArguments, *, now: datetime, limit: int) -> ResolvedChangeFilters:
     """The backend query for ``list_change_requests``; records each resolved filter in ``call.query``."""
-    states = _set_filter(call, state, CHANGE_STATES, CHANGE_STATE_ORDER, argument="state")
-    types = _set_filter(call, type, CHANGE_TYPES, CHANGE_TYPE_ORDER, argument="type") if type else None
-    approvals = _set_filter(call, approval, APPROVALS, APPROVAL_ORDER, argument="approval") if approval else None
-    risks = _set_filter(call, risk, CHANGE_RISKS, CHANGE_RISK_ORDER, argument="risk") if risk else None
-    span = call.window("window", window, now) if window else None
+    states = set_filter(call, asked.state, CHANGE_STATES, CHANGE_STATE_ORDER, argument="state")
+    types = set_filter(call, asked.type, CHANGE_TYPES, CHANGE_TYPE_ORDER, argument="type") if asked.type else None
+    approvals = (set_filter(call, asked.approval, APPROVALS, APPROVAL_ORDER, argument="approval")
+                 if asked.approval else None)
+    risks = set_filter(call, asked.risk, CHANGE_RISKS, CHANGE_RISK_ORDER, argument="risk") if asked.risk else None
+    span = call.window("window", asked.window, now) if asked.window else None
     words = [item.words() for item in (states, types, risks, approvals) if item and not item.is_everything]
     if span:
         words.append(f"planned window overlapping {window_words(span)}")
-    words += _name_words(configuration_item=configuration_item, text=text)
+    words += name_words(configuration_item=asked.configuration_item, text=asked.text)
+    assigned_to, unassigned = assignee_filter(call, asked.assigned_to, words)
     query = ChangeQuery(
         states=states.restriction, types=types.restriction if types else None,
-        risks=risks.restriction if risks else None,
-        approvals=approvals.restriction if approvals else None, configuration_item=configuration_item,
-        text=text, window_start=span.start if span else None, window_end=span.end if span else None, limit=limit,
+        risks=risks.restriction if risks else None, approvals=approvals.restriction if approvals else None,
+        configuration_item=asked.configuration_item, text=asked.text, window_start=span.start if span else None,
+        window_end=span.end if span else None, assigned_to=assigned_to, unassigned=unassigned, order=asked.order,
+        limit=limit,
     )
-    return ResolvedChangeFilters(query, _detail(words))
+    return ResolvedChangeFilters(query, detail(words), f"with the {asked.order} planned start")
 
 
-def _set_filter(
+def assignee_filter(call: ToolCall, value: str | None, words: list[str]) -> tuple[str | None, bool]:
+    """``(name, False)`` for a person, ``(None, True)`` for "unassigned" / "nobody", ``(None, False)`` for anyone."""
+    name = value.strip() if value else ""
+    if not name:
+        return None, False
+    if ASSIGNEE.lookup(name) == "unassigned":
+        call.query["assigned_to"] = {"asked": value, "unassigned": True}
+        words.append("unassigned")
+        return None, True
+    words.append(f"assigned to {name!r}")
+    return name, False
+
+
+def given(**values: object) -> dict[str, object]:
+    """The arguments that were given (not ``None``), for the envelope's ``query``."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def set_filter(
     call: ToolCall, value: str, choices: dict[str, tuple[str, ...]], universe: tuple[str, ...], *, argument: str
 ) -> SetFilter:
     resolved = parse_set_filter(value, choices, universe=universe, argument=argument)
@@ -125,10 +129,10 @@ def _set_filter(
     return resolved
 
 
-def _name_words(**names: str | None) -> list[str]:
+def name_words(**names: str | None) -> list[str]:
     labels = {"assignment_group": "group", "configuration_item": "CI", "text": "text"}
     return [f"{labels[name]} {value!r}" for name, value in names.items() if value]
 
 
-def _detail(words: list[str]) -> str:
+def detail(words: list[str]) -> str:
     return f" ({', '.join(words)})" if words else ""

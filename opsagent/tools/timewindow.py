@@ -14,6 +14,8 @@ date library); the window grammar around them is ours:
 - ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
   ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
 - ISO: ``2025-01-10``, ``2025-01-10T02:00Z``, ranges of either.
+
+Durations ("open longer than 2 days") are read by ``resolve_duration``.
 """
 
 from __future__ import annotations
@@ -126,6 +128,24 @@ def _spelled_clock(label: str) -> str:
         return f"{match.group(1)}{minutes}{'am' if match.group(3) == 'morning' else 'pm'} today"
 
     return _HOUR_OF_PART.sub(hour, label)
+
+
+_DURATION = re.compile(r"^(?:(?:more|longer|over|at least)\s+(?:than\s+)?)?(\d+(?:\.\d+)?|an?|one)\s*([a-z]+)$")
+
+
+def resolve_duration(phrase: str) -> timedelta:
+    """A length of time: "2 days", "1 week", "36h", "an hour", "more than 3 days" (never negative).
+
+    Raises:
+        ValueError: the phrase is not a duration (the message says the accepted forms).
+    """
+    match = _DURATION.match(" ".join(phrase.strip().lower().split()))
+    unit_minutes = next((minutes for names, minutes in _UNIT_MINUTES if match and match.group(2) in names), None)
+    if match is None or unit_minutes is None:
+        raise ValueError(f"Unrecognised duration {phrase!r}; use a number and a unit, e.g. '2 days', '1 week', "
+                         "'36 hours', '90 minutes'.")
+    count = 1.0 if match.group(1) in ("a", "an", "one") else float(match.group(1))
+    return timedelta(minutes=count * unit_minutes)
 
 
 def resolve_time_point(phrase: str, now: datetime) -> datetime:

@@ -18,11 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from opsagent.backends.base import (
     Approval,
+    ChangeOrder,
     ChangeRisk,
     ChangeState,
     ChangeType,
     HealthStatus,
+    IncidentOrder,
     IncidentState,
+    RunGrouping,
     RunStatus,
 )
 
@@ -84,6 +87,11 @@ class Vocabulary(BaseModel):
         pairs += [(word, group) for group, words in self.group_synonyms.items() for word in (group, *words)]
         return tuple(sorted(dict.fromkeys(pairs), key=lambda pair: -len(pair[0])))
 
+    def lookup(self, text: str) -> str | None:
+        """The value or group a whole phrase stands for ("nobody" -> "unassigned"), any case; else ``None``."""
+        wanted = " ".join(text.strip().lower().replace("_", " ").split())
+        return next((value for phrase, value in self.phrases if phrase == wanted), None)
+
     def find(self, text: str) -> Iterator[tuple[re.Match[str], str]]:
         """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
         found: list[tuple[re.Match[str], str]] = []
@@ -92,6 +100,12 @@ class Vocabulary(BaseModel):
                 if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
                     found.append((match, value))
         yield from sorted(found, key=lambda pair: pair[0].start())
+
+    def choices_by_key(self) -> dict[str, tuple[str, ...]]:
+        """Every way of writing a value or group (lower case, words joined by ``_``) -> the values it stands for,
+        as ``filters.parse_set_filter`` takes them."""
+        values = {item.value: (item.value,) for item in self.choices} | dict(self.groups)
+        return {_key(phrase): values[value] for phrase, value in self.phrases}
 
     def describe(self) -> str:
         """For tool schemas: the accepted values, the groups, and negation."""
@@ -183,6 +197,10 @@ RUN_STATUS = Vocabulary(
         "Queued": ("queued", "waiting to run", "pending"),
         "Cancelled": ("canceled", "cancelled", "aborted", "stopped"),
     }, value_is_label=True),
+    groups={"active": ("Queued", "InProgress"), "finished": ("Succeeded", "Failed", "Cancelled"),
+            "all": get_args(RunStatus)},
+    group_synonyms={"active": ("unfinished", "not finished", "running or queued", "queued or running"),
+                    "finished": ("completed", "ended"), "all": ("any status", "all statuses", "every status")},
 )
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
@@ -196,8 +214,39 @@ HEALTH_STATUS = Vocabulary(
     }),
 )
 
+ASSIGNEE = Vocabulary(
+    name="assignee", record="incident", row_fields=("assigned_to",), negatable=False,
+    choices=(Choice(value="unassigned", label="unassigned", synonyms=(
+        "nobody", "no one", "noone", "none", "not assigned", "unowned", "no assignee", "without an assignee")),),
+)
+"""A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
+Any other value is a person's name as the records write it."""
+INCIDENT_ORDER = Vocabulary(
+    name="incident_order", record="incident", row_fields=("opened_at", "priority"), negatable=False,
+    choices=_choices(get_args(IncidentOrder), {
+        "newest": ("newest first", "latest", "most recent", "newest", "recent"),
+        "oldest": ("oldest first", "oldest", "longest open", "open the longest", "earliest", "first opened"),
+        "priority": ("most urgent", "most urgent first", "by priority", "most critical", "highest priority"),
+    }, value_is_label=True),
+)
+CHANGE_ORDER = Vocabulary(
+    name="change_order", record="change", row_fields=("start_date",), negatable=False,
+    choices=_choices(get_args(ChangeOrder), {
+        "latest": ("latest planned", "furthest out", "last planned"),
+        "earliest": ("earliest", "next up", "soonest", "first planned", "coming next"),
+    }, value_is_label=True),
+)
+
+RUN_GROUPING = Vocabulary(
+    name="run_grouping", record="run", row_fields=("pipeline_name", "factory"), negatable=False,
+    choices=_choices(get_args(RunGrouping), {
+        "pipeline": ("per pipeline", "by pipeline", "each pipeline", "pipelines"),
+        "factory": ("per factory", "by factory", "each factory", "data factory", "factories"),
+    }, value_is_label=True),
+)
+
 VOCABULARIES: dict[str, Vocabulary] = {
     item.name: item for item in (INCIDENT_STATE, CHANGE_STATE, APPROVAL, CHANGE_TYPE, CHANGE_RISK, PRIORITY,
-                                 RUN_STATUS, HEALTH_STATUS)
+                                 RUN_STATUS, HEALTH_STATUS, ASSIGNEE, INCIDENT_ORDER, CHANGE_ORDER, RUN_GROUPING)
 }
 """Every vocabulary by filter id."""

@@ -50,7 +50,7 @@ def _broken_config_dir(tmp_path: Path, file_name: str, old: str, new: str) -> Pa
     [
         pytest.param("review_agent.yaml", "output_model: ReviewOutput", "output_model: Verdict",
                      r"review_agent\.yaml: output_model: .*unknown output model 'Verdict'", id="unknown-output-model"),
-        pytest.param("servicenow_agent.yaml", "get_change_request]", "get_change_request, reboot_server]",
+        pytest.param("servicenow_agent.yaml", "find_similar_incidents]", "find_similar_incidents, reboot_server]",
                      r"servicenow_agent\.yaml: tools: unknown tool\(s\) reboot_server", id="unknown-tool"),
         pytest.param("clarify_agent.yaml", "description:", "summary:",
                      r"clarify_agent\.yaml: description: field is required", id="missing-field"),

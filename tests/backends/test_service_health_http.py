@@ -223,3 +223,35 @@ async def test_component_inventory_skips_what_cannot_be_read_and_says_so(
     assert "Snowflake status page could not be read" in caplog.text
     assert "Databricks status page could not be read" in caplog.text
     assert "Azure health is not configured: set AZURE_SUBSCRIPTION_ID" in caplog.text
+
+
+async def test_since_when_a_component_is_degraded_and_the_component_filter(server: FakeServer, make_backend: Factory) -> None:
+    components = [
+        component("c1", "Snowpipe", "degraded_performance", updated_at="2025-01-10T02:50:00Z"),
+        component("c2", "Query Processing", "partial_outage", updated_at="2025-01-10T02:00:00Z"),
+        component("c3", "Snowsight", "operational", updated_at="2025-01-09T12:00:00Z"),
+    ]
+    incident = SNOWPIPE_INCIDENT | {"started_at": "2025-01-10T02:35:00Z", "components": [{"id": "c1", "name": "Snowpipe"}]}
+    server.script("GET", SUMMARY, json_reply(summary("minor", components, [incident])))
+    backend = make_backend()
+    report = await backend.snowflake()
+    assert [(c.name, c.since.isoformat() if c.since else None) for c in report.components] == [
+        ("Snowpipe", "2025-01-10T02:35:00+00:00"), ("Query Processing", "2025-01-10T02:00:00+00:00")], \
+        "the incident's start first, else when the component last changed"
+    narrowed = await backend.snowflake(component="snowsight")
+    assert [(c.name, c.status, c.since) for c in narrowed.components] == [("Snowsight", "operational", None)]
+    assert (narrowed.overall, narrowed.incidents) == ("operational", [])
+    missing = await backend.snowflake(component="Replication")
+    assert missing.components == [] and missing.warnings == [
+        "no Snowflake status component matches component 'Replication'; showing the overall status"]
+
+
+async def test_azure_resource_unavailable_since_its_state_began(server: FakeServer, make_backend: Factory) -> None:
+    server.script("GET", f"/subscriptions/{SUB}/providers/Microsoft.ResourceHealth/events", json_reply({"value": []}))
+    status_path = f"{FACTORY}/providers/Microsoft.ResourceHealth/availabilityStatuses/current"
+    server.script("GET", status_path, json_reply({"id": status_path, "name": "current", "location": "westeurope",
+                                                  "properties": {"availabilityState": "Unavailable",
+                                                                 "occuredTime": "2025-01-10T01:45:00Z"}}))
+    report = await make_backend(azure_subscription_id=SUB, azure_resource_ids=[FACTORY]).azure()
+    (resource,) = report.components
+    assert (resource.status, resource.since) == ("major_outage", datetime(2025, 1, 10, 1, 45, tzinfo=timezone.utc))

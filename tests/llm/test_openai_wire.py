@@ -117,7 +117,7 @@ async def test_structured_output_schemas_are_strict_and_without_defaults(fake_op
         assert '"default"' not in text and "minLength" not in text  # Azure OpenAI rejects these in strict mode
     specialist = next(r["body"] for r in fake_openai.requests if r["body"].get("tools"))
     assert {tool["function"]["name"] for tool in specialist["tools"]} == {
-        "list_incidents", "get_incident", "list_change_requests", "get_change_request"}
+        "list_incidents", "get_incident", "list_change_requests", "get_change_request", "find_similar_incidents"}
 
 
 async def test_azure_openai_deployment_path_and_key_header(fake_openai, tmp_path):

@@ -23,6 +23,7 @@ from flask_app import close_app, create_app
 from opsagent.agents.specialists import SPECIALISTS
 from opsagent.service.mcp_tools import AskResult
 from opsagent.service.state import get_state
+from opsagent.tools.catalog import BY_NAME
 from opsagent.settings import load_settings
 from tests.service.conftest import serving_for_real
 
@@ -62,13 +63,13 @@ def maf_tools(app: Flask) -> dict[str, Any]:
         runtime.backends, clock=runtime.clock, max_rows=runtime.settings.tool_max_rows)}
 
 
-def test_mcp_lists_the_ten_read_only_tools_with_their_own_schemas_and_ask(mcp_url: str, mcp_app: Flask) -> None:
+def test_mcp_lists_every_catalogued_read_only_tool_with_its_own_schema_and_ask(mcp_url: str, mcp_app: Flask) -> None:
     async def listing(client: Client) -> Any:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in with_client(mcp_url, listing)}
     own = maf_tools(mcp_app)
-    assert len(own) == 10 and set(tools) == {*own, "ask_opsagent"}
+    assert set(own) == set(BY_NAME) and len(own) == 14 and set(tools) == {*own, "ask_opsagent"}
     for name, maf_tool in own.items():
         assert tools[name].input_schema == maf_tool.parameters(), name
         assert tools[name].description == maf_tool.description
@@ -76,6 +77,21 @@ def test_mcp_lists_the_ten_read_only_tools_with_their_own_schemas_and_ask(mcp_ur
     ask = tools["ask_opsagent"]
     assert ask.annotations.read_only_hint is True and ask.input_schema["required"] == ["question"]
     assert ask.output_schema == AskResult.model_json_schema()
+
+
+def test_mcp_calls_the_new_tools(mcp_url: str) -> None:
+    async def calls(client: Client) -> list[Any]:
+        return [await client.call_tool("get_pipeline_history", {"pipeline_name": "pl_ingest_sales"}),
+                await client.call_tool("count_pipeline_runs", {"group_by": "factory"}),
+                await client.call_tool("find_similar_incidents", {"incident_number": "INC0010054"}),
+                await client.call_tool("list_pipeline_runs", {"status": "bogus"})]
+
+    history, counts, similar, bad = with_client(mcp_url, calls)
+    assert not history.is_error and history.structured_content["items"][0]["pipeline_name"] == "pl_ingest_sales"
+    assert not counts.is_error and {row["factory"] for row in counts.structured_content["items"]} == {
+        "adf-prod-weu", "adf-prod-neu"}
+    assert not similar.is_error and similar.structured_content["items"][0]["fix_from"] == "close_notes"
+    assert not bad.is_error and bad.structured_content["error_kind"] == "bad_arguments", "a tool's own error is a result"
 
 
 def test_mcp_calls_a_tool_with_typed_arguments_and_refuses_bad_ones(mcp_url: str) -> None:
@@ -199,7 +215,7 @@ def test_mcp_raw_json_rpc_works_and_flask_is_served_beside_it(mcp_url: str) -> N
                                                                    "X-Request-ID": "mcp-req-1"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
     assert response.headers["X-Request-ID"] == "mcp-req-1"
-    assert len(response.json()["result"]["tools"]) == 11 and "mcp-session-id" not in response.headers
+    assert len(response.json()["result"]["tools"]) == len(BY_NAME) + 1 and "mcp-session-id" not in response.headers
     assert response.headers["X-Frame-Options"] == "DENY"
     assert httpx.get(mcp_url + "/healthz").json() == {"status": "ok"}
     too_big = httpx.post(mcp_url + "/mcp", content=b"{" + b" " * 1_100_000 + b"}",

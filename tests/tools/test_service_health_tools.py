@@ -15,7 +15,8 @@ async def test_check_databricks_health_lists_problems_first(run_tool: RunTool) -
     result = await run_tool("check_databricks_health")
     assert [item["kind"] for item in result.items] == ["incident", "component"]
     assert result.items[1] | {"detail": ""} == {
-        "kind": "component", "name": "Jobs", "region": "Azure West Europe", "status": "degraded", "detail": ""
+        "kind": "component", "name": "Jobs", "region": "Azure West Europe", "status": "degraded", "detail": "",
+        "since": "2025-01-10T02:30Z",
     }
     assert result.message.startswith("Databricks: degraded. 1 of 20 components not operational: Azure West Europe - Jobs")
     assert result.query["checked_at"] == "2025-01-10T09:30Z"
@@ -108,6 +109,9 @@ DEFAULT_CALLS = [
     ("list_failed_pipelines", {"time_window": "last 7 days"}), ("query_pipeline_status", {}),
     ("get_pipeline_run_details", {"pipeline_name": "pl_load_finance_dwh"}), ("check_databricks_health", {}),
     ("check_snowflake_health", {"region": "weu"}), ("check_azure_service_health", {"region": "West Europe"}),
+    ("list_pipeline_runs", {"time_window": "last 7 days"}), ("get_pipeline_history", {"pipeline_name": "pl_ingest_sales"}),
+    ("count_pipeline_runs", {"time_window": "last 7 days"}), ("count_pipeline_runs", {"group_by": "factory"}),
+    ("find_similar_incidents", {"incident_number": "INC0010054", "limit": 20}),
 ]
 
 
@@ -127,7 +131,9 @@ def test_the_registry_exposes_the_design_tool_names(demo_backends: Backends) -> 
         for spec in SPECIALISTS
     }
     assert names == {
-        "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request"],
-        "log_analytics": ["list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details"],
+        "servicenow": ["list_incidents", "get_incident", "list_change_requests", "get_change_request",
+                       "find_similar_incidents"],
+        "log_analytics": ["list_failed_pipelines", "query_pipeline_status", "get_pipeline_run_details",
+                          "list_pipeline_runs", "get_pipeline_history", "count_pipeline_runs"],
         "service_health": ["check_databricks_health", "check_snowflake_health", "check_azure_service_health"],
     }

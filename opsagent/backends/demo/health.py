@@ -1,8 +1,9 @@
 """DemoHealthBackend: Databricks, Snowflake and Azure health from the demo SQLite file.
 
-Implements ``HealthBackend`` (``backends/base.py``). Region and service filters are forgiving
-("weu", "westeurope" and "West Europe" all match "Azure West Europe"); a filter that matches no
-component gives an empty report with a warning that lists what exists, never an invented status.
+Implements ``HealthBackend`` (``backends/base.py``). Region and service / component filters are
+forgiving ("weu", "westeurope" and "West Europe" all match "Azure West Europe"); a filter that
+matches no component gives an empty report with a warning that lists what exists, never an
+invented status. A component that is not operational says since when (``since`` in the data).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from datetime import datetime
 from types import MappingProxyType
 
 from opsagent.backends.base import ComponentHealth, ComponentInfo, HealthIncident, HealthReport, Platform
-from opsagent.backends.demo.store import DemoStore, normalise, to_record
+from opsagent.backends.demo.store import DemoStore, at, normalise, to_record
 
 _SEVERITY: Mapping[str, int] = MappingProxyType(
     {"operational": 0, "maintenance": 1, "degraded": 2, "partial_outage": 3, "major_outage": 4}
@@ -45,11 +46,11 @@ class DemoHealthBackend:
         rows = self._store.rows("SELECT platform, name, region FROM health_components ORDER BY platform, position")
         return [ComponentInfo(platform=row["platform"], name=row["name"], region=row["region"]) for row in rows]
 
-    async def databricks(self, *, region: str | None = None) -> HealthReport:
-        return self._report("Databricks", region=region)
+    async def databricks(self, *, region: str | None = None, component: str | None = None) -> HealthReport:
+        return self._report("Databricks", region=region, service=component)
 
-    async def snowflake(self, *, region: str | None = None) -> HealthReport:
-        return self._report("Snowflake", region=region)
+    async def snowflake(self, *, region: str | None = None, component: str | None = None) -> HealthReport:
+        return self._report("Snowflake", region=region, service=component)
 
     async def azure(self, *, service: str | None = None, region: str | None = None) -> HealthReport:
         return self._report("Azure", region=region, service=service)
@@ -59,7 +60,8 @@ class DemoHealthBackend:
         rows = self._store.rows("SELECT * FROM health_components WHERE platform = ? ORDER BY position", [platform])
         chosen = [row for row in rows if _matches(region, row["region"]) and _matches(service, row["name"])]
         components = [
-            ComponentHealth(name=row["name"], status=row["status"], region=row["region"], detail=row["detail"])
+            ComponentHealth(name=row["name"], status=row["status"], region=row["region"], detail=row["detail"],
+                            since=at(now, row["since_min"]))
             for row in chosen
         ]
         affected = {f"{c.region} - {c.name}" for c in components}
@@ -98,7 +100,8 @@ def _matches(wanted: str | None, actual: str) -> bool:
 def _no_match(platform: str, rows: list[sqlite3.Row], *, region: str | None, service: str | None) -> str:
     regions = ", ".join(dict.fromkeys(row["region"] for row in rows))
     services = ", ".join(dict.fromkeys(row["name"] for row in rows))
-    asked = " and ".join(f"{kind} {value!r}" for kind, value in (("region", region), ("service", service)) if value)
+    noun = "service" if platform == "Azure" else "component"
+    asked = " and ".join(f"{kind} {value!r}" for kind, value in (("region", region), (noun, service)) if value)
     return f"No {platform} component matches {asked}; regions: {regions}; components: {services}."
 
 

@@ -1,8 +1,9 @@
 """DemoPipelineRunsBackend: Data Factory pipeline and activity runs from the demo SQLite file.
 
 Implements ``PipelineRunsBackend`` (``backends/base.py``) with the semantics of the project's KQL
-(``docs/backends.md`` §2): one row per run, windows on the run start, failures newest first,
-per-pipeline summaries ordered by failures then name, activities in execution order. Pipeline
+(``docs/backends.md`` §2): one row per run, windows on the run start, runs (failed or of any
+status) newest first, per-pipeline summaries ordered by failures then name, counts per pipeline or
+factory by ``GROUP BY`` (exact), activities in execution order; a pipeline's history in ``history.py``. Pipeline
 names match as substrings and factories exactly, both ignoring case.
 """
 
@@ -15,11 +16,16 @@ from opsagent.backends.base import (
     AROUND_TOLERANCE,
     ActivityRun,
     Page,
+    PipelineHistory,
     PipelineInfo,
     PipelineRun,
     PipelineStatusSummary,
+    RunCount,
     RunDetails,
+    RunGrouping,
+    RunSearch,
 )
+from opsagent.backends.demo.history import pipeline_history
 from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
 from opsagent.errors import BackendNotFoundError
 
@@ -41,6 +47,16 @@ SELECT runs.pipeline_name, COUNT(*) AS runs,
 FROM runs JOIN latest USING (pipeline_name)
 GROUP BY runs.pipeline_name
 ORDER BY failed DESC, runs.pipeline_name ASC
+"""
+
+
+_COUNT_SQL = """
+SELECT {column} AS name, COUNT(*) AS runs, SUM(status = 'Succeeded') AS succeeded, SUM(status = 'Failed') AS failed,
+       SUM(status = 'Cancelled') AS cancelled, SUM(status = 'InProgress') AS in_progress,
+       SUM(status = 'Queued') AS queued
+FROM pipeline_runs {where}
+GROUP BY {column}
+ORDER BY runs DESC, name ASC
 """
 
 
@@ -102,6 +118,25 @@ class DemoPipelineRunsBackend:
             [offset(self._store.now(), since)],
         )
         return [PipelineInfo(name=row["pipeline_name"], factory=row["factory"]) for row in rows]
+
+    async def list_runs(self, search: RunSearch, *, limit: int) -> Page[PipelineRun]:
+        now = self._store.now()
+        where = self._search(now, search)
+        rows, total = self._store.page("pipeline_runs", where, order="start_min DESC, run_id", limit=limit)
+        return Page(items=[_run(row, now) for row in rows], total=total)
+
+    async def count_runs(self, search: RunSearch, *, group_by: RunGrouping) -> Page[RunCount]:
+        where = self._search(self._store.now(), search)
+        column = "pipeline_name" if group_by == "pipeline" else "factory"
+        rows = self._store.rows(_COUNT_SQL.format(column=column, where=where.sql), where.params)
+        return Page(items=[RunCount.model_validate(dict(row)) for row in rows], total=len(rows))
+
+    async def pipeline_history(self, pipeline_name: str, *, recent: int = 20) -> PipelineHistory:
+        return pipeline_history(self._store, pipeline_name, recent=recent, to_run=_run)
+
+    def _search(self, now: datetime, search: RunSearch) -> Where:
+        where = self._filters(now, search.start, search.end, pipeline_name=search.pipeline_name, factory=search.factory)
+        return where.one_of("status", search.statuses)
 
     @staticmethod
     def _filters(

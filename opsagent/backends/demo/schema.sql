@@ -18,7 +18,13 @@ CREATE TABLE incidents (
     configuration_item TEXT NOT NULL DEFAULT '',
     opened_min REAL NOT NULL,
     resolved_min REAL,
-    updated_min REAL NOT NULL
+    updated_min REAL NOT NULL,
+    close_notes TEXT NOT NULL DEFAULT '',
+    work_notes TEXT NOT NULL DEFAULT '',
+    rfc TEXT NOT NULL DEFAULT '',               -- the change raised for it (a change number)
+    caused_by TEXT NOT NULL DEFAULT '',         -- the change that caused it
+    parent_incident TEXT NOT NULL DEFAULT '',
+    problem_id TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX incidents_opened ON incidents (opened_min);
 
@@ -34,7 +40,9 @@ CREATE TABLE change_requests (
     end_min REAL,
     configuration_item TEXT NOT NULL DEFAULT '',
     assignment_group TEXT NOT NULL DEFAULT '',
-    assigned_to TEXT NOT NULL DEFAULT ''
+    assigned_to TEXT NOT NULL DEFAULT '',
+    close_notes TEXT NOT NULL DEFAULT '',
+    work_notes TEXT NOT NULL DEFAULT ''
 );
 
 CREATE TABLE pipeline_runs (
@@ -73,7 +81,8 @@ CREATE TABLE health_components (
     name TEXT NOT NULL,
     status TEXT NOT NULL,
     detail TEXT NOT NULL DEFAULT '',
-    position INTEGER NOT NULL
+    position INTEGER NOT NULL,
+    since_min REAL                               -- since when a non-operational component has had its status
 );
 
 CREATE TABLE health_incidents (

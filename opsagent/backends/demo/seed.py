@@ -27,6 +27,8 @@ SCHEMA_FILE = PACKAGE_DIR / "schema.sql"
 DATABASE_NAME = "demo.sqlite"
 
 _OFFSET = re.compile(r"^([+-])(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?$")
+_INCIDENT_TEXTS = ("close_notes", "work_notes", "rfc", "caused_by", "parent_incident", "problem_id")
+"""Optional incident fields, in table order (absent in a record = empty)."""
 # ServiceNow's default priority matrix: (impact, urgency) -> priority.
 _PRIORITY = {(1, 1): 1, (1, 2): 2, (2, 1): 2, (1, 3): 3, (2, 2): 3, (3, 1): 3, (2, 3): 4, (3, 2): 4, (3, 3): 5}
 
@@ -111,7 +113,8 @@ def _insert_all(connection: sqlite3.Connection, version: str) -> None:
     _insert(connection, "health_components", components)
     _insert(connection, "health_incidents", incidents)
     sources = [(f"health_source:{name}", spec["source"]) for name, spec in platforms.items()]
-    _insert(connection, "meta", [("seed_version", version), *sources])
+    history = ("pipeline_history_days", str(pipelines["history_days"]))
+    _insert(connection, "meta", [("seed_version", version), history, *sources])
 
 
 def _insert(connection: sqlite3.Connection, table: str, rows: Iterable[tuple[Any, ...]]) -> None:
@@ -132,13 +135,13 @@ def _incident_row(item: Mapping[str, Any]) -> tuple[Any, ...]:
     priority = _PRIORITY[(item["impact"], item["urgency"])]
     return (item["number"], item["short"], item["description"], item["state"], priority, item["impact"],
             item["urgency"], item["category"], item["group"], item["assigned_to"], item["ci"], opened,
-            resolved, updated)
+            resolved, updated, *(item.get(name, "") for name in _INCIDENT_TEXTS))
 
 
 def _change_row(item: Mapping[str, Any]) -> tuple[Any, ...]:
     return (item["number"], item["short"], item["description"], item["type"], item["state"], item["risk"],
             item["approval"], _optional_offset(item.get("start")), _optional_offset(item.get("end")), item["ci"],
-            item["group"], item["assigned_to"])
+            item["group"], item["assigned_to"], item.get("close_notes", ""), item.get("work_notes", ""))
 
 
 def _health_rows(platforms: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -150,7 +153,7 @@ def _health_rows(platforms: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], l
             for name in spec["components"]:
                 override = overrides.get((region, name), {})
                 row = (platform, region, name, override.get("status", "operational"), override.get("detail", ""),
-                       len(components))
+                       len(components), _optional_offset(override.get("since")))
                 components.append(row)
         for item in spec["incidents"]:
             incidents.append((platform, item["title"], item["status"], item["impact"],

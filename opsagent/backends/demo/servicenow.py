@@ -1,9 +1,9 @@
 """DemoServiceNowBackend: incidents and change requests from the demo SQLite file.
 
 Implements ``ServiceNowBackend`` (``backends/base.py``) the way the Table API behaves: filters
-are ANDed, text and group/CI filters are case-insensitive substrings, incidents come newest
-first, changes by planned start (latest first), and a lookup by an unknown number raises
-``BackendNotFoundError``.
+are ANDed, text, group, CI and assignee filters are case-insensitive substrings, incidents come
+newest first (or oldest first, or most urgent first), changes by planned start (latest first, or
+earliest first), and a lookup by an unknown number raises ``BackendNotFoundError``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,17 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from opsagent.backends.base import ChangeQuery, ChangeRequest, Incident, IncidentQuery, Page
 from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
+from opsagent.backends.page import Page
+from opsagent.backends.tickets import (
+    AssigneeFilter,
+    ChangeOrder,
+    ChangeQuery,
+    ChangeRequest,
+    Incident,
+    IncidentOrder,
+    IncidentQuery,
+)
 from opsagent.errors import BackendNotFoundError
 
 _SYSTEM = "ServiceNow"
@@ -20,6 +29,13 @@ _TEXT_COLUMNS = ("number", "short_description", "description", "configuration_it
 """What the free-text filter searches, for incidents and changes alike."""
 _INCIDENT_TIMES = {"opened_min": "opened_at", "resolved_min": "resolved_at", "updated_min": "updated_at"}
 _CHANGE_TIMES = {"start_min": "start_date", "end_min": "end_date"}
+_INCIDENT_ORDER: dict[IncidentOrder, str] = {
+    "newest": "opened_min DESC, number DESC", "oldest": "opened_min ASC, number ASC",
+    "priority": "priority ASC, opened_min DESC, number DESC",
+}
+_CHANGE_ORDER: dict[ChangeOrder, str] = {
+    "latest": "start_min DESC, number DESC", "earliest": "start_min IS NULL, start_min ASC, number ASC",
+}
 
 
 class DemoServiceNowBackend:
@@ -36,11 +52,11 @@ class DemoServiceNowBackend:
         where.contains(("assignment_group",), query.assignment_group)
         where.contains(("configuration_item",), query.configuration_item)
         where.contains(_TEXT_COLUMNS, query.text)
-        if query.opened_from is not None:
-            where.add("opened_min >= ?", offset(now, query.opened_from))
-        if query.opened_before is not None:
-            where.add("opened_min < ?", offset(now, query.opened_before))
-        rows, total = self._store.page("incidents", where, order="opened_min DESC, number DESC", limit=query.limit)
+        _assignee(where, query)
+        where.between("opened_min", now, query.opened_from, query.opened_before)
+        where.between("resolved_min", now, query.resolved_from, query.resolved_before)
+        where.contains_any(("short_description", "description", "close_notes"), query.any_words)
+        rows, total = self._store.page("incidents", where, order=_INCIDENT_ORDER[query.order], limit=query.limit)
         return Page(items=[_incident(row, now) for row in rows], total=total)
 
     async def get_incident(self, number: str) -> Incident:
@@ -52,11 +68,12 @@ class DemoServiceNowBackend:
         where.one_of("risk", query.risks)
         where.contains(("configuration_item",), query.configuration_item)
         where.contains(_TEXT_COLUMNS, query.text)
+        _assignee(where, query)
         if query.window_end is not None:
             where.add("start_min < ?", offset(now, query.window_end))
         if query.window_start is not None:
             where.add("end_min > ?", offset(now, query.window_start))
-        rows, total = self._store.page("change_requests", where, order="start_min DESC, number DESC", limit=query.limit)
+        rows, total = self._store.page("change_requests", where, order=_CHANGE_ORDER[query.order], limit=query.limit)
         return Page(items=[_change(row, now) for row in rows], total=total)
 
     async def get_change_request(self, number: str) -> ChangeRequest:
@@ -80,6 +97,13 @@ class DemoServiceNowBackend:
         if not rows:
             raise BackendNotFoundError(f"No {noun} {number} found.", backend=_SYSTEM, query=f"number={number}")
         return rows[0], self._store.now()
+
+
+def _assignee(where: Where, query: AssigneeFilter) -> None:
+    """No one (an empty assignee), or every word of a name in the assignee's name (any case)."""
+    if query.unassigned:
+        where.add("assigned_to = ''")
+    where.contains(("assigned_to",), query.assigned_to)
 
 
 def _incident(row: sqlite3.Row, now: datetime) -> Incident:

@@ -118,12 +118,28 @@ class Where:
             self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
         return self
 
+    def between(self, column: str, now: datetime, start: datetime | None, before: datetime | None) -> Where:
+        """``start <= column < before`` on an offset column, for the bounds that are given."""
+        if start is not None:
+            self.add(f"{column} >= ?", offset(now, start))
+        if before is not None:
+            self.add(f"{column} < ?", offset(now, before))
+        return self
+
     def contains(self, columns: Sequence[str], text: str | None) -> Where:
         """Every word of ``text`` in any of ``columns``, case-insensitive ("SHIR upgrade" finds
         "Upgrade the SHIR …"); no LIKE wildcards to escape."""
         for word in (text or "").split():
             tests = " OR ".join(f"instr(lower({column}), lower(?)) > 0" for column in columns)
             self.add(f"({tests})", *([word] * len(columns)))
+        return self
+
+    def contains_any(self, columns: Sequence[str], words: Sequence[str] | None) -> Where:
+        """At least one of ``words`` in one of ``columns`` (any case): one condition; ``None`` adds none."""
+        pairs = [(column, word) for word in words or [] for column in columns]
+        if pairs:
+            self.add(f"({' OR '.join('instr(lower(' + column + '), lower(?)) > 0' for column, _ in pairs)})",
+                     *(word for _, word in pairs))
         return self
 
     @property
