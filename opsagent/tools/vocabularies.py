@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import cached_property
-from typing import get_args
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +65,9 @@ class Vocabulary(BaseModel):
     group_synonyms: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     negatable: bool = True
     """"not approved" means every other value."""
+    role: Literal["value", "order", "grouping"] = "value"
+    """``value``: what a record is (a state, a priority) — the answer checks read these; ``order`` and
+    ``grouping``: how a search sorts or groups its rows, never a record's value."""
 
     def choice(self, value_or_label: str) -> Choice | None:
         key = _key(value_or_label)
@@ -222,7 +225,7 @@ ASSIGNEE = Vocabulary(
 """A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
 Any other value is a person's name as the records write it."""
 INCIDENT_ORDER = Vocabulary(
-    name="incident_order", record="incident", row_fields=("opened_at", "priority"), negatable=False,
+    name="incident_order", record="incident", row_fields=("opened_at", "priority"), negatable=False, role="order",
     choices=_choices(get_args(IncidentOrder), {
         "newest": ("newest first", "latest", "most recent", "newest", "recent"),
         "oldest": ("oldest first", "oldest", "longest open", "open the longest", "earliest", "first opened"),
@@ -230,7 +233,7 @@ INCIDENT_ORDER = Vocabulary(
     }, value_is_label=True),
 )
 CHANGE_ORDER = Vocabulary(
-    name="change_order", record="change", row_fields=("start_date",), negatable=False,
+    name="change_order", record="change", row_fields=("start_date",), negatable=False, role="order",
     choices=_choices(get_args(ChangeOrder), {
         "latest": ("latest planned", "furthest out", "last planned"),
         "earliest": ("earliest", "next up", "soonest", "first planned", "coming next"),
@@ -238,7 +241,7 @@ CHANGE_ORDER = Vocabulary(
 )
 
 RUN_GROUPING = Vocabulary(
-    name="run_grouping", record="run", row_fields=("pipeline_name", "factory"), negatable=False,
+    name="run_grouping", record="run", row_fields=("pipeline_name", "factory"), negatable=False, role="grouping",
     choices=_choices(get_args(RunGrouping), {
         "pipeline": ("per pipeline", "by pipeline", "each pipeline", "pipelines"),
         "factory": ("per factory", "by factory", "each factory", "data factory", "factories"),
@@ -250,3 +253,5 @@ VOCABULARIES: dict[str, Vocabulary] = {
                                  RUN_STATUS, HEALTH_STATUS, ASSIGNEE, INCIDENT_ORDER, CHANGE_ORDER, RUN_GROUPING)
 }
 """Every vocabulary by filter id."""
+VALUE_VOCABULARIES: dict[str, Vocabulary] = {name: item for name, item in VOCABULARIES.items() if item.role == "value"}
+"""The vocabularies of what records are (states, priorities, statuses, assignees): the answer checks read these."""

@@ -23,7 +23,8 @@ from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, tool_spec
-from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, VOCABULARIES, Vocabulary
+from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, Vocabulary
+from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
     ComparisonClaim,
     LinkClaim,
@@ -49,7 +50,7 @@ def record_of_key(key: str) -> str:
 
 
 def _vocabularies_for(record: str) -> set[str]:
-    return {name for name, vocabulary in VOCABULARIES.items()
+    return {name for name, vocabulary in VALUE_VOCABULARIES.items()
             if vocabulary.record == record or record == "run" and vocabulary.record == "pipeline"}
 
 
@@ -230,7 +231,7 @@ def _words(text: str) -> set[str]:
 def _answered_ask(sentence: str, asks: Sequence[Ask]) -> Ask:
     """The yes/no ask a lead sentence answers: the one whose words and records it shares most (then the first)."""
     words, records = _words(sentence), set(_noun_records(sentence)) | {
-        VOCABULARIES[name].record for name in _asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
+        VALUE_VOCABULARIES[name].record for name in _asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
     return max(asks, key=lambda ask: (len(words & _words(ask.text)) + 2 * len(records & set(ask.records)),
                                       -asks.index(ask)))
 
@@ -242,7 +243,7 @@ def _scope(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
 def _asked_values(ask: Ask) -> dict[str, set[str]]:
     """The values an ask asks about, whatever intake made of them ("is INC… still open?": open)."""
     found: dict[str, set[str]] = {}
-    for name, vocabulary in VOCABULARIES.items():
+    for name, vocabulary in VALUE_VOCABULARIES.items():
         for _, value in vocabulary.find(ask.text):
             labels = vocabulary.group_labels(value) if value in vocabulary.groups else (
                 [choice.label] if (choice := vocabulary.choice(value)) else [])
@@ -255,6 +256,8 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
     spec = tool_spec(item.tool)
     fixed = spec.fixed.get(vocabulary.name) if spec else None
     shown = {str(row[field]).lower() for field in vocabulary.row_fields if row.get(field) not in (None, "")}
+    if vocabulary.name == "assignee":  # an empty assignee in a row that has the field: nobody has it
+        shown |= {"unassigned" for field in vocabulary.row_fields if field in row and not row[field]}
     if fixed:
         shown.add(fixed.lower())
     if vocabulary is RUN_STATUS:
@@ -273,9 +276,9 @@ def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[s
     does not count against it) and, when the ask is placed by a record's window, started inside it."""
     record = tool_spec(item.tool).record if tool_spec(item.tool) else ""
     for name, values in asked.items():
-        if not _same_kind(VOCABULARIES[name].record, record):
+        if not _same_kind(VALUE_VOCABULARIES[name].record, record):
             continue
-        shown = row_values(item, row, VOCABULARIES[name])
+        shown = row_values(item, row, VALUE_VOCABULARIES[name])
         if shown and not shown & values:
             return False
     start = _moment(row.get("start"))
@@ -313,7 +316,7 @@ def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) 
     "any *azure* service issues"); else those of the values it asks ("any open P1s"); else its nouns.
     A ticket it names by id is the anchor of the question, not its subject. Empty when the words do not say."""
     existence = EXISTENCE.search(ask.text)
-    valued = {VOCABULARIES[name].record for name in asked}
+    valued = {VALUE_VOCABULARIES[name].record for name in asked}
     if existence:  # a noun after it, else the values asked, else a name after it
         after = ask.text[existence.end():]
         nouns = sorted(((match.start(), -len(noun), kind.name) for kind in RECORDS.values() for noun in kind.nouns
@@ -354,7 +357,7 @@ def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
     if len(keys) != 1:
         return None
     kind = record_of_key(keys[0])
-    return keys[0] if any(_same_kind(VOCABULARIES[name].record, kind) for name in asked) else None
+    return keys[0] if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
 
 
 def _placed_windows(scope: QuestionAnalysis, index: EvidenceIndex) -> list[tuple[datetime, datetime]]:
@@ -379,8 +382,8 @@ def check_leads(summary: str, analysis: QuestionAnalysis | None, index: Evidence
 def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
     claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
     kind = record_of_key(key)
-    seen = {name: observed_values(index, key, VOCABULARIES[name]) for name in asked
-            if _same_kind(VOCABULARIES[name].record, kind)}
+    seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
+            if _same_kind(VALUE_VOCABULARIES[name].record, kind)}
     if not any(seen.values()):
         return _check("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
                       public + " (no data showed it)")
@@ -425,7 +428,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     subjects = subjects or ({tool_spec(item.tool).record for item in relevant} if existence else set())
     kinds = {tool_spec(item.tool).record for item in relevant}
     asked = {name: values for name, values in asked.items()
-             if any(_same_kind(VOCABULARIES[name].record, kind) for kind in kinds)}
+             if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for kind in kinds)}
     if existence and kinds == {"health"} and "health_status" not in asked:  # "any problems with X?"
         asked["health_status"] = {label for label in HEALTH_STATUS.labels() if label not in ("operational", "unknown")}
     # the words say what yes means: a value the searches can show, or "any …" over records they name

@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
+from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows.evidence_index import RUN_ID, TICKET, identifiers_in
 
 SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
@@ -132,7 +132,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
     keys = record_keys(item)
     if len(keys) != 1:
         return  # no subject, or several: the values cannot be pinned on one record
-    for vocabulary in VOCABULARIES.values():
+    for vocabulary in VALUE_VOCABULARIES.values():
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
             if labels and not identifiers_in(match.group()):

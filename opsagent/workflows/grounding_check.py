@@ -29,7 +29,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
-from opsagent.tools.vocabularies import VOCABULARIES
+from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.claim_checks import (
     check_comparisons,
@@ -86,7 +86,7 @@ def sentences(text: str) -> list[str]:
 def _record_words(record: str) -> set[str]:
     """The nouns and value words that name a record kind ("tickets", "failed", "degraded")."""
     words = set(RECORDS[record].nouns)
-    words |= {phrase for vocabulary in VOCABULARIES.values() if vocabulary.record == record
+    words |= {phrase for vocabulary in VALUE_VOCABULARIES.values() if vocabulary.record == record
               for phrase, _ in vocabulary.phrases if " " not in phrase and len(phrase) > 3}
     return words
 
@@ -187,7 +187,7 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
 
 
 def _stated(text: str) -> set[str]:
-    return {vocabulary.name for vocabulary in VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
+    return {vocabulary.name for vocabulary in VALUE_VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
 
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "") -> str | None:
