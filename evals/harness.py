@@ -31,7 +31,8 @@ FAULTS: dict[Fault, Callable[[str], BackendError]] = {
 }
 
 
-INVENTORY_READS = frozenset({"list_pipelines", "list_configuration_items", "list_assignment_groups", "list_components"})
+INVENTORY_READS = frozenset({"list_pipelines", "list_configuration_items", "list_assignment_groups", "list_components",
+                             "list_people"})
 
 
 class FaultyBackend:

@@ -104,6 +104,9 @@ class HttpServiceNowBackend:
     async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
         return await self._referenced_names("assignment_group", limit)
 
+    async def list_people(self, *, limit: int = 500) -> list[str]:
+        return await self._referenced_names("assigned_to", limit)
+
     async def _referenced_names(self, field: str, limit: int) -> list[str]:
         """Display names in ``field`` of recent incidents and changes: one bounded request per table,
         the most recent ``limit`` distinct names (taken from both tables in turn), sorted by name."""

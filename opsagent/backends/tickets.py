@@ -161,3 +161,7 @@ class ServiceNowBackend(Protocol):
     async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
         """Names of the assignment groups of recent incidents and changes (for name checks)."""
         ...
+
+    async def list_people(self, *, limit: int = 500) -> list[str]:
+        """Names of the people recent incidents and changes are assigned to (for name checks)."""
+        ...

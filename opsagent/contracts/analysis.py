@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field
 
 EntityKind = Literal[
     "incident", "change", "run_id", "pipeline", "factory", "platform", "component", "configuration_item",
-    "assignment_group", "region", "azure_service",
+    "assignment_group", "region", "azure_service", "person",
 ]
 MatchStatus = Literal["exact", "corrected", "unknown", "unverified"]
 """``corrected``: a near miss fixed with a note; ``unknown``: not in the inventory (maybe with
 suggestions); ``unverified``: the inventory cannot tell (e.g. ticket numbers of a real ServiceNow)."""
 FilterField = Literal["incident_state", "change_state", "approval", "priority", "change_type", "change_risk",
-                      "run_status"]
+                      "run_status", "assignee", "age", "incident_order", "change_order"]
 
 
 class Span(BaseModel):

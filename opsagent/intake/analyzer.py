@@ -16,6 +16,7 @@ from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Span, U
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.asks import find_asks
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
+from opsagent.intake.catalog_filters import catalog_filters
 from opsagent.intake.entities import TICKET, find_entities, normalised_ticket
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
@@ -29,7 +30,7 @@ from opsagent.tools.timewindow import parse_moment
 OUTSIDE = Span(start=0, end=0)
 """Where a time the planner wrote sits in the question: nowhere (it is in the task's words)."""
 KIND_WORDS = {"pipeline": "pipeline", "factory": "Data Factory", "configuration_item": "configuration item",
-              "assignment_group": "assignment group"}
+              "assignment_group": "assignment group", "person": "person"}
 
 
 def _corrected(text: str, entities: Sequence[EntityMention]) -> tuple[str, list[str]]:
@@ -67,7 +68,7 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     relative = list(find_record_windows(text))
     times = [item for item in find_times(text, now)  # "the 2 hours after the change" is not "the last 2 hours"
              if not any(item.span.start >= window.span.start and item.span.end <= window.span.end for window in relative)]
-    filters = find_filters(text)
+    filters = sorted([*find_filters(text), *catalog_filters(text, entities)], key=lambda item: item.span.start)
     asks = find_asks(text, entities)
     intent, action = read_intent(text, asks=asks, entities=entities, has_window=bool(times or relative),
                                  has_filter=bool(filters), has_history=bool(history))

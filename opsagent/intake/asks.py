@@ -49,7 +49,7 @@ SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
 ASKING = re.compile(rf"^(?:{_LEAD}|please|pls|can you|could you|i need|i want|need)\b", re.IGNORECASE)
 ENTITY_RECORDS = {"incident": "incident", "change": "change", "run_id": "run", "pipeline": "pipeline",
                   "factory": "pipeline", "platform": "health", "component": "health", "region": "health",
-                  "azure_service": "health"}
+                  "azure_service": "health", "person": "incident"}
 
 
 def _background_end(text: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 from opsagent.contracts.analysis import EntityKind, EntityMention, Span
@@ -195,6 +196,28 @@ def teams(text: str, groups: Iterable[str]) -> Iterator[EntityMention]:
                                 span=Span(start=match.start(), end=match.end()), status="corrected")
 
 
+def _accent_free(text: str) -> str:
+    return "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+
+
+def people(text: str, names: Iterable[str]) -> Iterator[EntityMention]:
+    """A person as the records write them ("Tomás Ortega", "tomas ortega"), or by a first name only one
+    person has ("what is Priya working on?")."""
+    plain = _accent_free(text)
+    known = list(names)
+    for mention in phrases(plain, [_accent_free(name) for name in known], "person"):
+        value = next(name for name in known if _accent_free(name) == mention.value)
+        yield mention.model_copy(update={"value": value, "text": text[mention.span.start:mention.span.end]})
+    firsts: dict[str, list[str]] = {}
+    for name in known:
+        firsts.setdefault(_accent_free(name.split()[0]).lower(), []).append(name)
+    for match in WORD.finditer(plain):
+        owners = firsts.get(match.group().lower(), [])
+        if len(owners) == 1 and len(match.group()) >= 3:
+            yield EntityMention(kind="person", value=owners[0], text=text[match.start():match.end()],
+                                span=Span(start=match.start(), end=match.end()), status="corrected")
+
+
 def find_entities(text: str, inventory: InventorySnapshot) -> list[EntityMention]:
     """Every entity in ``text``, the longest mention winning where two overlap."""
     regions = list(aliases(text, REGIONS, "region"))
@@ -205,7 +228,7 @@ def find_entities(text: str, inventory: InventorySnapshot) -> list[EntityMention
         *phrases(text, inventory.assignment_groups, "assignment_group"), *teams(text, inventory.assignment_groups),
         *phrases(text, components, "azure_service", fuzzy=False),
         *aliases(text, {value: (key,) for key, value in SERVICE_ALIASES.items()}, "azure_service"),
-        *aliases(text, PLATFORMS, "platform"), *regions,
+        *aliases(text, PLATFORMS, "platform"), *regions, *people(text, inventory.people),
     ]
     kept: list[EntityMention] = []
     for mention in sorted(found, key=lambda item: (item.span.start, -(item.span.end - item.span.start))):

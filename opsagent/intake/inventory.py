@@ -1,4 +1,4 @@
-"""What exists: pipelines and their factories, configuration items, groups, platform components.
+"""What exists: pipelines and their factories, configuration items, groups, people, platform components.
 
 Intake checks the names in a question against it ("did you mean pl_load_finance_dwh?") and the
 grounding check watches answers for its names. It is read from the backends and kept for a few
@@ -36,6 +36,7 @@ class InventorySnapshot:
     configuration_items: tuple[str, ...] = ()
     assignment_groups: tuple[str, ...] = ()
     components: tuple[ComponentInfo, ...] = ()
+    people: tuple[str, ...] = ()
     complete: frozenset[str] = frozenset()
     """Sources read successfully: "pipelines", "servicenow", "health"."""
 
@@ -47,6 +48,7 @@ class InventorySnapshot:
         """Every name worth watching for in an answer (multi-word and kebab names alike)."""
         found = {item.name for item in self.pipelines} | set(self.factories) | set(self.configuration_items)
         found |= set(self.assignment_groups) | {item.name for item in self.components if len(item.name) > 3}
+        found |= set(self.people)
         return frozenset(found)
 
 
@@ -85,17 +87,19 @@ class Inventory:
     async def _read(self) -> InventorySnapshot:
         backends = self.backends
         since = self.clock() - PIPELINE_HISTORY
-        pipelines, items, groups, components = await asyncio.gather(
+        pipelines, items, groups, components, people = await asyncio.gather(
             _safely(lambda: backends.pipelines.list_pipelines(since=since), "pipelines"),
             _safely(lambda: backends.servicenow.list_configuration_items(), "configuration items"),
             _safely(lambda: backends.servicenow.list_assignment_groups(), "assignment groups"),
             _safely(lambda: backends.health.list_components(), "platform components"),
+            _safely(lambda: backends.servicenow.list_people(), "people"),
         )
         complete = {name for name, value in (("pipelines", pipelines), ("servicenow", items), ("health", components))
                     if value is not None}
         return InventorySnapshot(
             pipelines=tuple(pipelines or ()), configuration_items=tuple(items or ()),
-            assignment_groups=tuple(groups or ()), components=tuple(components or ()), complete=frozenset(complete),
+            assignment_groups=tuple(groups or ()), components=tuple(components or ()), people=tuple(people or ()),
+            complete=frozenset(complete),
         )
 
 

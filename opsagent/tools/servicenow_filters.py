@@ -108,7 +108,7 @@ def assignee_filter(call: ToolCall, value: str | None, words: list[str]) -> tupl
     name = value.strip() if value else ""
     if not name:
         return None, False
-    if ASSIGNEE.lookup(name) == "unassigned":
+    if ASSIGNEE.lookup(name) == "unassigned" or name.lower() == "none":  # a model's way of writing "no one"
         call.query["assigned_to"] = {"asked": value, "unassigned": True}
         words.append("unassigned")
         return None, True

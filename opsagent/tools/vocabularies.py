@@ -208,7 +208,7 @@ RUN_STATUS = Vocabulary(
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
     choices=_choices(get_args(HealthStatus), {
-        "operational": ("healthy", "up", "fine", "green", "all good", "normal", "ok", "okay"),
+        "operational": ("healthy", "up and running", "fine", "green", "all good", "normal", "ok", "okay"),
         "degraded": ("degraded", "slow", "having issues", "impaired", "degradation"),
         "partial_outage": ("partial outage", "partially down"),
         "major_outage": ("major outage", "down", "outage"),
@@ -220,7 +220,7 @@ HEALTH_STATUS = Vocabulary(
 ASSIGNEE = Vocabulary(
     name="assignee", record="incident", row_fields=("assigned_to",), negatable=False,
     choices=(Choice(value="unassigned", label="unassigned", synonyms=(
-        "nobody", "no one", "noone", "none", "not assigned", "unowned", "no assignee", "without an assignee")),),
+        "nobody", "no one", "noone", "not assigned", "unowned", "no assignee", "without an assignee")),),
 )
 """A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
 Any other value is a person's name as the records write it."""

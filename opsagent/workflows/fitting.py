@@ -9,6 +9,7 @@ from the tool catalog.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
     "incident": ("incident",), "change": ("change",), "run_id": ("run",), "pipeline": ("run", "pipeline"),
     "factory": ("run", "pipeline"), "configuration_item": ("incident", "change"),
     "assignment_group": ("incident", "change"), "platform": ("health",), "component": ("health",),
-    "region": ("health", "run", "pipeline"), "azure_service": ("health",),
+    "region": ("health", "run", "pipeline"), "azure_service": ("health",), "person": ("incident", "change"),
 }
 """The record kinds whose searches can be narrowed by a kind of name."""
 
@@ -95,11 +96,47 @@ def searched_values(call: ToolEvidence, spec: FilterSpec) -> set[str] | None:
     return _labels(vocabulary, str(argument))
 
 
+def _minutes(phrase: str) -> int | None:
+    match = re.match(r"\s*(\d+)\s*(min|minute|h|hour|d|day|w|week|month)", phrase.lower())
+    if match is None:
+        return None
+    unit = {"min": 1, "minute": 1, "h": 60, "hour": 60, "d": 1440, "day": 1440, "w": 10080, "week": 10080,
+            "month": 43200}[match.group(2)]
+    return int(match.group(1)) * unit
+
+
+def _asked(call: ToolEvidence, parameter: str) -> Any:
+    """What a search was asked for one parameter: the value it recorded, else the model's argument."""
+    value = call.query.get(parameter, call.arguments.get(parameter))
+    return value.get("asked", value) if isinstance(value, dict) else value
+
+
+def _other_applied(mention: FilterMention, call: ToolEvidence, spec: ToolSpec) -> bool | None:
+    """Filters whose values are not a closed set: the assignee (a person, or nobody), the age, the order."""
+    kinds = {"assignee": "person", "age": "duration"}
+    tool_filter = next((item for item in spec.filters if item.kind == kinds.get(mention.field)
+                        or mention.field.endswith("order") and item.vocabulary == mention.field), None)
+    if tool_filter is None:
+        return None
+    asked = _asked(call, tool_filter.parameter)
+    if mention.field == "assignee":
+        recorded = call.query.get(tool_filter.parameter)
+        if mention.values == ["unassigned"]:
+            return isinstance(recorded, dict) and bool(recorded.get("unassigned")) or str(asked or "").lower() in (
+                "unassigned", "nobody", "none")
+        return bool(asked) and str(asked).lower() in mention.values[0].lower()
+    if mention.field == "age":
+        return asked is not None and _minutes(str(asked)) == _minutes(mention.values[0])
+    return str(asked or "").lower() == mention.values[0].lower()
+
+
 def filter_applied(mention: FilterMention, call: ToolEvidence) -> bool | None:
     """True/False when ``call``'s tool can apply the filter; ``None`` when it cannot (not its concern)."""
     spec = tool_spec(call.tool)
     if spec is None:
         return None
+    if mention.field in ("assignee", "age", "incident_order", "change_order"):
+        return _other_applied(mention, call, spec)
     fixed = spec.fixed.get(mention.field)
     expected = filter_values(mention)
     if fixed is not None:
@@ -173,7 +210,7 @@ def qualifiers(scope: QuestionAnalysis) -> list[tuple[Qualifier, Any]]:
     found: list[tuple[Qualifier, Any]] = []
     for mention in scope.filters:
         vocabulary = VOCABULARIES.get(mention.field)
-        records = (vocabulary.record,) if vocabulary else ()
+        records = (vocabulary.record,) if vocabulary else ("incident",)
         found.append((Qualifier(mention.text, "filter", records), mention))
     for time in scope.times:
         found.append((Qualifier(time.text, "window", ("incident", "change", "run", "pipeline")), time))

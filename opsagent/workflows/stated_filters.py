@@ -15,42 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from opsagent.contracts.analysis import FilterField, FilterMention, QuestionAnalysis, RecordWindow, TimeMention
+from opsagent.contracts.analysis import FilterMention, QuestionAnalysis, RecordWindow, TimeMention
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
-from opsagent.tools.filters import parse_set_filter
-from opsagent.tools.servicenow_filters import (
-    APPROVAL_ORDER,
-    APPROVALS,
-    CHANGE_RISK_ORDER,
-    CHANGE_RISKS,
-    CHANGE_STATE_ORDER,
-    CHANGE_STATES,
-    CHANGE_TYPE_ORDER,
-    CHANGE_TYPES,
-    INCIDENT_STATE_ORDER,
-    INCIDENT_STATES,
-    priority_values,
-)
+from opsagent.tools.catalog import tool_spec
+from opsagent.workflows.fitting import filter_applied, searched_values
 
-
-@dataclass(frozen=True)
-class FilterTarget:
-    """Where a stated filter lands: which tools take it, under which ``query`` key, in what vocabulary."""
-
-    tools: tuple[str, ...]
-    key: str
-    choices: dict[str, tuple[str, ...]] | None = None
-    universe: tuple[str, ...] = ()
-
-
-TARGETS: dict[FilterField, FilterTarget] = {
-    "incident_state": FilterTarget(("list_incidents",), "state", INCIDENT_STATES, INCIDENT_STATE_ORDER),
-    "change_state": FilterTarget(("list_change_requests",), "state", CHANGE_STATES, CHANGE_STATE_ORDER),
-    "approval": FilterTarget(("list_change_requests",), "approval", APPROVALS, APPROVAL_ORDER),
-    "change_type": FilterTarget(("list_change_requests",), "type", CHANGE_TYPES, CHANGE_TYPE_ORDER),
-    "change_risk": FilterTarget(("list_change_requests",), "risk", CHANGE_RISKS, CHANGE_RISK_ORDER),
-    "priority": FilterTarget(("list_incidents",), "priority"),
-}
 WINDOW_KEYS = ("time_window", "window", "opened_within")
 FACTORY_TOOLS = ("list_failed_pipelines", "query_pipeline_status")
 
@@ -59,35 +28,25 @@ def _searches(results: Sequence[TaskResult]) -> list[ToolEvidence]:
     return [item for result in results for item in result.evidence if item.answered and not item.tool.startswith("get_")]
 
 
-def _expected(item: FilterMention, target: FilterTarget) -> set[Any] | None:
-    try:
-        if item.field == "priority":
-            return set(priority_values(max(int(value) for value in item.values), item.match or "exactly"))
-        assert target.choices is not None
-        return set(parse_set_filter(item.as_argument(), target.choices, universe=target.universe,
-                                    argument=target.key).to_json()["values"])
-    except (ValueError, AssertionError):
-        return None  # a filter the tools cannot express is not judged
-
-
-def _searched(call: ToolEvidence, key: str) -> set[Any] | None:
-    value = call.query.get(key)
-    return set(value["values"]) if isinstance(value, dict) and isinstance(value.get("values"), list) else None
+def _searched_as(item: FilterMention, call: ToolEvidence) -> str | None:
+    """How a search applied the filter's vocabulary instead ("state New, On Hold"), if it did."""
+    spec = tool_spec(call.tool)
+    tool_filter = next((entry for entry in spec.filters if entry.vocabulary == item.field), None) if spec else None
+    values = searched_values(call, tool_filter) if tool_filter is not None else None
+    if tool_filter is None or not values:
+        return None
+    labels = [label for label in tool_filter.vocab().labels() if label.lower() in values]
+    return f"{tool_filter.parameter} {', '.join(labels)}"
 
 
 def _filter_problem(item: FilterMention, searches: Sequence[ToolEvidence]) -> str | None:
-    target = TARGETS[item.field]
-    calls = [call for call in searches if call.tool in target.tools]
-    expected = _expected(item, target)
-    if not calls or expected is None:
-        return None
-    searched = [values for call in calls if (values := _searched(call, target.key)) is not None]
-    if expected in searched or (item.field.endswith("state") and expected == set(target.universe) and not searched):
-        return None
-    if searched:
-        shown = ", ".join(str(value) for value in sorted(searched[0], key=str))
-        return f"\"{item.text}\" was searched as {target.key} {shown}, not as asked: the list may differ"
-    return f"\"{item.text}\" was not applied by any search: the list is not narrowed by {target.key}"
+    judged = [(call, verdict) for call in searches if (verdict := filter_applied(item, call)) is not None]
+    if not judged or any(verdict for _, verdict in judged):
+        return None  # no search could apply it (coverage says so), or one did
+    shown = next((found for call, _ in judged if (found := _searched_as(item, call))), None)
+    if shown:
+        return f"\"{item.text}\" was searched as {shown}, not as asked: the list may differ"
+    return f"\"{item.text}\" was not applied by any search: the list is not narrowed by it"
 
 
 def _window_of(call: ToolEvidence) -> Iterable[tuple[str | None, str | None]]:

@@ -171,6 +171,9 @@ async def test_servicenow_inventory_lists_the_names_incidents_and_changes_use(da
     assert await servicenow.list_configuration_items() == sorted(name for (name,) in items if name)
     assert await servicenow.list_assignment_groups() == sorted(name for (name,) in groups if name)
     assert "vm-shir-01" in await servicenow.list_configuration_items()
+    people = rows(data_dir, "SELECT assigned_to FROM incidents UNION SELECT assigned_to FROM change_requests")
+    assert await servicenow.list_people() == sorted(name for (name,) in people if name)
+    assert "Elif Demir" in await servicenow.list_people()
     assert len(await servicenow.list_configuration_items(limit=3)) == 3
 
 

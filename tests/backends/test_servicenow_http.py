@@ -173,6 +173,18 @@ async def test_configuration_item_inventory_reads_recent_incidents_and_changes(
         assert (request.param("sysparm_display_value"), request.param("sysparm_no_count")) == ("all", "true")
 
 
+async def test_people_are_the_assignees_of_recent_incidents_and_changes(
+    server: FakeServer, backend: HttpServiceNowBackend
+) -> None:
+    server.script("GET", INCIDENTS, json_reply({"result": [{"assigned_to": reference("Elif Demir")},
+                                                           {"assigned_to": ""}]}))
+    server.script("GET", CHANGES, json_reply({"result": [{"assigned_to": reference("Marek Novak")}]}))
+    assert await backend.list_people() == ["Elif Demir", "Marek Novak"]
+    (request,) = server.calls(INCIDENTS)
+    assert request.param("sysparm_query") == "assigned_toISNOTEMPTY^ORDERBYDESCsys_updated_on"
+    assert request.param("sysparm_fields") == "assigned_to"
+
+
 async def test_inventory_limit_keeps_the_most_recent_names_of_both_tables(
     server: FakeServer, backend: HttpServiceNowBackend
 ) -> None:

@@ -85,6 +85,9 @@ class DemoServiceNowBackend:
     async def list_assignment_groups(self, *, limit: int = 200) -> list[str]:
         return self._names("assignment_group", limit)
 
+    async def list_people(self, *, limit: int = 500) -> list[str]:
+        return self._names("assigned_to", limit)
+
     def _names(self, column: str, limit: int) -> list[str]:
         """Distinct non-empty values of ``column`` over incidents and changes, by name."""
         rows = self._store.rows(

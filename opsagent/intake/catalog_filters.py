@@ -1,0 +1,68 @@
+"""Filters read from the tool catalog's vocabularies that the state/priority patterns do not cover: the
+assignee (a person of the inventory, or nobody), the age ("older than 2 days", "open for more than a
+week") and the order ("the oldest open ticket", "newest first"). Each becomes a ``FilterMention`` like
+any other, so planners get it as a hint and the answer checks ask whether a search applied it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from opsagent.contracts.analysis import EntityMention, FilterMention, Span
+from opsagent.tools.vocabularies import ASSIGNEE, CHANGE_ORDER, INCIDENT_ORDER
+
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+AGE = re.compile(
+    r"\b(?:older than|(?:been\s+)?open(?:ed)?\s+(?:for\s+)?(?:more|longer)\s+than|(?:for\s+)?(?:more|longer)\s+than|"
+    r"over)\s+(?P<count>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)\s+"
+    r"(?P<unit>hours?|days?|weeks?|months?)(?:\s+old)?\b",
+    re.IGNORECASE,
+)
+"""An age stated as a bound: "older than 2 days", "open for more than a week", "over 3 days old"."""
+ASSIGNED = re.compile(r"\b(?:assigned to|working on|work(?:s|ing)? on|owned by|owns|with|on)\b", re.IGNORECASE)
+CHANGE_WORDS = re.compile(r"\bchange|\bchg\b|\bcrs?\b|\brfcs?\b|\bdeployments?\b", re.IGNORECASE)
+
+
+def _duration(match: re.Match[str]) -> str:
+    count = match.group("count").lower().replace("a couple of", "couple of").replace("a few", "few")
+    number = NUMBER_WORDS.get(count) or int(count)
+    unit = match.group("unit").lower().rstrip("s")
+    return f"{number} {unit}{'s' if number != 1 else ''}"
+
+
+def age_filters(text: str) -> Iterator[FilterMention]:
+    for match in AGE.finditer(text):
+        yield FilterMention(field="age", values=[_duration(match)], text=match.group(),
+                            span=Span(start=match.start(), end=match.end()))
+
+
+def assignee_filters(text: str, entities: Sequence[EntityMention]) -> Iterator[FilterMention]:
+    """Nobody ("unassigned", "nobody picked up"), or a person the question names."""
+    for match, _ in ASSIGNEE.find(text):
+        yield FilterMention(field="assignee", values=["unassigned"], text=match.group(),
+                            span=Span(start=match.start(), end=match.end()))
+    for entity in entities:
+        if entity.kind == "person" and entity.usable:
+            yield FilterMention(field="assignee", values=[entity.value], text=entity.text, span=entity.span)
+
+
+INCIDENT_WORDS = re.compile(r"\bincidents?\b|\btickets?\b|\bincs?\b|\bp[1-5]s?\b|\bsev\s?[1-5]s?\b", re.IGNORECASE)
+
+
+def order_filters(text: str) -> Iterator[FilterMention]:
+    """"the oldest open ticket", "newest first", "next up": the order of incidents or of changes."""
+    if CHANGE_WORDS.search(text):
+        vocabulary, field = CHANGE_ORDER, "change_order"
+    elif INCIDENT_WORDS.search(text):
+        vocabulary, field = INCIDENT_ORDER, "incident_order"
+    else:
+        return
+    for match, value in vocabulary.find(text):
+        yield FilterMention(field=field, values=[value], text=match.group(),
+                            span=Span(start=match.start(), end=match.end()))
+
+
+def catalog_filters(text: str, entities: Sequence[EntityMention]) -> list[FilterMention]:
+    return [*age_filters(text), *assignee_filters(text, entities), *order_filters(text)]
