@@ -90,7 +90,23 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
               f"({seeded.catch_rate:.1%}), flagged {seeded.false_alarms}/{seeded.correct} correct ones")
     for score in summary.planning:
         print(f"planning {score.category:<14} {score.questions:>3} questions, {score.planned_right:.0%} planned right")
+    if not args.tag and not args.id and not args.set:
+        await report_lying_model()
     return 0
+
+
+async def report_lying_model() -> None:
+    """The checks against a model that lies on purpose (``evals/lying_model.py``), written beside the report."""
+    from evals.lying_model import load_lies, run_lies
+    from evals.report import RESULTS_DIR
+
+    with tempfile.TemporaryDirectory() as directory:
+        report = await run_lies(load_lies(), Path(directory))
+    (RESULTS_DIR / "lying_model.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    print(f"lying model: {report.caught}/{report.lies} lies caught ({report.caught / report.lies:.0%}), "
+          f"{report.flagged}/{report.truths} truths flagged")
+    for item in report.missed():
+        print(f"  lie reached the user: {item.id} ({item.kind})")
 
 
 async def run_real(args: argparse.Namespace, settings: Settings) -> int:

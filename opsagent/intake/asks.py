@@ -31,8 +31,10 @@ FILLER = re.compile(r"^(?:please|pls|plz|thanks|thank you|thx|ok|okay|hi|hello|h
                     re.IGNORECASE)
 SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
     ("count", re.compile(r"^(?:how many|how much|how often|number of|count\b|total\b|no\. of)", re.IGNORECASE)),
-    ("compare", re.compile(r"\b(?:compared? (?:to|with)|more than|fewer than|less than|vs\.?|versus|same as|"
-                           r"than usual|than normal|than before|than yesterday|than last)\b", re.IGNORECASE)),
+    ("compare", re.compile(r"\b(?:compared? (?:to|with)|vs\.?|versus|same as|than usual|than normal|than before|"
+                           r"than yesterday|than last|(?:more|fewer|less|slower|faster|longer|shorter|worse|better)"
+                           r"(?:\s+(?!than\b)[\w:-]+){0,6}\s+than(?!\s+(?:\d|a\b|an\b|one|two|three|four|five|a few)))\b",
+                           re.IGNORECASE)),
     ("why", re.compile(r"^(?:why|what caused|what's causing|whats causing|what is causing|cause of|root cause|"
                        r"what went wrong|what broke|reason)\b", re.IGNORECASE)),
     ("who", re.compile(r"^(?:who|whose|whom|which team|which group|which person)\b", re.IGNORECASE)),

@@ -25,11 +25,23 @@ ASSIGNED = re.compile(r"\b(?:assigned to|working on|work(?:s|ing)? on|owned by|o
 CHANGE_WORDS = re.compile(r"\bchange|\bchg\b|\bcrs?\b|\brfcs?\b|\bdeployments?\b", re.IGNORECASE)
 
 
-def _duration(match: re.Match[str]) -> str:
+UNIT_MINUTES = {"hour": 60, "day": 1440, "week": 10080, "month": 43200}
+
+
+def _count_and_unit(match: re.Match[str]) -> tuple[int, str]:
     count = match.group("count").lower().replace("a couple of", "couple of").replace("a few", "few")
-    number = NUMBER_WORDS.get(count) or int(count)
-    unit = match.group("unit").lower().rstrip("s")
+    return NUMBER_WORDS.get(count) or int(count), match.group("unit").lower().rstrip("s")
+
+
+def _duration(match: re.Match[str]) -> str:
+    number, unit = _count_and_unit(match)
     return f"{number} {unit}{'s' if number != 1 else ''}"
+
+
+def duration_minutes(match: re.Match[str]) -> int:
+    """An age match in minutes ("more than two days" → 2880)."""
+    number, unit = _count_and_unit(match)
+    return number * UNIT_MINUTES[unit]
 
 
 def age_filters(text: str) -> Iterator[FilterMention]:

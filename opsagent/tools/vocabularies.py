@@ -90,6 +90,12 @@ class Vocabulary(BaseModel):
         pairs += [(word, group) for group, words in self.group_synonyms.items() for word in (group, *words)]
         return tuple(sorted(dict.fromkeys(pairs), key=lambda pair: -len(pair[0])))
 
+    @cached_property
+    def text_phrases(self) -> tuple[tuple[str, str], ...]:
+        """The phrases that mean a value in a sentence: "all" is an argument ("state all"), not a word that
+        means every state when a question says "has it failed at all?"."""
+        return tuple(pair for pair in self.phrases if pair[0] != "all")
+
     def lookup(self, text: str) -> str | None:
         """The value or group a whole phrase stands for ("nobody" -> "unassigned"), any case; else ``None``."""
         wanted = " ".join(text.strip().lower().replace("_", " ").split())
@@ -98,7 +104,7 @@ class Vocabulary(BaseModel):
     def find(self, text: str) -> Iterator[tuple[re.Match[str], str]]:
         """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
         found: list[tuple[re.Match[str], str]] = []
-        for phrase, value in self.phrases:
+        for phrase, value in self.text_phrases:
             for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?:s|es)?(?![\w-])", text, re.IGNORECASE):
                 if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
                     found.append((match, value))

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
@@ -35,7 +35,7 @@ from opsagent.workflows.claims import (
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
-from opsagent.workflows.fitting import fits, unapplied, windows_of
+from opsagent.workflows.fitting import Qualifier, fits, narrowed_by, searched_values, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -111,7 +111,7 @@ def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[Groundi
             continue
         counts = key_counts(index, keys[0])
         for match in RUN_COUNT.finditer(unit):
-            checks.append(_check("number", f"{match.group(1)} ({keys[0]})", int(match.group(1)) in counts,
+            checks.append(_check("number", unit, int(match.group(1)) in counts,
                                  f"{keys[0]} has no count of {match.group(1)} in the evidence ({sorted(counts)})",
                                  "a count about a pipeline that the data contradicts"))
     return checks
@@ -129,8 +129,7 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
         if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown:
             continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier
         ok = index.linked(claim.first, claim.second)
-        checks.append(_check("link", f"{claim.first} ↔ {claim.second}", ok,
-                             f"no row links {claim.first} and {claim.second}",
+        checks.append(_check("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
                              "a link between two records that no data showed"))
     return checks
 
@@ -379,6 +378,15 @@ def check_leads(summary: str, analysis: QuestionAnalysis | None, index: Evidence
             for lead, sentence in leads_of(summary) if asks]
 
 
+def _readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
+    """A filter no search applied whose value every row shows (the assignee, the state): the answer could
+    read it from the rows ("are any of the open P3s unassigned?" over the open P3s)."""
+    vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
+    rows = [row for item in items for row in item.rows]
+    return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
+        any(field in row for field in vocabulary.row_fields) for row in rows)
+
+
 def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
     claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
     kind = record_of_key(key)
@@ -440,7 +448,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     if named:  # the sentence answers for the names it gives; the others are other sentences' business
         scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
                                                       or item.value.lower() in named]})
-    missing = unapplied(scope, relevant)
+    missing = [item for item in unapplied(scope, relevant) if not _readable(item, relevant)]
     if missing:
         words = ", ".join(f"\"{item.text}\"" for item in missing)
         return _check("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
@@ -455,3 +463,167 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     return _check("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
                   public + " (the data says otherwise)")
+
+
+# ----------------------------------------------------------------- codes, times and causes of one record
+
+CODE = re.compile(r"\b(?:error|code|error code)\s*[:=#]?\s*(\d{3,5})\b", re.IGNORECASE)
+EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\b(?:opened|raised|created|logged|reported)\b", re.IGNORECASE), ("opened_at",)),
+    (re.compile(r"\b(?:resolved|closed|fixed)\b", re.IGNORECASE), ("resolved_at",)),
+    (re.compile(r"\b(?:started|ran|failed|succeeded|kicked off)\b", re.IGNORECASE), ("start", "start_date", "last_start")),
+    (re.compile(r"\b(?:ended|finished|completed)\b", re.IGNORECASE), ("end", "end_date")),
+)
+"""Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
+CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of)\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
+SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
+
+
+def _single_key(unit: str) -> str | None:
+    keys = record_keys(unit)
+    return keys[0] if len(keys) == 1 else None
+
+
+def check_codes(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"pl_x failed with error 3200": an error code said of one record is one of its rows' codes."""
+    checks = []
+    for unit in units:
+        key = _single_key(unit)
+        codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
+        for match in CODE.finditer(unit):
+            if codes:
+                checks.append(_check("value", unit, match.group(1) in codes,
+                                     f"{key}'s rows show error code {', '.join(sorted(codes))}, not {match.group(1)}",
+                                     "an error code the data contradicts"))
+    return checks
+
+
+DAY_WORDS = re.compile(r"^(?:on\s+)?(?:yesterday|today|tonight|last night|overnight|this (?:morning|afternoon|evening)|"
+                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+"""The times a claim about an event is checked for: days and parts of days ("opened yesterday evening",
+"failed on Monday") — not clock times or window bounds, which answers quote in many formats."""
+
+
+def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None) -> list[GroundingCheck]:
+    """"INC… was opened on Monday": a day said of one record's event holds for that record's own time."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    checks = []
+    for unit in (unit for unit in units if now is not None):
+        key = _single_key(unit)
+        verb, fields = next(((found, fields) for pattern, fields in EVENT_FIELDS if (found := pattern.search(unit))),
+                            (None, ()))
+        moments = [moment for _, row in (index.rows_for(key) if key else []) for field in fields
+                   if (moment := _moment(row.get(field)))]
+        mentions = [said for said in find_times(unit, now) if DAY_WORDS.match(said.text) and verb is not None
+                    and 0 <= said.span.start - verb.end() <= 12] if moments else []
+        for said in mentions:
+            ok = any(said.start <= moment < said.end for moment in moments)
+            checks.append(_check("placement", unit, ok,
+                                 f"{key}'s own time is not in \"{said.text}\" ({said.label})",
+                                 "a time the data contradicts"))
+    return checks
+
+
+def check_causes(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"pl_x failed because the source file was missing": the cause is in that record's own rows (its error,
+    its description), not a plausible guess."""
+    checks = []
+    for unit in units:
+        key, match = _single_key(unit), CAUSE.search(unit)
+        if key is None or match is None or not index.rows_for(key):
+            continue
+        words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
+        own = " ".join(_text_of(row) for _, row in index.rows_for(key)).lower()
+        found = {word for word in words if word in own}
+        ok = not words or len(found) * 2 >= len(words)
+        checks.append(_check("link", unit, ok, f"the cause given is not in {key}'s own rows",
+                             "a cause the record's own data does not give"))
+    return checks
+
+
+def _text_of(row: dict[str, Any]) -> str:
+    return " ".join(str(value) for value in row.values() if isinstance(value, str))
+
+
+# --------------------------------------------------------------------------- qualified counts and ages
+
+QUALIFIED_COUNT = re.compile(
+    r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<words>(?:[\w/-]+\s+){1,3}?)(?P<noun>incidents?|tickets?|changes?|change "
+    r"requests?|pipelines?|runs?|failures?)\b", re.IGNORECASE)
+"""A count with the values it is said to have ("22 open P1 incidents", "3 failed runs")."""
+
+
+def _key_of(record: str, row: dict[str, Any]) -> str:
+    return str(row.get(RECORDS[record].key_field) or row.get("run_id") or id(row))
+
+
+def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[str]], key: str | None) -> set[int]:
+    """What a count of ``record`` with ``values`` may be — of one record's rows when the sentence is about
+    one ("pl_x: 3 failed runs"): the rows of that kind having them (by key), the totals of searches that
+    applied exactly them, and the summary's own count fields."""
+    items = [item for item in index.items if tool_spec(item.tool) and _same_kind(tool_spec(item.tool).record, record)
+             and (key is None or key in _text_of(item.arguments).lower() or index.rows_for(key))]
+    rows = [(item, row) for item in items for row in item.rows
+            if key is None or any(str(row.get(field, "")).lower() == key for field in ("number", "run_id", "pipeline_name"))]
+    matching = {_key_of(record, row) for item, row in rows if _row_matches(item, row, values)}
+    counted = {row[field] for _, row in rows for field in COUNT_NAMES if isinstance(row.get(field), int)}
+    totals = {item.total for item in items if item.status in ("ok", "no_data")
+              and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
+                                                         for name, wanted in values.items())}
+    return {len(matching)} | totals | counted
+
+
+def _applied_values(item: ToolEvidence, vocabulary: str) -> set[str]:
+    spec = tool_spec(item.tool)
+    fixed = spec.fixed.get(vocabulary) if spec else None
+    if fixed:
+        return {fixed.lower()}
+    tool_filter = next((entry for entry in spec.filters if entry.vocabulary == vocabulary), None) if spec else None
+    return (searched_values(item, tool_filter) or set()) if tool_filter else set()
+
+
+LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
+"""A sentence that starts with a record and a colon ("pl_x: 3 failed runs …") is about that record throughout."""
+
+
+def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    from opsagent.workflows.claims import clauses as read_clauses, items as read_items
+
+    units = []
+    for sentence in sentences:
+        label = LABEL.match(sentence)
+        subject = label.group("key").lower() if label and record_keys(label.group("key")) else None
+        for clause in read_clauses(sentence):
+            pieces = [clause] if _single_key(clause) else read_items(clause)
+            units += [(piece, _single_key(piece) or subject) for piece in pieces]
+    checks = []
+    for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(pair[0])):
+        values = _asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
+        record = record_of_noun(match.group("noun").lower()) or "run"
+        values = {name: wanted for name, wanted in values.items() if _same_kind(VALUE_VOCABULARIES[name].record, record)}
+        if not values:
+            continue
+        allowed = qualified_counts(index, record, values, key)
+        checks.append(_check("number", match.group(), int(match.group("number")) in allowed,
+                             f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
+                             "a count the data contradicts"))
+    return checks
+
+
+def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None) -> list[GroundingCheck]:
+    """"INC…, INC… have been on hold for more than two days": each record named is that old."""
+    from opsagent.intake.catalog_filters import AGE, duration_minutes  # intake reads ages the same way
+
+    checks = []
+    for unit in (unit for unit in units if now is not None):
+        for match in AGE.finditer(unit):
+            limit = now - timedelta(minutes=duration_minutes(match))
+            for key in (key for key in record_keys(unit) if key[:3] == "inc"):
+                opened = [moment for _, row in index.rows_for(key) if (moment := _moment(row.get("opened_at")))]
+                if opened:
+                    checks.append(_check("value", unit, all(moment <= limit for moment in opened),
+                                         f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}, not {match.group()}",
+                                         "an age the data contradicts"))
+    return checks

@@ -32,12 +32,15 @@ LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
 NEGATED_VALUE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 COMPARISON = re.compile(
-    r"\b(?:(?:more|fewer|less|higher|lower|slower|faster|longer|shorter|worse|better|bigger|smaller)\s+than"
+    r"\b(?:(?:more|fewer|less|higher|lower|slower|faster|longer|shorter|worse|better|bigger|smaller)"
+    r"(?:\s+(?!than\b)[\w:-]+){0,6}\s+than"
     r"|(?:the\s+)?same\s+(?:\w+\s+){0,2}as|as\s+(?:many|much|often)\s+as|compared\s+(?:to|with)|up\s+from|down\s+from"
-    r"|than\s+(?:usual|normal|typical|average|before))\b(?!\s+\d)",
+    r"|than\s+(?:usual|normal|typical|average|before))\b(?!\s+(?:\d|a\b|an\b|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|a few|a couple|half))",
     re.IGNORECASE,
 )
-"""A comparison with another side ("slower than usual"); "more than 3 days" (a number after it) is a bound."""
+"""A comparison with another side ("slower than usual"); "more than 3 days", "more than two days" (a
+quantity after it) is a bound, not a comparison."""
 PLACEMENT = re.compile(
     r"\b(?:during|inside|within|overlap(?:s|ped|ping)?|in the (?:planned )?window of|holds?|held|contains?|covers?|"
     r"coincid(?:e|es|ed|ing)|f[ae]ll(?:s)?\s+(?:in|into|inside|within))\b", re.IGNORECASE)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.tools.catalog import record_of_noun, tool_spec
 
 TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
 RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
@@ -94,10 +95,24 @@ def numbers_in(text: str) -> list[float]:
     return [float(match.group()) for match in NUMBER.finditer(_cleaned(text))]
 
 
-def counted_numbers_in(text: str) -> list[tuple[float, bool]]:
-    """Each quantity with whether it counts things (a count must be a count of rows, not any value)."""
+COUNTED_RECORDS = {"failed": "run", "failure": "run", "failures": "run", "times": "run", "run": "run", "runs": "run"}
+
+
+def counted_nouns_in(text: str) -> list[tuple[float, str | None]]:
+    """Each quantity with what it counts: the noun after it ("7 *pipelines*"), "" for a generic count
+    ("3 of …", "rows"), ``None`` when it counts nothing."""
     cleaned = _cleaned(text)
-    return [(float(match.group()), bool(COUNTED.match(cleaned[match.end():]))) for match in NUMBER.finditer(cleaned)]
+    found: list[tuple[float, str | None]] = []
+    for match in NUMBER.finditer(cleaned):
+        counted = COUNTED.match(cleaned[match.end():])
+        found.append((float(match.group()), counted.group().split()[-1].lower() if counted else None))
+    return found
+
+
+def records_counted(noun: str | None) -> set[str]:
+    """The record kinds a counted noun is about ("pipelines": pipelines and their runs); empty = any."""
+    record = COUNTED_RECORDS.get(noun or "") or record_of_noun(noun or "")
+    return {"run", "pipeline"} if record in ("run", "pipeline") else {record} if record else set()
 
 
 PHRASE_WORD = re.compile(r"[a-z]+")
@@ -143,12 +158,19 @@ def _numbers_of(value: Any) -> set[float]:
     return found
 
 
+MEASURED = re.compile(r"(?:_at|_date|_min|_pct|start|end|_success|description|message|notes|text|detail|update)$")
+"""Fields that measure or describe rather than name (times, durations, rates, texts): how many distinct
+values they take counts nothing a user asks about."""
+
+
 def _row_values(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
-    """Field -> the value of each row that has it (as text), for counting."""
+    """Field -> the value of each row that has it (as text), for counting: fields that name or classify
+    (a pipeline, a state, a group), not ones that measure."""
     values: dict[str, list[str]] = {}
     for row in rows:
         for key, value in row.items():
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != "":
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != "" \
+                    and not MEASURED.search(key):
                 values.setdefault(key, []).append(str(value).lower())
     return values
 
@@ -164,6 +186,10 @@ class EvidenceIndex:
     """All row values and messages, lower-cased: for names the inventory knows."""
     phrased_counts: dict[str, set[float]] = field(default_factory=dict)
     """What the tools' own summary lines count: "failed pipeline runs in" -> {9}."""
+    record_counts: dict[str, set[int]] = field(default_factory=dict)
+    """The counts each record kind's searches give (incidents, changes, runs…): "7 pipelines" must be one of
+    the run searches' counts, not a count of incidents."""
+    cross_counts: set[int] = field(default_factory=set)
     items: list[ToolEvidence] = field(default_factory=list)
 
     @classmethod
@@ -182,12 +208,23 @@ class EvidenceIndex:
             index.counts |= {int(number) for number in message_numbers if number.is_integer()}
             for number, phrase in counts_with_phrases(item.message):
                 index.phrased_counts.setdefault(phrase, set()).add(number)
-            index.counts |= _item_counts(item)
+            own = _item_counts(item) | {int(number) for number in message_numbers if number.is_integer()}
+            index.counts |= own
+            index.record_counts.setdefault(_record_of(item.tool), set()).update(own)
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
-        index.counts |= _cross_counts(index.items)
+        index.cross_counts = _cross_counts(index.items)
+        index.counts |= index.cross_counts
         index.text = "\n".join(texts).lower()
         return index
+
+    def vouches_for_count(self, number: float, records: set[str]) -> bool:
+        """A count of a kind of record ("7 pipelines") is a count its own searches give (or a count across
+        searches: "3 of the 5 pipelines have an incident")."""
+        if not records or not number.is_integer():
+            return self.vouches_for_number(number, is_count=True)
+        allowed = self.cross_counts.union(*(self.record_counts.get(record, set()) for record in records))
+        return int(number) in allowed
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
         """A count must be a count of evidence rows; any other quantity may also be a value in a row,
@@ -247,6 +284,11 @@ KEY_FIELDS = ("number", "run_id", "pipeline_name", "last_run_id")
 COUNT_FIELDS = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "count", "total",
                           "failures", "incidents", "changes", "components"})
 """Row fields that are counts already (a status summary's "runs: 18, failed: 3"), and their sums."""
+
+
+def _record_of(tool: str) -> str:
+    spec = tool_spec(tool)
+    return spec.record if spec else ""
 
 
 def _item_counts(item: ToolEvidence) -> set[int]:

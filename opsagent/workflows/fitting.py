@@ -37,6 +37,8 @@ class Qualifier:
     """"filter", "window" or "name"."""
     records: tuple[str, ...]
     """Record kinds whose searches can apply it."""
+    field: str = ""
+    """For a filter: its vocabulary ("assignee", "incident_state")."""
 
 
 def _iso(moment: Any) -> str:
@@ -211,7 +213,7 @@ def qualifiers(scope: QuestionAnalysis) -> list[tuple[Qualifier, Any]]:
     for mention in scope.filters:
         vocabulary = VOCABULARIES.get(mention.field)
         records = (vocabulary.record,) if vocabulary else ("incident",)
-        found.append((Qualifier(mention.text, "filter", records), mention))
+        found.append((Qualifier(mention.text, "filter", records, mention.field), mention))
     for time in scope.times:
         found.append((Qualifier(time.text, "window", ("incident", "change", "run", "pipeline")), time))
     for entity in scope.entities:

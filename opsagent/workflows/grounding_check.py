@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
@@ -32,20 +33,27 @@ from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.claim_checks import (
+    check_ages,
+    check_causes,
+    check_codes,
     check_comparisons,
     check_key_counts,
     check_leads,
     check_links,
     check_placements,
+    check_qualified_counts,
+    check_times,
     check_values,
 )
 from opsagent.workflows.evidence_index import (
     WINDOW_LABEL,
+    WORD_NUMBERS,
     EvidenceIndex,
-    counted_numbers_in,
+    counted_nouns_in,
     counts_with_phrases,
     digits,
     identifiers_in,
+    records_counted,
 )
 from opsagent.workflows.fitting import fits, narrowed_by, text_names_something
 
@@ -140,12 +148,13 @@ def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
-    for number, is_count in dict.fromkeys(counted_numbers_in(text)):
+    for number, noun in dict.fromkeys(counted_nouns_in(text)):
         shown = f"{number:g}"
-        detail = (f"{shown} is not a count of the evidence rows" if is_count
-                  else f"{shown} is neither a value in the evidence nor a count of its rows")
-        checks.append(_check("number", shown, index.vouches_for_number(number, is_count=is_count), detail,
-                             "a number that no data showed"))
+        if noun is None:
+            ok, detail = index.vouches_for_number(number), f"{shown} is neither a value in the evidence nor a count of its rows"
+        else:
+            ok, detail = index.vouches_for_count(number, records_counted(noun)), f"{shown} is not a count of the {noun or 'rows'} in the evidence"
+        checks.append(_check("number", shown, ok, detail, "a number that no data showed"))
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
         stated = index.phrased_counts.get(phrase)
@@ -229,11 +238,19 @@ def _no_narrower(fit: Fit, stated: set[str]) -> Fit:
     return lambda item: fit(item) and narrowed_by(item) <= stated
 
 
+def _without_values(text: str) -> str:
+    """The text with value phrases blanked: "no one assigned", "not requested" are values, not negations."""
+    for vocabulary in VALUE_VOCABULARIES.values():
+        for match, _ in vocabulary.find(text):
+            text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+    return text
+
+
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit) -> list[GroundingCheck]:
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(clause) or clause.lower().strip(" .!—-") in BARE_ANSWERS:
+            if not NEGATION.search(_without_values(clause)) or clause.lower().strip(" .!—-") in BARE_ANSWERS:
                 continue  # a bare "No —" is a lead, checked on its own
             why = _backs_negative(clause, index, fit, context=sentence)
             checks.append(_check("negative_claim", clause, why is not None,
@@ -306,7 +323,8 @@ def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> 
     return fit
 
 
-def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
+def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
+                 now: datetime | None = None) -> list[GroundingCheck]:
     """Values, links, comparisons and placements, read item by item from the answer."""
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
     items = [item for clause in clauses for item in read.items(clause)]
@@ -319,6 +337,11 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str]) 
     return [
         *check_values((claim for unit in units for claim in read.value_claims(unit)), index),
         *check_key_counts(units, index),
+        *check_codes(units, index),
+        *check_times(units, index, now),
+        *check_causes(units, index),
+        *check_ages(clauses, index, now),
+        *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
@@ -344,7 +367,7 @@ def evaluate(
         *check_negative_claims(text, index, fit_for(analysis, known_names)),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
-        *claim_checks(text, index, known_names),
+        *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
     ]
 
 
@@ -358,24 +381,27 @@ def score(checks: Sequence[GroundingCheck]) -> float:
 LEAD_WORD = re.compile(r"^\W*(?:yes|no)\s*[—–\-,:;.!]+\s*", re.IGNORECASE)
 
 
+NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
+
+
 def _mentions(sentence: str, claim: str) -> bool:
     low, needle = sentence.lower(), claim.lower().strip()
-    if len(needle) <= 4:  # a number or a short name: as a whole token
-        return re.search(rf"(?<![\w.-]){re.escape(needle)}(?![\w-])", low) is not None
+    if len(needle) <= 4:  # a number (in digits or words) or a short name: as a whole token
+        return any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", low) is not None
+                   for form in (needle, NUMBER_WORDS.get(needle, needle)))
     return needle in low
 
 
 def verified_text(text: str, report: GroundingReport) -> str:
-    """``text`` without the sentences a failed check is about; a failed yes/no lead loses its "Yes —"."""
+    """``text`` without the sentences a failed check is about. A failed yes/no lead takes its whole
+    sentence with it: "Yes — X is operational" says the same thing twice."""
     failed = [check for check in report.failures if check.kind not in ("part_coverage", "lead")]
     lead_failed = any(check.kind == "lead" for check in report.failures)
     kept = []
     for sentence in sentences(text):
-        if any(_mentions(sentence, check.claim) for check in failed):
+        if any(_mentions(sentence, check.claim) for check in failed) or lead_failed and LEAD_WORD.match(sentence):
             continue
-        sentence = LEAD_WORD.sub("", sentence) if lead_failed else sentence
-        if sentence.strip():
-            kept.append(sentence[0].upper() + sentence[1:])
+        kept.append(sentence)
     return "\n".join(kept)
 
 

@@ -18,7 +18,7 @@ from tests.fakes import fetch_then
 from tests.service.conftest import AppFactory, echo_scripts, serving
 
 MARKDOWN_ANSWER = (
-    "**1 failed run** since yesterday:\n\n"
+    "**pl_ingest_sales failed** since yesterday:\n\n"
     "| Pipeline | Status |\n|---|---|\n| pl_ingest_sales | Failed |\n\n"
     "- check `store_sales` permissions\n\n"
     "<script>window.pwned = true</script>"
@@ -96,7 +96,7 @@ def test_web_page_streams_progress_then_the_answer_facts_evidence_and_grounding(
     assert progress[0].startswith("Plan: 1 task(s)") and progress[-2:] == ["Review: complete", "Grounding: pass (score 1.00)"]
     assert plan == ["1", "servicenow", "Which pipelines failed?"]
     assert children == ["direct-answer", "evidence", "grounding verdict-pass"], "the direct answer comes first"
-    assert "<strong>1 failed run</strong>" in direct and "<td>pl_ingest_sales</td>" in direct
+    assert "<strong>pl_ingest_sales failed</strong>" in direct and "<td>pl_ingest_sales</td>" in direct
     assert "<code>store_sales</code>" in direct and "&lt;script&gt;" in direct and not pwned
     assert sections == 1 and closed is False and visible
     assert evidence_table == ["pl_ingest_sales", "Failed", "store_sales"]
