@@ -12,6 +12,7 @@ import logging
 import socket
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import json
@@ -173,18 +174,21 @@ def stored_turns(app, conversation: str = CONVERSATION) -> list[str]:
     return [turn.content for turn in app.extensions["opsagent"].store.recent(f"teams:{conversation}", limit=50)]
 
 
-def closed_port_url() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}/"
+@contextmanager
+def closed_port_url() -> Iterator[str]:
+    """A loopback URL that refuses connections for as long as the block runs: the port stays bound
+    (never listening), so no server another test worker starts meanwhile can take it."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{holder.getsockname()[1]}/"
 
 
 def test_teams_unreachable_service_url_is_no_500_and_stores_nothing(make_app: AppFactory,
                                                                      caplog: pytest.LogCaptureFixture) -> None:
     """The reply and the error handler's apology both fail to send: logged, 202, and no half-stored turn."""
     app = make_app(teams_anonymous_dev=True)
-    body = activity("Anyone there?", service_url=closed_port_url(), expect_replies=False)
-    with caplog.at_level(logging.ERROR), serving(app) as url:
+    with closed_port_url() as refusing, caplog.at_level(logging.ERROR), serving(app) as url:
+        body = activity("Anyone there?", service_url=refusing, expect_replies=False)
         response = httpx.post(url + "/api/messages", json=body, timeout=20)
         deadline = time.monotonic() + 15  # the turn runs on after the 202; a loaded machine is slow to log it
         while "could not tell the Teams user" not in caplog.text and time.monotonic() < deadline:
