@@ -378,11 +378,14 @@ def check_leads(summary: str, analysis: QuestionAnalysis | None, index: Evidence
             for lead, sentence in leads_of(summary) if asks]
 
 
-def _readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
+def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
     """A filter no search applied whose value every row shows (the assignee, the state): the answer could
-    read it from the rows ("are any of the open P3s unassigned?" over the open P3s)."""
-    vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
+    read it from the rows ("are any of the open P3s unassigned?" over the open P3s). A name no search was
+    asked for is readable when a row names it (the record was found another way)."""
     rows = [row for item in items for row in item.rows]
+    if qualifier.kind == "name":
+        return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
+    vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
     return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
         any(field in row for field in vocabulary.row_fields) for row in rows)
 
@@ -448,7 +451,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     if named:  # the sentence answers for the names it gives; the others are other sentences' business
         scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
                                                       or item.value.lower() in named]})
-    missing = [item for item in unapplied(scope, relevant) if not _readable(item, relevant)]
+    missing = [item for item in unapplied(scope, relevant) if not readable(item, relevant)]
     if missing:
         words = ", ".join(f"\"{item.text}\"" for item in missing)
         return _check("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",

@@ -21,6 +21,7 @@ from opsagent.contracts.messages import (
 from opsagent.contracts.plans import PlanStep, QuestionPart, ReviewModeOutput, TriageOutput, UserModeOutput
 from opsagent.contracts.repair import parse_model_output
 from opsagent.contracts.results import PlanRecord
+from opsagent.workflows.parts import map_onto_asks, missed_asks, onto_parts
 
 DEFAULT_REJECT_REASON = "That request is outside what OpsAgent can help with."
 PlanOutputT = TypeVar("PlanOutputT", UserModeOutput, TriageOutput)
@@ -39,6 +40,17 @@ def _parts_for(plan: list[PlanStep], parts: list[QuestionPart], question: str) -
     if parts and all(task.part_ids and set(task.part_ids) <= known for task in plan):
         return parts
     return [QuestionPart(id="p1", text=question)] if not parts else [*parts, QuestionPart(id="p0", text=question)]
+
+
+def _onto_parts(plan: list[PlanStep], planner_parts: list[QuestionPart],
+                trail: RunTrail) -> tuple[list[PlanStep], list[QuestionPart]]:
+    """The question's own asks as the parts, the tasks mapped onto them (``parts.py``); without asks,
+    the planner's parts (or the whole question as one)."""
+    mapped = map_onto_asks(plan, planner_parts, trail.analysis)
+    if mapped is not None:
+        return mapped
+    parts = _parts_for(plan, planner_parts, trail.analysis.resolved_question)
+    return _with_parts(plan, parts), [*parts, *missed_asks(plan, planner_parts, trail.analysis)]
 
 
 def _with_parts(plan: list[PlanStep], parts: list[QuestionPart]) -> list[PlanStep]:
@@ -77,8 +89,7 @@ def decide_user_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks:
     if output.confidence < min_confidence:
         reason = f"the planner was not sure it understood the question (confidence {output.confidence:.2f})"
         return ClarifyRequest(trail=trail.extended(notes=[reason]), reason=output.plan_reason or reason)
-    parts = _parts_for(output.plan, output.parts, trail.analysis.resolved_question)
-    plan = _with_parts(output.plan, parts)
+    plan, parts = _onto_parts(output.plan, output.parts, trail)
     record = PlanRecord(mode="user", steps=plan, reason=output.plan_reason, confidence=output.confidence)
     return ExecutionPlan(trail=trail.extended(plans=[record], parts=parts), mode="user", steps=plan)
 
@@ -103,7 +114,7 @@ def decide_review_mode(reply: PlannerReply, *, agents: Collection[str], max_task
         return finalize(output.rejection_reason or "the planner declined the review")
     if not output.new_plan:
         return finalize("the review was accepted without a usable plan")
-    plan = _with_parts(output.new_plan, trail.parts) if trail.parts else output.new_plan
+    plan = onto_parts(output.new_plan, trail.parts)
     record = PlanRecord(mode="review", steps=plan)
     return ExecutionPlan(trail=trail.extended(plans=[record], retry_accepted=True), mode="review", steps=plan)
 
@@ -116,8 +127,7 @@ def decide_triage(reply: PlannerReply, *, agents: Collection[str], max_tasks: in
     plan, merged = one_task_per_specialist(output)
     if not plan:
         return _planner_failed(trail, "no specialist was chosen")
-    parts = _parts_for(plan, output.parts, trail.analysis.resolved_question)
-    plan = _with_parts(plan, parts)
+    plan, parts = _onto_parts(plan, output.parts, trail)
     record = PlanRecord(mode="triage", steps=plan, reason=output.reason)
     return ExecutionPlan(trail=trail.extended(plans=[record], parts=parts, notes=merged), mode="triage", steps=plan)
 

@@ -24,6 +24,7 @@ from opsagent.contracts.repair import parse_model_output
 from opsagent.contracts.results import ProgressEvent
 from opsagent.contracts.role_inputs import ReviewInput
 from opsagent.workflows.coverage import missing_parts
+from opsagent.workflows.parts import concrete_gaps
 from opsagent.workflows.ids import REPLANS_STATE_KEY, REVIEW
 from opsagent.workflows.progress import review_given
 from opsagent.workflows.prompts import review_messages
@@ -60,7 +61,7 @@ class ReviewExecutor(Executor):
 
     async def _review(self, trail: RunTrail, ctx: WorkflowContext[ReplanRequest | DraftAnswer, ProgressEvent],
                       *, can_retry: bool) -> None:
-        gaps = missing_parts(trail.parts, trail.results)
+        gaps = missing_parts(trail.parts, trail.results, trail.analysis)
         replans = ctx.get_state(REPLANS_STATE_KEY, 0)
         can_retry = can_retry and self.allow_retry and replans < MAX_REPLANS
         role_input = ReviewInput(question=trail.question, analysis=trail.analysis, parts=trail.parts,
@@ -70,8 +71,9 @@ class ReviewExecutor(Executor):
         verdict = merge_gaps(verdict, gaps)
         trail = trail.extended(reviews=[verdict], gaps=[gaps], notes=[note] if note else [])
         # A part whose tools failed for a permanent reason (not authorised, no such record) cannot be
-        # filled by asking again: it stays a limitation without spending the one re-plan.
-        worth_retrying = bool(model_gaps) or any(gap.retryable for gap in gaps)
+        # filled by asking again: it stays a limitation without spending the one re-plan. A gap only the
+        # model sees is worth the re-plan when it names a part of the question (else planners decline it).
+        worth_retrying = bool(concrete_gaps(model_gaps, trail.analysis)) or any(gap.retryable for gap in gaps)
         wants_retry = can_retry and not verdict.is_complete and worth_retrying
         await ctx.yield_output(review_given(verdict, gaps=gaps, wants_retry=wants_retry))
         if wants_retry:

@@ -19,7 +19,8 @@ PLAN_TWO_PARALLEL = {
     ],
     "plan_reason": "independent asks",
 }
-COMPLETE = {"is_complete": True, "summary": "All covered: incidents and health were checked.", "confidence": 0.9}
+COMPLETE = {"is_complete": True, "summary": "All covered: incidents, health and pipeline runs were checked.",
+            "confidence": 0.9}
 INCOMPLETE = {
     "is_complete": False,
     "summary": "The incidents and the platform health were checked; the pipelines were not.",
@@ -180,7 +181,8 @@ async def test_review_retry_accepted_adds_new_results_to_the_old(make_scripted_r
     assert [verdict.is_complete for verdict in meta.review.verdicts] == [False, True]
     review_mode_call = models.clients["dynamic_triage"].calls[1]
     assert review_mode_call[1]["response_format"].__name__ == "ReviewModeOutput"
-    assert "Missing aspects:\n- failed pipelines" in review_mode_call[0][-1].text
+    # the part the plan left out is named from the question itself, before the reviewer's own words
+    assert 'Missing aspects:\n- p3 "failed pipelines": no task covered it\n- failed pipelines' in review_mode_call[0][-1].text
     user_instructions = models.clients["dynamic_triage"].calls[0][1]["instructions"]
     review_instructions = review_mode_call[1]["instructions"]
     assert user_instructions.count("Available specialist agents") == 1  # each mode's prompt, once
@@ -209,6 +211,15 @@ async def test_a_specialist_that_fetched_nothing_is_unsupported_and_the_gap_is_r
     assert any(item.startswith("Still missing after the one allowed retry: p1") for item in meta.limitations)
 
 
+async def test_a_gap_only_the_reviewer_sees_and_no_part_names_is_not_worth_the_replan(make_scripted_runtime):
+    runtime, models = make_scripted_runtime({
+        "dynamic_triage": [reply(PLAN_TWO_PARALLEL)], "servicenow": fetch_then("INC0010001 open"),
+        "service_health": fetch_then("Databricks degraded"), "review": [reply(INCOMPLETE)],
+    })
+    answer, _ = await answer_chat(runtime, ask("incidents and Databricks"))  # "failed pipelines" was not asked
+    assert not answer.metadata.review.retry_used and len(models.clients["dynamic_triage"].calls) == 1
+
+
 async def test_review_retry_declined_keeps_the_first_answer_and_says_why(make_scripted_runtime):
     runtime, _ = make_scripted_runtime({
         "dynamic_triage": [reply(PLAN_TWO_PARALLEL),
@@ -217,12 +228,14 @@ async def test_review_retry_declined_keeps_the_first_answer_and_says_why(make_sc
         "service_health": fetch_then("Databricks degraded"),
         "review": [reply(INCOMPLETE)],
     })
-    answer, _ = await answer_chat(runtime, ask("incidents and Databricks"))
+    # the reviewer's gap ("failed pipelines") names a part of the question: the re-plan is offered
+    answer, _ = await answer_chat(runtime, ask("incidents, Databricks and failed pipelines"))
     meta = answer.metadata
     assert meta.route == "execute" and len(meta.plans) == 1 and len(meta.tasks) == 2
     assert meta.review.retry_used and meta.review.retry_accepted is False
     assert answer.summary == INCOMPLETE["summary"]
-    assert "Not answered (the re-plan was declined: no specialist has that data): failed pipelines" in meta.limitations
+    assert ('Not answered (the re-plan was declined: no specialist has that data): p3 "failed pipelines": '
+            'no task covered it; failed pipelines') in meta.limitations  # the part in the user's words first
     assert not any("Still missing after the one allowed retry" in item for item in meta.limitations)
 
 
@@ -258,7 +271,8 @@ async def test_malformed_triage_output_is_repaired(make_scripted_runtime, triage
     assert answer.metadata.route == "execute"
     assert [t.agent for t in answer.metadata.plans[0].steps] == expected_agents
     assert answer.metadata.plans[0].steps[0].step == 1
-    assert [part.id for part in answer.metadata.parts] == ["p1"]  # no parts given: the whole question is one
+    # the parts are the question's own asks, whatever the planner listed: the one it left out stays a part
+    assert [part.id for part in answer.metadata.parts] == ["p1", "p2"]
     if expected_note:
         assert any(expected_note in note for note in answer.metadata.notes)
 
@@ -401,7 +415,7 @@ async def test_a_failure_the_retry_made_good_is_not_reported_as_a_limitation(mak
         "servicenow": servicenow,
         "service_health": fetch_then("Databricks operational"),
         "review": [reply(INCOMPLETE), reply(COMPLETE)],
-    })
+    }, tool_rows={"list_incidents": [{"number": "INC0010001", "state": "New"}], "check_databricks_health": []})
     answer, _ = await answer_chat(runtime, ask("INC0010001 and Databricks"))
     meta = answer.metadata
     assert [(t.agent, t.mode, t.status) for t in meta.tasks] == [
