@@ -186,7 +186,7 @@ RUN_STATUS = Vocabulary(
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
     choices=_choices(get_args(HealthStatus), {
-        "operational": ("healthy", "up", "fine", "green", "all good", "normal"),
+        "operational": ("healthy", "up", "fine", "ok", "okay", "green", "all good", "normal"),
         "degraded": ("degraded", "slow", "having issues", "impaired", "degradation"),
         "partial_outage": ("partial outage", "partially down"),
         "major_outage": ("major outage", "down", "outage"),
