@@ -9,6 +9,7 @@ family of evidence.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from opsagent.local_model.templates import row_kind, when, yes_no
 from opsagent.tools.catalog import RECORDS, tool_spec
 
 MAX_FACTS = 10
+QUOTED = re.compile(rf"{IDS.pattern}|\b\w*\d[\w.:]*\b", re.IGNORECASE)  # ids and figures a user wrote
 NOUNS = {"pipeline_name": "pipelines", "configuration_item": "configuration items", "number": "records", "run_id": "runs"}
 
 
@@ -37,21 +39,13 @@ def _whole(reading: Reading, chosen: Chosen, results: Sequence[TaskResult]) -> b
         for choice in chosen.choices for call in choice.calls)
 
 
-def _values(producers: Sequence[ToolEvidence]) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for row in (row for item in producers for row in item.rows):
-        for key in NOUNS:
-            if isinstance(row.get(key), str) and row[key] not in found.setdefault(key, []):
-                found[key].append(row[key])
-    return found
-
-
 def per_item(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence], *,
              lead: bool) -> PartAnswer | None:
     """"1 of the 5 pipelines has an open incident: pl_a (INC…); pl_b, pl_c have none"."""
-    for key, items in _values(producers).items():
+    for key in NOUNS if len({call.tool for call in calls}) == 1 else ():  # the earlier rows' items, one search each
+        items = list(dict.fromkeys(row[key] for item in producers for row in item.rows if isinstance(row.get(key), str)))
         searched = {str(value): call for call in calls for value in call.arguments.values() if value in items}
-        if not searched or len({call.tool for call in calls}) > 1:
+        if not searched:
             continue
         spec = tool_spec(calls[0].tool)
         thing = f"{'an open' if str(calls[0].arguments.get('state', '')).lower() == 'open' else 'a matching'} " \
@@ -59,8 +53,10 @@ def per_item(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequenc
         have = [(value, call) for value, call in searched.items() if call.rows]
         lack = [value for value, call in searched.items() if not call.rows]
         named = "; ".join(f"{value} ({', '.join(identity(row) for row in call.rows[:3])})" for value, call in have)
-        said = f"{len(have)} of the {len(searched)} {NOUNS[key]} {_has(have)} {thing}" + (f": {named}" if named else "")
-        said += f"; {', '.join(lack)} {_has(lack)} none" if lack and have and reading.ask.shape in ("yes_no", "count") else ""
+        said = f"{len(have)} of the {len(searched)} {NOUNS[key]} {'has' if len(have) == 1 else 'have'} {thing}" + (
+            f": {named}" if named else "")
+        said += f"; {', '.join(lack)} {'has' if len(lack) == 1 else 'have'} none" \
+            if lack and have and reading.ask.shape in ("yes_no", "count") else ""
         facts = [f"{value}: {label(row)}" for value, call in have for row in call.rows[:2]]
         facts += [f"No {thing.split(' ', 1)[1]} found for {', '.join(lack)}"] if lack and reading.ask.shape != "yes_no" else []
         facts += [f"Not searched (the call cap was reached): {', '.join(v for v in items if v not in searched)}"] \
@@ -68,10 +64,6 @@ def per_item(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequenc
         exists = bool(have) if lead and reading.ask.shape == "yes_no" else None
         return PartAnswer(yes_no(exists, said[:1].upper() + said[1:] + "."), facts)
     return None
-
-
-def _has(items: Sequence[Any]) -> str:
-    return "has" if len(items) == 1 else "have"
 
 
 def inside_window(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence], *,
@@ -197,13 +189,20 @@ def write_summary(review: ReviewInput, lexicon: Lexicon) -> tuple[str, list[str]
     for part in _asked(parts, readings):
         results = [result for result in review.results if part.id in result.part.split(",")]
         answer = answer_part(readings[part.id], results, review.results) if part.id in readings else None
-        reason = next((result.error for result in reversed(results) if result.error), None) or (
-            "no tool returned data for it" if results else "no specialist was asked")
-        answers.append(answer or PartAnswer(f"I could not check \"{IDS.sub('…', part.text.rstrip('?. '))}\" ({reason})."))
+        answers.append(answer or _unchecked(part, results))
     ended = (sentence if sentence.endswith((".", "!", "?", "…")) else f"{sentence}."
              for sentence in (answer.sentence.rstrip() for answer in answers if answer.sentence))
     summary = " ".join(dict.fromkeys(ended))
     return summary, list(dict.fromkeys(fact for answer in answers for fact in answer.facts))[:MAX_FACTS]
+
+
+def _unchecked(part: QuestionPart, results: Sequence[TaskResult]) -> PartAnswer:
+    """What could not be checked and why; the part's ids and figures only where a call was made with them."""
+    failed = next((result for result in reversed(results) if result.error and result.status != "unsupported"), None)
+    reason = failed.error if failed else "its tools were not called" if results else "it was not planned"
+    asked = json.dumps([item.arguments for result in results for item in result.evidence]).lower()
+    quoted = QUOTED.sub(lambda match: match.group() if match.group().lower() in asked else "…", part.text.rstrip("?. "))
+    return PartAnswer(f"I could not check \"{quoted}\" ({reason}).")
 
 
 def review_output(review: ReviewInput, lexicon: Lexicon) -> dict:
