@@ -13,11 +13,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opsagent.local_model.reading import ID_RECORDS, INVENTORY_OF, Reading
-from opsagent.tools.catalog import TOOLS, ToolSpec, tool_spec
+from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_CALLS = 6
 ROWS = "__rows__"  # marks a call the previous step's rows complete (a search per item, a record's window)
+KEYS = {kind.key_field: kind.name for kind in RECORDS.values()}
+NESTED = {spec.record: KEYS[item.row_field] for spec in TOOLS for item in spec.filters  # "runs" of "pipelines" are
+          if item.kind == "name" and KEYS.get(item.row_field, spec.record) != spec.record}  # one search, by its key
 CATALOG = {spec.specialist: {other.name for other in TOOLS if other.specialist == spec.specialist} for spec in TOOLS}
 
 
@@ -159,8 +162,10 @@ def _selected(reading: Reading, specs: Sequence[ToolSpec], items: Sequence[Const
         named |= {"Azure"} if any(item.key == "service" for item in items) else set()
         return [spec for spec in checks if spec.platform in named] or checks
     rest = [spec for spec in specs if spec.record not in {other.record for other in lookups}]
-    kinds = [kind for kind in reading.named if any(spec.record == kind for spec in rest)]
-    groups = [[spec for spec in rest if spec.record == kind] for kind in kinds] if len(kinds) > 1 else [rest]
+    kinds = [kind for kind in reading.named if any(spec.record == kind for spec in rest) and NESTED.get(kind) not in
+             reading.named]
+    groups = [[spec for spec in rest if kind in (spec.record, NESTED.get(spec.record))] for kind in kinds] \
+        if len(kinds) > 1 else [rest]
     return lookups + [best for group in groups if (best := _best(group, items, _one_record(reading)))]
 
 

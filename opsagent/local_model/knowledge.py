@@ -55,8 +55,7 @@ def load_knowledge_file(path: Path = KNOWLEDGE_FILE) -> KnowledgeFile:
     try:
         return KnowledgeFile.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER))
     except ValidationError as error:
-        first = error.errors()[0]
-        raise ValueError(f"{path}: {'.'.join(str(part) for part in first['loc'])}: {first['msg']}") from None
+        raise ValueError(f"{path}: {'.'.join(map(str, error.errors()[0]['loc']))}: {error.errors()[0]['msg']}") from None
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,7 @@ def _task_text(reading: Reading, later: bool, platform: str = "") -> str:
 def action_reading(analysis: QuestionAnalysis) -> Reading | None:
     """A request to act, read as the look-up of the records it names (the latest state of each)."""
     action = analysis.action
-    targets = [item for item in analysis.entities if item.usable and action and item.value in action.targets]
-    if not action or not targets:
+    if not (targets := [item for item in analysis.entities if item.usable and action and item.value in action.targets]):
         return None
     scope = analysis.model_copy(update={"entities": targets, "filters": [], "times": [], "record_windows": []})
     records = tuple(entity_records(scope))
