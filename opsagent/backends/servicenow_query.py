@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from opsagent.backends.tickets import AssigneeFilter, ChangeOrder, ChangeQuery, IncidentOrder, IncidentQuery
+from opsagent.backends.tickets import AssigneeFilter, ChangeQuery, ChangeSort, IncidentOrder, IncidentQuery
 
 INCIDENT_STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
 CHANGE_STATES = {
@@ -31,7 +31,7 @@ _CHANGE_CODES = {label: code for code, label in CHANGE_STATES.items()}
 _INCIDENT_ORDER: dict[IncidentOrder, str] = {
     "newest": "ORDERBYDESCopened_at", "oldest": "ORDERBYopened_at", "priority": "ORDERBYpriority^ORDERBYDESCopened_at",
 }
-_CHANGE_ORDER: dict[ChangeOrder, str] = {"latest": "ORDERBYDESCstart_date", "earliest": "ORDERBYstart_date"}
+_CHANGE_ORDER: dict[ChangeSort, str] = {"latest": "ORDERBYDESCstart_date", "earliest": "ORDERBYstart_date"}
 
 
 def encode_incident_query(query: IncidentQuery) -> str:
@@ -61,6 +61,8 @@ def encode_change_query(query: ChangeQuery) -> str:
         parts.append(f"start_date<={format_datetime(query.window_end)}")
     if query.window_start is not None:
         parts.append(f"end_date>={format_datetime(query.window_start)}")
+    if query.starts_after is not None:
+        parts.append(f"start_date>={format_datetime(query.starts_after)}")
     parts += _name_filters(None, query.configuration_item)
     parts += _assignee_filter(query)
     parts += _text_filter(query.text)

@@ -22,8 +22,11 @@ Priority = Annotated[int, Field(ge=1, le=5)]
 """1 Critical, 2 High, 3 Moderate, 4 Low, 5 Planning."""
 IncidentOrder = Literal["newest", "oldest", "priority"]
 """Newest opened first, oldest opened first, or most urgent first (then newest)."""
-ChangeOrder = Literal["latest", "earliest"]
-"""Latest planned start first, or earliest planned start first."""
+ChangeSort = Literal["latest", "earliest"]
+"""How a backend sorts changes: latest planned start first, or earliest planned start first."""
+ChangeOrder = Literal["latest", "earliest", "next"]
+"""The order a caller asks for: a sort, or ``next`` — what is coming up: planned windows from now on, the
+soonest first (a sort plus a window, resolved by the tools)."""
 
 
 class Incident(BaseModel):
@@ -131,9 +134,11 @@ class ChangeQuery(AssigneeFilter):
     approvals: list[Approval] | None = Field(default=None, min_length=1)
     window_start: datetime | None = None
     window_end: datetime | None = None
+    starts_after: datetime | None = None
+    """Only changes whose planned window starts at or after this moment ("what's next up")."""
     configuration_item: str | None = None
     text: str | None = None
-    order: ChangeOrder = "latest"
+    order: ChangeSort = "latest"
     limit: int = Field(default=20, ge=1)
 
 

@@ -90,6 +90,8 @@ class ClarifyRequest(BaseModel):
 
     trail: RunTrail
     reason: str = ""
+    offline_unread: list[str] = Field(default_factory=list)
+    """The words the offline model could not read (the planner's decision), carried to the answer's metadata."""
 
 
 class ExecutionPlan(BaseModel):

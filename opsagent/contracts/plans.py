@@ -10,6 +10,7 @@ from collections.abc import Collection
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 Route = Literal["reject", "clarify", "execute"]
 AGENTS_CONTEXT_KEY = "agents"
@@ -83,6 +84,8 @@ class UserModeOutput(BaseModel):
     plan_reason: str = ""
     confidence: float = Field(default=1.0, ge=0.0, le=1.0,
                               description="how sure the planner is that it understood the question")
+    offline_unread: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    """Set only by the offline rules model: the words it could not read (never in a real model's schema)."""
 
 
 class ReviewModeOutput(BaseModel):

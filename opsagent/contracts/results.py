@@ -80,6 +80,9 @@ class AnswerMetadata(BaseModel):
     lookups: list[ToolEvidence] = Field(default_factory=list)
     """Reads made outside the plan: the searches behind a question back's options."""
     reject_reason: str = ""
+    offline_unread: list[str] = Field(default_factory=list)
+    """The words the offline demo model could not read, when it asked back instead of guessing (real
+    models never set it)."""
     limitations: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     model: str = ""

@@ -95,6 +95,8 @@ class ClarifyInput(BaseModel):
     candidates: list[str] = Field(default_factory=list)
     candidates_label: str = ""
     """What the candidates are ("changes awaiting approval"), for the question back."""
+    unread: list[str] = Field(default_factory=list)
+    """The words the offline model's planner could not read (empty for real models)."""
     specialists: list[SpecialistInfo]
 
 

@@ -68,7 +68,11 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     relative = list(find_record_windows(text))
     times = [item for item in find_times(text, now)  # "the 2 hours after the change" is not "the last 2 hours"
              if not any(item.span.start >= window.span.start and item.span.end <= window.span.end for window in relative)]
-    filters = sorted([*find_filters(text), *catalog_filters(text, entities)], key=lambda item: item.span.start)
+    values = find_filters(text)
+    # a catalog filter never reuses a value's words: "priority 1" is a priority, not an order by priority
+    extra = [item for item in catalog_filters(text, entities)
+             if not any(item.span.start < value.span.end and value.span.start < item.span.end for value in values)]
+    filters = sorted([*values, *extra], key=lambda item: item.span.start)
     asks = find_asks(text, entities)
     intent, action = read_intent(text, asks=asks, entities=entities, has_window=bool(times or relative),
                                  has_filter=bool(filters), has_history=bool(history))

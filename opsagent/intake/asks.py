@@ -100,6 +100,8 @@ def _phrase_records(low: str) -> list[tuple[str, str]]:
     """(phrase, record) for each vocabulary phrase in ``low`` that only one record kind uses."""
     found: dict[str, set[str]] = {}
     for vocabulary in VOCABULARIES.values():
+        if vocabulary.role != "value":  # "latest" orders incidents and runs alike: it names no kind
+            continue
         for match, _ in vocabulary.find(low):
             found.setdefault(match.group().lower(), set()).add(vocabulary.record)
     return [(phrase, next(iter(records))) for phrase, records in found.items() if len(records) == 1]

@@ -1,31 +1,28 @@
 """``LLM_PROVIDER=local``: a deterministic rules model behind MAF's ordinary chat-client interface.
 
-It plays every role through the same agents, workflows and tools as a real model: plans and
-verdicts are JSON text that validates against the role's output model, specialists emit real
-function calls that MAF's function-invocation layer executes, then answer from the results.
-It reads only the typed role input the workflow attaches to its messages, never the prompt text.
-No network, no weights, no randomness; it names itself ``local-rules`` in every response.
+It plays every role through the same agents, workflows and tools as a real model (JSON plans and verdicts,
+real function calls), reading only the typed role input on the messages, never the prompt text.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_framework import (
-    BaseChatClient,
-    ChatMiddlewareLayer,
-    ChatResponse,
-    ChatResponseUpdate,
-    FunctionInvocationLayer,
-    Message,
-)
+from agent_framework import (BaseChatClient, ChatMiddlewareLayer, ChatResponse, ChatResponseUpdate, Content,
+                             FunctionInvocationLayer, Message)
 
-from opsagent.local_model.knowledge import KNOWLEDGE_FILE, load_knowledge_file
-from opsagent.local_model.roles import Responder
+from opsagent.contracts.role_inputs import (ClarifyInput, PlannerInput, ReplanInput, ReviewInput, SpecialistInput,
+                                            read_role_input)
+from opsagent.local_model.answer import review_output
+from opsagent.local_model.knowledge import KNOWLEDGE_FILE, Lexicon, load_knowledge_file
+from opsagent.local_model.planner import clarify_output, decide, review_mode_output, triage_output, user_mode_output
+from opsagent.local_model.specialist import specialist_reply
 
 MODEL_ID = "local-rules"
+NO_INPUT = "I am OpsAgent's offline rules model; I only answer requests that come through its workflow."
 
 
 class LocalChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
@@ -34,25 +31,37 @@ class LocalChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClie
     OTEL_PROVIDER_NAME = "local"
 
     def __init__(self, *, knowledge_file: Path = KNOWLEDGE_FILE, **kwargs: Any) -> None:
-        """
-        Args:
-            knowledge_file: the validated rules file (``knowledge.yaml``); a bad key fails here.
-        """
+        """``knowledge_file``: the validated knowledge file (``knowledge.yaml``); a bad key fails here."""
         super().__init__(**kwargs)
         self.model_id = MODEL_ID
-        self.responder = Responder(load_knowledge_file(knowledge_file))
+        self.lexicon = Lexicon(load_knowledge_file(knowledge_file))
 
-    def respond(self, messages: Sequence[Message], options: Mapping[str, Any]) -> ChatResponse:
-        """The whole model: deterministic, synchronous and fast (about a millisecond)."""
-        reply = self.responder.reply(list(messages), options)
-        contents = reply if isinstance(reply, list) else [reply]
-        return ChatResponse(
-            messages=Message("assistant", contents), model=MODEL_ID,
-            finish_reason="tool_calls" if isinstance(reply, list) else "stop",
-        )
+    def reply(self, messages: Sequence[Message], options: Mapping[str, Any]) -> str | list[Content]:
+        """The role's reply to its typed input: JSON for planners, review and clarify; calls or lines for a specialist."""
+        role_input, lexicon = read_role_input(messages), self.lexicon
+        match role_input:
+            case PlannerInput():
+                decision = decide(role_input, lexicon)
+                data = triage_output(decision) if role_input.mode == "triage" else user_mode_output(decision)
+            case ReplanInput():
+                data = review_mode_output(role_input)
+            case ClarifyInput():
+                data = clarify_output(role_input, lexicon)
+            case ReviewInput():
+                data = review_output(role_input, lexicon)
+            case SpecialistInput():
+                tools = {tool.name: dict(tool.parameters().get("properties", {})) for tool in options.get("tools") or ()
+                         if hasattr(tool, "parameters")}  # MAF's function tools: name → declared parameters
+                return specialist_reply(role_input, messages, tools, lexicon)
+            case _:
+                return NO_INPUT
+        return json.dumps(data, ensure_ascii=False)
 
     def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Mapping[str, Any], **kwargs: Any):
-        response = self.respond(messages, options)
+        """The whole model: deterministic, synchronous and fast (a few milliseconds)."""
+        reply = self.reply(list(messages), options)
+        response = ChatResponse(messages=Message("assistant", reply if isinstance(reply, list) else [reply]),
+                                model=MODEL_ID, finish_reason="tool_calls" if isinstance(reply, list) else "stop")
         if stream:
             async def updates():
                 for message in response.messages:

@@ -1,35 +1,34 @@
-"""Dynamic triage (user mode) and default triage: reject, clarify, or a step-based plan.
+"""The planner and clarify roles: refuse, ask back with what could not be read, or plan a task per ask.
 
-Order of decisions: refuse (out of scope, help desk, write request) → resolve references from
-the conversation → clarify when something stays unresolved or nothing concrete is named →
-plan the chosen specialists (parallel, or producer → consumer when the asks are chained).
+Off-topic is refused and vague asked back (intake says which); a request to act gets the look-up of what it names,
+an open investigation its runbook, every other ask its tools. One word unread or one constraint no tool applies
+sends the question back with those words and nearby questions the model reads whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 
-from opsagent.contracts.analysis import FilterMention, RecordWindow, RunbookMatch, TimeMention
-from opsagent.contracts.role_inputs import PlannerInput
-from opsagent.local_model.detect import (
-    Analysis, TypoFixer, analyse, with_filters, with_record_windows, with_then_asks,
-)
-from opsagent.local_model.knowledge import Knowledge
-from opsagent.local_model.policy import is_vague_ops, refusal
-from opsagent.local_model.references import Resolution, Turn, resolve
-from opsagent.local_model.shape import (
-    consumer_question, deeper_split, dependency, has_dependency_cue, polish, question_for, target_questions,
-)
+from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
+from opsagent.contracts.role_inputs import ClarifyInput, PlannerInput, ReplanInput, SpecialistInfo
+from opsagent.local_model.calls import CATALOG, choose, constraints
+from opsagent.local_model.knowledge import Lexicon
+from opsagent.local_model.reading import Reading, entity_records, read_question
+from opsagent.local_model.templates import IDS
+from opsagent.tools.catalog import TOOLS, tool_spec
+from opsagent.tools.vocabularies import VOCABULARIES
 
-KIND_NAMES = {
-    "any": "something", "pipeline": "a pipeline", "run_id": "a pipeline run", "change": "a change request",
-    "incident": "an incident",
-}
-OUT_OF_SCOPE = (
-    "That request is outside what OpsAgent can help with: I answer questions about ServiceNow incidents "
-    "and changes, Data Factory pipeline runs and platform health (Databricks, Snowflake, Azure)."
-)
+OUT_OF_SCOPE = ("That is outside what OpsAgent does: I answer questions about ServiceNow incidents and changes, "
+                "Data Factory pipeline runs and platform health (Databricks, Snowflake, Azure).")
+VAGUE = "The question points at something it does not name."
+UNREAD = "The offline demo model could not read every word of the question."
+MAX_OPTIONS = 4
+GENERAL = ("Which pipelines failed in the last 24 hours?", "Which open incidents have priority 1?",
+           "Is Databricks healthy right now?", "Which changes are waiting for approval?")
+PLURALS = {"incident": "incidents", "change": "changes", "pipeline": "pipelines", "run": "runs"}
+NAME_WORDS = {"configuration_item": "on", "assignment_group": "for", "factory": "in", "region": "in", "azure_service": "for"}
 
 
 @dataclass(frozen=True)
@@ -37,8 +36,7 @@ class Task:
     step: int
     agent: str
     question: str
-    standalone: str = ""
-    """For a step-2 task: the same ask without the previous step (the single-step triage uses it)."""
+    part: str
 
 
 @dataclass(frozen=True)
@@ -46,131 +44,184 @@ class Decision:
     route: str
     reason: str = ""
     tasks: tuple[Task, ...] = ()
-    question: str = ""
-    unresolved: tuple[str, ...] = field(default=())
-    confidence: float = 1.0
+    parts: tuple[tuple[str, str], ...] = ()
+    unread: tuple[str, ...] = ()
 
 
-def decide(role_input: PlannerInput, knowledge: Knowledge, fixer: TypoFixer) -> Decision:
-    """The user-mode decision for the latest question, given the conversation before it."""
-    analysis = role_input.analysis
-    question = analysis.resolved_question
-    if analysis.intent == "off_topic":  # nothing in it names a record, a value or an operations word
-        return Decision("reject", OUT_OF_SCOPE, question=question)
-    if analysis.follow_up is not None or analysis.references:  # intake already wrote the whole question
-        history: list[Turn] = []
-    else:
-        history = [Turn(item.role, item.content) for item in role_input.history if item.role in ("user", "assistant")]
-    registered = {item.name for item in role_input.specialists}
-    return decide_question(question, history, knowledge, fixer, role_input.max_tasks, times=analysis.times,
-                           runbook=next(iter(analysis.runbooks), None), registered=registered,
-                           record_windows=analysis.record_windows, filters=analysis.filters,
-                           acting=analysis.intent == "action")
+def decide(role_input: PlannerInput, lexicon: Lexicon) -> Decision:
+    """Reject, ask back, or plan: the decision for the latest question."""
+    analysis, tools = role_input.analysis, {item.name: set(item.tools) for item in role_input.specialists}
+    if analysis.intent in ("off_topic", "vague"):
+        return Decision("reject", OUT_OF_SCOPE) if analysis.intent == "off_topic" else Decision("clarify", VAGUE)
+    if analysis.action is not None:  # the product says it cannot act; the plan looks up what it names
+        reading = action_reading(analysis)
+        return plan([reading], tools) if reading else Decision("reject", "The request names no record to look up.")
+    latest = next((item.content for item in reversed(role_input.history) if item.role == "user"), "")
+    readings = read_question(analysis, lexicon, latest)
+    asks = sum(not reading.scene for reading in readings)  # an open investigation; specific asks get their own
+    followed = _runbook(analysis, tools) if analysis.runbooks and asks <= 1 else None
+    return followed or plan(readings, tools, max_tasks=role_input.max_tasks, specialists=role_input.specialists)
 
 
-def decide_question(question: str, history: Sequence[Turn], knowledge: Knowledge, fixer: TypoFixer,
-                    max_tasks: int = 8, *, times: Sequence[TimeMention] = (), runbook: RunbookMatch | None = None,
-                    registered: Collection[str] = (), record_windows: Sequence[RecordWindow] = (),
-                    filters: Sequence[FilterMention] = (), acting: bool = False) -> Decision:
-    def understood(text: str) -> Analysis:
-        """The rules' reading of ``text``, with what intake found that the words alone do not show."""
-        read = with_then_asks(with_record_windows(analyse(text, knowledge, fixer, times), record_windows))
-        return with_filters(read, filters, knowledge)
-
-    first = understood(question)
-    # a request to act (read by intake) is answered with the records it names, never executed
-    refused = None if acting else refusal(first, knowledge.policy)
-    if refused:
-        return Decision("reject", refused.reason, question=first.text)
-    dependent = len(first.selected) >= 2 and has_dependency_cue(first.text, knowledge)
-    resolution: Resolution = resolve(question, history, knowledge, fixer, dependent=dependent, analysis=first)
-    if resolution.unresolved:
-        names = " or ".join(KIND_NAMES.get(kind, kind) for kind in resolution.unresolved)
-        return Decision("clarify", f"The question refers to {names} that the conversation does not name.",
-                        question=resolution.text, unresolved=resolution.unresolved)
-    analysis = understood(resolution.text) if resolution.text != first.text else first
-    if not analysis.selected:
-        if is_vague_ops(analysis, knowledge.policy) or any(analysis.scores.values()):  # in scope, but unclear
-            return Decision("clarify", "The question is about operations but names no system, ticket, "
-                            "pipeline or platform.", question=analysis.text, confidence=0.3)
-        return Decision("reject", OUT_OF_SCOPE, question=analysis.text)
-    tasks = plan_tasks(analysis, knowledge)[:max_tasks]
-    followed = runbook_tasks(runbook, tasks, registered)[:max_tasks] if runbook else []
-    if followed:
-        return Decision("execute", f"Following the runbook \"{runbook.title}\" ({runbook.intent})", tuple(followed),
-                        question=analysis.text)
-    return Decision("execute", plan_reason(tasks, resolution), tasks, question=analysis.text)
+def _vague(reading: Reading) -> bool:
+    """Names a kind of record and nothing about which ("status?", "any issues?")."""
+    return not (constraints(reading) or reading.unread or reading.after or reading.cues - {"state", "many"}
+                or reading.rank)
 
 
-def runbook_tasks(runbook: RunbookMatch, own: Sequence[Task], registered: Collection[str]) -> list[Task]:
-    """The runbook's steps as the plan, for an open investigation ("X keeps failing, can you look
-    into it?"): a question with several specific asks gets those answered instead."""
-    steps = [item for item in runbook.steps if item.specialist in registered]
-    if not steps or len(own) > 1:  # specific asks ("is there an incident, and what does X say?") come first
-        return []
-    first = min(item.step for item in steps)
-    return [Task(item.step - first + 1, item.specialist, item.ask, standalone=item.ask) for item in steps]
+def _uncatalogued(reading: Reading, specialists: Sequence[SpecialistInfo]) -> str | None:
+    """A registered specialist the catalog does not describe, picked by two or more words of its description
+    in an ask the catalog cannot read whole: adding one stays a YAML file, its tools and a registry line."""
+    words, known = set(re.findall(r"[a-z]{4,}", reading.ask.text.lower())), {spec.specialist for spec in TOOLS}
+    score, name = max(((len(words & set(re.findall(r"[a-z]{4,}", item.description.lower()))), item.name)
+                       for item in specialists if item.name not in known and reading.unread), default=(0, ""))
+    return name if score >= 2 else None
 
 
-def plan_tasks(analysis: Analysis, knowledge: Knowledge) -> list[Task]:
-    """Tasks for every chosen specialist: producers and independent asks in step 1, consumers in 2."""
-    chosen = analysis.selected
-    link = dependency(analysis, chosen, knowledge)
-    if len(chosen) == 1 and (split := deeper_split(analysis, chosen[0], knowledge)) is not None:
-        first, then = split
-        return [Task(1, chosen[0], polish(first)),
-                Task(2, chosen[0], polish(f"{then} — based on the previous step: {polish(first).rstrip('.?')}"),
-                     standalone=polish(then))]
-    tasks: list[Task] = []
-    for name in chosen:
-        if link and name in link.consumers:
-            tasks.append(Task(2, name, consumer_question(analysis, name, link.producer, knowledge),
-                              standalone=question_for(analysis, name, knowledge)))
+def plan(readings: Sequence[Reading], tools: Mapping[str, Collection[str]], *, max_tasks: int = 8,
+         specialists: Sequence[SpecialistInfo] = ()) -> Decision:
+    """A task per ask and specialist: step 1, or the step after the ask (or the record) it builds on."""
+    if readings and all(_vague(reading) for reading in readings):
+        return Decision("clarify", VAGUE)
+    unread, tasks, steps, made = [reading.ask.text for reading in readings if _vague(reading)], [], {}, {}
+    for reading in readings:
+        if other := _uncatalogued(reading, specialists):
+            tasks.append(Task(1, other, reading.ask.text, reading.id))
             continue
-        split = target_questions(analysis, name, knowledge)
-        questions = split or [question_for(analysis, name, knowledge)]
-        tasks += [Task(1, name, text) for text in questions]
-    return sorted(tasks, key=lambda task: task.step)
+        chosen = choose(reading, tools)
+        unread += [*reading.unread, *chosen.unapplied, *([] if chosen.choices or reading.unread else [reading.ask.text])]
+        base, producers = steps.get(reading.after, 0) + 1, any(not choice.needs_rows for choice in chosen.choices)
+        for choice in chosen.choices:  # a task each, a platform check each; the same calls for two asks once
+            step = base + 1 if choice.needs_rows and not reading.after and producers else base
+            checks = [spec.platform for call in choice.calls if (spec := tool_spec(call.tool)) and spec.platform
+                      in reading.entities("platform")]
+            for platform in checks if len(checks) > 1 else [""]:
+                key = (step, choice.specialist, platform or str([(call.tool, call.arguments) for call in choice.calls]))
+                if key in made:
+                    tasks[made[key]] = replace(tasks[made[key]], part=f"{tasks[made[key]].part},{reading.id}")
+                else:
+                    made[key] = len(tasks)
+                    tasks.append(Task(step, choice.specialist, _task_text(reading, step > 1, platform), reading.id))
+        steps[reading.id] = max((task.step for task in tasks if reading.id in task.part.split(",")), default=base)
+    if unread or not tasks:
+        return Decision("clarify", UNREAD, unread=tuple(dict.fromkeys(unread)))
+    parts = tuple(dict.fromkeys((reading.id, reading.ask.text) for reading in readings
+                                if any(reading.id in task.part.split(",") for task in tasks)))
+    agents = ", ".join(dict.fromkeys(task.agent for task in tasks))
+    return Decision("execute", f"Read every ask from the catalog's tools: {agents}, {len(tasks)} task(s).",
+                    tuple(sorted(tasks, key=lambda task: task.step))[:max_tasks], parts)
 
 
-def plan_reason(tasks: Sequence[Task], resolution: Resolution) -> str:
-    agents = list(dict.fromkeys(task.agent for task in tasks))
-    steps = max(task.step for task in tasks)
-    shape = "in sequence, step 2 using step 1's results" if steps > 1 else (
-        "in parallel" if len(tasks) > 1 else "as a single task")
-    prefix = "Resolved the reference from the conversation; " if resolution.from_history else ""
-    return f"{prefix}asking {', '.join(agents)} {shape}."
+def _task_text(reading: Reading, later: bool, platform: str = "") -> str:
+    """The ask, with what its pronoun points at when that came from an earlier turn, or the platform to check."""
+    about = ", ".join(dict.fromkeys(item.value for item in reading.extra if item.span.end == 0)) or platform
+    text = reading.ask.text.rstrip(" ?.") + (f" (about {about})" if about else "")
+    return f"{text} (using the previous step's results)" if later else f"{text}?"
 
 
-def _parts(tasks: Sequence[Task]) -> list[dict]:
-    """One part per task: the clause of the question that task answers."""
-    return [{"id": f"p{index}", "text": task.standalone or task.question} for index, task in enumerate(tasks, start=1)]
+def action_reading(analysis: QuestionAnalysis) -> Reading | None:
+    """A request to act, read as the look-up of the records it names (the latest state of each)."""
+    action = analysis.action
+    if not (targets := [item for item in analysis.entities if item.usable and action and item.value in action.targets]):
+        return None
+    scope = analysis.model_copy(update={"entities": targets, "filters": [], "times": [], "record_windows": []})
+    records = tuple(entity_records(scope))
+    return Reading(ask=Ask(id="p1", text=action.text, span=Span(start=0, end=0), shape="record"), scope=scope,
+                   records=records, named=records, cues=frozenset({"latest"}))
+
+
+def _runbook(analysis: QuestionAnalysis, tools: Mapping[str, Collection[str]]) -> Decision | None:
+    """The matched runbook's steps as the plan, each step a part of its own."""
+    runbook = analysis.runbooks[0]
+    steps = [item for item in runbook.steps if item.specialist in tools]
+    if not steps:
+        return None
+    first = min(item.step for item in steps)
+    tasks = tuple(Task(item.step - first + 1, item.specialist, item.ask, f"r{index}")
+                  for index, item in enumerate(steps, start=1))
+    return Decision("execute", f"Following the runbook \"{runbook.title}\" ({runbook.intent})", tasks,
+                    tuple((task.part, task.question) for task in tasks))
 
 
 def user_mode_output(decision: Decision) -> dict:
-    """``UserModeOutput`` as a JSON-ready dict."""
-    return {
-        "should_reject": decision.route == "reject",
-        "reject_reason": decision.reason if decision.route == "reject" else "",
-        "clarify": decision.route == "clarify",
-        "parts": _parts(decision.tasks),
-        "plan": [{"step": task.step, "agent": task.agent, "question": task.question, "part": f"p{index}"}
-                 for index, task in enumerate(decision.tasks, start=1)],
-        "plan_reason": decision.reason if decision.route != "reject" else "",
-        "confidence": decision.confidence,
-    }
+    """``UserModeOutput`` as a JSON-ready dict (``offline_unread`` is this model's own field)."""
+    rejected = decision.route == "reject"
+    return {"should_reject": rejected, "reject_reason": decision.reason if rejected else "",
+            "clarify": decision.route == "clarify", "offline_unread": list(decision.unread),
+            "parts": [{"id": part, "text": text} for part, text in decision.parts],
+            "plan": [asdict(task) for task in decision.tasks], "plan_reason": "" if rejected else decision.reason}
 
 
 def triage_output(decision: Decision) -> dict:
-    """``TriageOutput``: one self-contained question per specialist, all in parallel (or a refusal)."""
+    """``TriageOutput``: one task per specialist, all at once; what needs an earlier step is left out."""
     if decision.route != "execute":
-        reason = decision.reason if decision.route == "reject" else (
-            f"{decision.reason} Please name the system, ticket, pipeline or platform you mean.")
+        reason = decision.reason if decision.route == "reject" or not decision.unread else _unread(decision.unread)
         return {"should_reject": True, "reject_reason": reason, "tasks": [], "reason": ""}
-    merged: dict[str, list[tuple[str, str]]] = {}
-    for index, task in enumerate(decision.tasks, start=1):  # no step 2 here: a dependent ask must stand on its own
-        merged.setdefault(task.agent, []).append((task.standalone or task.question, f"p{index}"))
-    tasks = [{"agent": agent, "question": " ".join(dict.fromkeys(q for q, _ in asks)),
-              "part": ",".join(p for _, p in asks)} for agent, asks in merged.items()]
-    return {"should_reject": False, "reject_reason": "", "parts": _parts(decision.tasks), "tasks": tasks,
+    merged: dict[str, list[Task]] = {}
+    for task in (task for task in decision.tasks if task.step == 1):
+        merged.setdefault(task.agent, []).append(task)
+    return {"should_reject": False, "parts": [{"id": part, "text": text} for part, text in decision.parts],
+            "tasks": [{"agent": agent, "question": " ".join(dict.fromkeys(task.question for task in items)),
+                       "part": ",".join(dict.fromkeys(task.part for task in items))} for agent, items in merged.items()],
             "reason": decision.reason}
+
+
+def review_mode_output(role_input: ReplanInput) -> dict:
+    """``ReviewModeOutput``: the retryable parts' tasks (and the later steps on them) again, else a reasoned refusal."""
+    retry = {gap.part for gap in role_input.gaps if gap.retryable}
+    again = [result for result in role_input.results if retry & set(result.part.split(","))]
+    later = [result for result in role_input.results if again and result.step > min(r.step for r in again)]
+    tasks = [result.model_dump(include={"step", "agent", "question", "part"})
+             for result in {id(result): result for result in [*again, *later]}.values()]
+    if tasks:
+        return {"accept_review": True, "new_plan": tasks, "rejection_reason": ""}
+    reasons = "; ".join(f"{gap.part}: {gap.reason}" for gap in role_input.gaps) or "no gap a retry can fill"
+    return {"accept_review": False, "new_plan": [], "rejection_reason": f"Declined the retry: {reasons}."}
+
+
+def rebuilt(reading: Reading, unapplied: Sequence[str]) -> str | None:
+    """"Which open P1 incidents for Data Platform Ops in the last 24 hours?": what the ask said that its kind's
+    tools apply (checked by the catalog as the planner would), and more than the kind of record."""
+    if "health" in reading.records and (platforms := reading.entities("platform")):
+        region = [item for item in reading.entities("region") if item not in unapplied]
+        return f"Is {platforms[0]} healthy{' in ' + region[0] if region else ''} right now?"
+    failed = "run" in reading.records and not {"incident", "change"} & set(reading.records)
+    kind = "run" if failed else next((kind for kind in reading.records if kind in PLURALS), "")
+    names = [item for item in reading.scope.entities if item.usable and item.kind in NAME_WORDS
+             and not IDS.search(item.value)]  # no id: nothing looked them up, and they answer nothing nearby
+    kept = reading.scope.model_copy(update={"record_windows": [], **{
+        name: [item for item in items if item.text not in unapplied]
+        for name, items in (("filters", reading.scope.filters), ("entities", names), ("times", reading.scope.times[:1]))}})
+    narrowed = Reading(ask=reading.ask, scope=kept, records=(kind,), named=(kind,), values=tuple(
+        item for item in reading.values if VOCABULARIES[item[0]].record == kind))
+    if not kind or not constraints(narrowed) or choose(narrowed, CATALOG).unapplied:
+        return None
+    words = [*(item.text for item in kept.filters), "pipelines failed" if failed else PLURALS[kind],
+             *(f"{NAME_WORDS[item.kind]} {item.value}" for item in kept.entities), *(item.text for item in kept.times)]
+    lead = {"count": "How many", "yes_no": "Are there any"}.get(reading.ask.shape, "Which")
+    return f"{lead} {' '.join(words)}?"
+
+
+def options(role_input: ClarifyInput, lexicon: Lexicon) -> list[str]:
+    own = [question for reading in read_question(role_input.analysis, lexicon)
+           if (question := rebuilt(reading, [*reading.unread, *choose(reading, CATALOG).unapplied]))]
+    data = [] if role_input.unread else list(role_input.candidates)
+    return list(dict.fromkeys([*data, *own, *GENERAL]))[:MAX_OPTIONS if data or own else len(GENERAL)]
+
+
+def _unread(words: Sequence[str], options: str = "") -> str:
+    said = ", ".join(dict.fromkeys(f"'{IDS.sub('…', word)}'" for word in words))
+    return f"The offline demo model couldn't read {said}. {options}For free-form questions connect a model — see " \
+           "Models in the README."
+
+
+def clarify_output(role_input: ClarifyInput, lexicon: Lexicon) -> dict:
+    """``ClarifyOutput`` as a JSON-ready dict."""
+    if role_input.unread:
+        request = _unread(role_input.unread, "It can answer questions like these (built from the data and the tools' "
+                                              "filters). ")
+    elif role_input.candidates:
+        request = f"Which one do you mean? Name it, or pick one — {role_input.candidates_label or 'what the data holds now'}:"
+    else:
+        request = "Which record do you mean? Name it (a ticket number, a pipeline, a platform), for example:"
+    return {"clarification_request": request, "possible_interpretations": options(role_input, lexicon)}

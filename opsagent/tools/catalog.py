@@ -40,8 +40,8 @@ RECORDS: dict[str, RecordKind] = {kind.name: kind for kind in (
     RecordKind(name="pipeline", nouns=("pipeline", "pipelines", "pipe", "pipes", "adf pipeline", "adf pipelines",
                                        "data factory pipeline", "etl", "ingestion"),
                key_field="pipeline_name", time_fields=("last_start", "last_success")),
-    RecordKind(name="run_count", nouns=("count", "counts", "how many runs", "number of runs", "run count",
-                                        "run counts", "tally"),
+    RecordKind(name="run_count", nouns=("how many runs", "number of runs", "run count", "run counts",  # "count" alone
+                                        "runs per pipeline", "runs per factory"),                  # counts anything
                key_field="pipeline_name"),
     RecordKind(name="health", nouns=("health", "status page", "status", "platform", "service health", "component",
                                      "components", "region", "service issue", "service issues", "platform issue",

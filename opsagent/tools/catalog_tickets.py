@@ -83,7 +83,7 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
                  _CI, _TEXT, limit_filter(), _ASSIGNEE,
                  FilterSpec(parameter="order", kind="order", vocabulary="change_order", about="row order", help=(
                      "'latest' (default): the latest planned start first; 'earliest': the earliest planned start "
-                     "first ('what is next up' = state 'open', a window ahead, order 'earliest')")))),
+                     "first; 'next': what is coming up — windows that start from now on, the soonest first")))),
     ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Change request number as listed: CHG and 7 digits ('CHG0000000')"),)),

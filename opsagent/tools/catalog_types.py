@@ -90,6 +90,13 @@ class ToolSpec(BaseModel):
     def filters_of(self, kind: FilterKind) -> tuple[FilterSpec, ...]:
         return tuple(item for item in self.filters if item.kind == kind)
 
+    def taking(self, field: str) -> FilterSpec | None:
+        """The parameter that applies an intake filter (a ``FilterMention.field``): the one of its vocabulary,
+        or for an age bound ("older than two days") the tool's ``duration``."""
+        if field == "age":
+            return next(iter(self.filters_of("duration")), None)
+        return next((item for item in self.filters if item.vocabulary == field), None)
+
     @property
     def is_lookup(self) -> bool:
         """Fetches one record by its id (``get_…``)."""

@@ -91,16 +91,22 @@ def resolve_change_filters(call: ToolCall, asked: ChangeArguments, *, now: datet
     words = [item.words() for item in (states, types, risks, approvals) if item and not item.is_everything]
     if span:
         words.append(f"planned window overlapping {window_words(span)}")
+    upcoming = asked.order == "next"  # "what's next up": windows that start from now on
+    if upcoming:
+        words.append("planned to start from now on")
     words += name_words(configuration_item=asked.configuration_item, text=asked.text)
     assigned_to, unassigned = assignee_filter(call, asked.assigned_to, words)
     query = ChangeQuery(
         states=states.restriction, types=types.restriction if types else None,
         risks=risks.restriction if risks else None, approvals=approvals.restriction if approvals else None,
-        configuration_item=asked.configuration_item, text=asked.text, window_start=span.start if span else None,
-        window_end=span.end if span else None, assigned_to=assigned_to, unassigned=unassigned, order=asked.order,
+        configuration_item=asked.configuration_item, text=asked.text,
+        window_start=span.start if span else None, window_end=span.end if span else None,
+        starts_after=now if upcoming else None,
+        assigned_to=assigned_to, unassigned=unassigned, order="earliest" if asked.order == "next" else asked.order,
         limit=limit,
     )
-    return ResolvedChangeFilters(query, detail(words), f"with the {asked.order} planned start")
+    sort = "earliest" if asked.order == "next" else asked.order
+    return ResolvedChangeFilters(query, detail(words), f"with the {sort} planned start")
 
 
 def assignee_filter(call: ToolCall, value: str | None, words: list[str]) -> tuple[str | None, bool]:

@@ -93,8 +93,13 @@ class Vocabulary(BaseModel):
     @cached_property
     def text_phrases(self) -> tuple[tuple[str, str], ...]:
         """The phrases that mean a value in a sentence: "all" is an argument ("state all"), not a word that
-        means every state when a question says "has it failed at all?"."""
-        return tuple(pair for pair in self.phrases if pair[0] != "all")
+        means every state when a question says "has it failed at all?"; an order or a grouping only in the
+        words written for it."""
+        own = {item.value: set(item.synonyms) for item in self.choices}
+        return tuple(pair for pair in self.phrases if pair[0] != "all" and (
+            # an order or a grouping is said in words ("oldest first", "per pipeline"): its bare value names
+            # a field or a record ("priority 1", "the pipeline it mentions"), not an order
+            self.role == "value" or pair[0] in own.get(pair[1], {pair[0]})))
 
     def lookup(self, text: str) -> str | None:
         """The value or group a whole phrase stands for ("nobody" -> "unassigned"), any case; else ``None``."""
@@ -209,7 +214,8 @@ RUN_STATUS = Vocabulary(
     groups={"active": ("Queued", "InProgress"), "finished": ("Succeeded", "Failed", "Cancelled"),
             "all": get_args(RunStatus)},
     group_synonyms={"active": ("unfinished", "not finished", "running or queued", "queued or running"),
-                    "finished": ("completed", "ended"), "all": ("any status", "all statuses", "every status")},
+                    "finished": ("completed", "finish", "ended"),
+                    "all": ("any status", "all statuses", "every status")},
 )
 HEALTH_STATUS = Vocabulary(
     name="health_status", record="health", row_fields=("status",), negatable=False,
@@ -226,7 +232,8 @@ HEALTH_STATUS = Vocabulary(
 ASSIGNEE = Vocabulary(
     name="assignee", record="incident", row_fields=("assigned_to",), negatable=False,
     choices=(Choice(value="unassigned", label="unassigned", synonyms=(
-        "nobody", "no one", "noone", "not assigned", "unowned", "no assignee", "without an assignee")),),
+        "nobody", "no one", "noone", "not assigned", "unowned", "no assignee", "without an assignee", "no owner",
+        "nobody has picked up", "no one has picked up", "nobody picked up", "not picked up", "nobody owns")),),
 )
 """A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
 Any other value is a person's name as the records write it."""
@@ -242,15 +249,16 @@ CHANGE_ORDER = Vocabulary(
     name="change_order", record="change", row_fields=("start_date",), negatable=False, role="order",
     choices=_choices(get_args(ChangeOrder), {
         "latest": ("latest planned", "furthest out", "last planned"),
-        "earliest": ("earliest", "next up", "soonest", "first planned", "coming next"),
+        "earliest": ("earliest", "first planned", "earliest planned"),
+        "next": ("next up", "up next", "soonest", "coming next", "next planned", "what's next", "whats next"),
     }, value_is_label=True),
 )
 
 RUN_GROUPING = Vocabulary(
     name="run_grouping", record="run", row_fields=("pipeline_name", "factory"), negatable=False, role="grouping",
     choices=_choices(get_args(RunGrouping), {
-        "pipeline": ("per pipeline", "by pipeline", "each pipeline", "pipelines"),
-        "factory": ("per factory", "by factory", "each factory", "data factory", "factories"),
+        "pipeline": ("per pipeline", "by pipeline", "each pipeline", "for each pipeline"),
+        "factory": ("per factory", "by factory", "each factory", "for each factory"),
     }, value_is_label=True),
 )
 

@@ -58,8 +58,8 @@ class ClarifyExecutor(Executor):
         trail = request.trail
         found = await self.candidates(trail.analysis)
         role_input = ClarifyInput(question=trail.question, history=trail.history, analysis=trail.analysis,
-                                  reason=request.reason, candidates=found.questions,
-                                  candidates_label=found.label, specialists=self.specialists)
+                                  reason=request.reason, candidates=found.questions, candidates_label=found.label,
+                                  unread=request.offline_unread, specialists=self.specialists)
         text, error = await ask_for_reply(self.agent, clarify_messages(role_input), timeout_seconds=self.timeout_seconds)
         parsed = parse_model_output(text, ClarifyOutput) if error is None else None
         output = parsed.value if parsed is not None and parsed.value is not None else FALLBACK
@@ -68,4 +68,5 @@ class ClarifyExecutor(Executor):
         answer_text = clarification_text(output)
         await ctx.yield_output(Answer(text=answer_text, summary=answer_text,
                                       metadata=build_metadata(trail, route="clarify", clarification=output,
-                                                               lookups=found.evidence)))
+                                                               lookups=found.evidence,
+                                                               offline_unread=request.offline_unread)))

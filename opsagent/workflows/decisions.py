@@ -83,7 +83,7 @@ def decide_user_mode(reply: PlannerReply, *, agents: Collection[str], max_tasks:
     if isinstance(output, Rejection):
         return output
     if output.clarify:
-        return ClarifyRequest(trail=trail, reason=output.plan_reason)
+        return ClarifyRequest(trail=trail, reason=output.plan_reason, offline_unread=output.offline_unread)
     if not output.plan:
         return _planner_failed(trail, "the plan had no usable tasks")
     if output.confidence < min_confidence:

@@ -20,13 +20,16 @@ from opsagent.intake import analyse_question
 from opsagent.local_model import LocalChatClient
 from opsagent.runtime import Runtime, build_runtime
 from opsagent.settings import Settings, load_settings
+from opsagent.tools.catalog import tool_names, tools_of
 from opsagent.workflows.prompts import specialist_messages
+from tests.tools.conftest import demo_data_dir, demo_sql  # noqa: F401 — the demo SQLite, truth for the answers
 
 NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
 AGENTS = {spec.name for spec in SPECIALISTS}
-REGISTRY = [SpecialistInfo(name="servicenow", description="ServiceNow ITSM — incidents and change requests."),
-            SpecialistInfo(name="log_analytics", description="Azure Data Factory pipeline runs."),
-            SpecialistInfo(name="service_health", description="Platform health — Databricks, Snowflake and Azure.")]
+REGISTRY = [SpecialistInfo(name=name, description=description, tools=list(tool_names(tools_of(name))))
+            for name, description in (("servicenow", "ServiceNow ITSM — incidents and change requests."),
+                                      ("log_analytics", "Azure Data Factory pipeline runs."),
+                                      ("service_health", "Platform health — Databricks, Snowflake and Azure."))]
 
 
 def analysis_of(question: str, history: Sequence[MessageData] = ()) -> QuestionAnalysis:
@@ -74,3 +77,9 @@ def local_runtime(local_settings: Settings) -> Callable[..., Runtime]:
         return build_runtime(local_settings.model_copy(update=overrides), specialists=specialists)
 
     return make
+
+
+@pytest.fixture
+def demo_runtime(local_settings: Settings) -> Callable[[], Runtime]:
+    """A runtime on the local model and the demo data, its clock fixed at ``NOW`` (as the evals run)."""
+    return lambda: build_runtime(local_settings, clock=lambda: NOW)

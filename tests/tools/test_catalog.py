@@ -123,7 +123,7 @@ def test_value_filters_name_their_vocabulary_and_fixed_lists_are_its_values(demo
 @pytest.mark.parametrize(("vocabulary", "phrase", "value"), [
     (ASSIGNEE, "No one", "unassigned"), (ASSIGNEE, "nobody", "unassigned"), (ASSIGNEE, "Dana Ops", None),
     (INCIDENT_ORDER, "longest open", "oldest"), (INCIDENT_ORDER, "Most urgent", "priority"),
-    (CHANGE_ORDER, "next up", "earliest"), (RUN_STATUS, "unfinished", "active"), (RUN_STATUS, "canceled", "Cancelled"),
+    (CHANGE_ORDER, "next up", "next"), (RUN_STATUS, "unfinished", "active"), (RUN_STATUS, "canceled", "Cancelled"),
     (RUN_GROUPING, "per factory", "factory"),
 ])
 def test_the_new_vocabularies_read_the_words_people_write(vocabulary: Vocabulary, phrase: str, value: str | None) -> None:

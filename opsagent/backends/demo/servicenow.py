@@ -15,7 +15,7 @@ from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
 from opsagent.backends.page import Page
 from opsagent.backends.tickets import (
     AssigneeFilter,
-    ChangeOrder,
+    ChangeSort,
     ChangeQuery,
     ChangeRequest,
     Incident,
@@ -33,7 +33,7 @@ _INCIDENT_ORDER: dict[IncidentOrder, str] = {
     "newest": "opened_min DESC, number DESC", "oldest": "opened_min ASC, number ASC",
     "priority": "priority ASC, opened_min DESC, number DESC",
 }
-_CHANGE_ORDER: dict[ChangeOrder, str] = {
+_CHANGE_ORDER: dict[ChangeSort, str] = {
     "latest": "start_min DESC, number DESC", "earliest": "start_min IS NULL, start_min ASC, number ASC",
 }
 
@@ -73,6 +73,8 @@ class DemoServiceNowBackend:
             where.add("start_min < ?", offset(now, query.window_end))
         if query.window_start is not None:
             where.add("end_min > ?", offset(now, query.window_start))
+        if query.starts_after is not None:
+            where.add("start_min >= ?", offset(now, query.starts_after))
         rows, total = self._store.page("change_requests", where, order=_CHANGE_ORDER[query.order], limit=query.limit)
         return Page(items=[_change(row, now) for row in rows], total=total)
 

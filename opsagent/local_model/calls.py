@@ -1,0 +1,256 @@
+"""Which tools answer a reading, with which arguments — from the catalog's declared filters, not wording.
+
+Each constraint (id, name, platform, filter, status, window) meets a tool's filters: an id its kind's look-up, a
+name its inventory filter, a filter or status its vocabulary's parameter, a value the tool always applies
+(``fixed``) or a check on the rows. The tool leaving least out and applying most wins; what none applies is
+**unapplied**.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from opsagent.local_model.reading import ID_RECORDS, INVENTORY_OF, Reading
+from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec
+from opsagent.tools.vocabularies import VOCABULARIES
+
+MAX_CALLS = 6
+ROWS = "__rows__"  # marks a call the previous step's rows complete (a search per item, a record's window)
+KEYS = {kind.key_field: kind.name for kind in reversed(RECORDS.values())}  # the first kind a key names (pipeline, not run_count)
+NESTED = {spec.record: KEYS[item.row_field] for spec in TOOLS for item in spec.filters  # "runs" of "pipelines" are
+          if item.kind == "name" and KEYS.get(item.row_field, spec.record) != spec.record}  # one search, by its key
+CATALOG = {spec.specialist: {other.name for other in TOOLS if other.specialist == spec.specialist} for spec in TOOLS}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    kind: str  # id, name, platform, filter, value, time or record_window
+    key: str
+    value: Any
+    text: str
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The tools one specialist calls for one reading."""
+
+    specialist: str
+    calls: tuple[Call, ...]
+    checks: tuple[tuple[str, str], ...] = ()  # (vocabulary, value) a status no parameter takes: checked on rows
+    deferred: tuple[str, ...] = ()  # kinds looked up from the first rows in a second round ("the change INC… waits for")
+    needs_rows: bool = False
+
+
+@dataclass
+class Chosen:
+    choices: list[Choice] = field(default_factory=list)
+    unapplied: list[str] = field(default_factory=list)
+
+
+def constraints(reading: Reading) -> list[Constraint]:
+    """The ask's ids, names, platforms, filters, values, window and record window (worked out once)."""
+    if "constraints" not in reading.memo:
+        found = [Constraint("id" if item.kind in ("incident", "change", "run_id") else
+                            "platform" if item.kind == "platform" else "name",
+                            INVENTORY_OF.get(item.kind, item.kind), item.value, item.text)
+                 for item in [*reading.scope.entities, *reading.extra] if item.usable]
+        found += [Constraint("filter", item.field, item, item.text) for item in reading.scope.filters]
+        found += [Constraint("value", name, value, value) for name, value in reading.values]
+        found += [Constraint("time", "", item, item.text) for item in reading.scope.times[:1]]
+        found += [Constraint("record_window", "", item, item.text) for item in reading.scope.record_windows[:1]]
+        reading.memo["constraints"] = list({(item.kind, item.key, item.text): item for item in found}.values())
+    return reading.memo["constraints"]
+
+
+def parameter(spec: ToolSpec, kind: str, key: str = "") -> str | None:
+    return next((item.parameter for item in spec.filters if item.kind == kind
+                 and (not key or item.vocabulary == key or item.inventory == key)), None)
+
+
+def _filter(spec: ToolSpec, item: Constraint) -> tuple[str, dict[str, Any]] | None:
+    """A stated filter as parameters; on a looked-up record of its kind, a check of its row."""
+    mention = item.value
+    if mention.field == "priority" and (priority := parameter(spec, "priority", "priority")):
+        match = parameter(spec, "match")
+        exact = "or_higher" if mention.match == "or_higher" or len(mention.values) > 1 else "exactly"
+        return "arg", {priority: max(int(value) for value in mention.values), **({match: exact} if match else {})}
+    taking = spec.taking(mention.field)
+    if taking is not None and taking.kind in ("choice", "person", "order", "duration", "group_by"):
+        return "arg", {taking.parameter: mention.as_argument()}
+    vocab = VOCABULARIES.get(item.key)
+    return ("row", {}) if spec.is_lookup and vocab and vocab.record == spec.record and item.key != "priority" else None
+
+
+def _value(spec: ToolSpec, vocabulary: str, value: str) -> str | None:
+    """"arg", "fixed", "conflict" (it always applies another value), "row" (checked on its rows), or None."""
+    if spec.taking(vocabulary) is not None and vocabulary != "priority":
+        return "arg"
+    if vocabulary in spec.fixed:
+        return "fixed" if spec.fixed[vocabulary].lower() == value.lower() else "conflict"
+    vocab = VOCABULARIES.get(vocabulary)
+    return "row" if vocab and vocab.role == "value" and spec.specialist in {other.specialist for other in TOOLS if other.record == vocab.record} \
+        else None
+
+
+def apply(spec: ToolSpec, item: Constraint) -> tuple[str, dict[str, Any]] | None:
+    """How ``spec`` applies a constraint: ("arg", arguments) or ("row" | "rows" | "fixed" | "select" | "conflict", {})."""
+    if item.kind == "id":
+        key = parameter(spec, "lookup")
+        return ("arg", {key: item.value}) if key and spec.record == ID_RECORDS.get(item.key, "run") else None
+    if item.kind == "name":
+        if name := parameter(spec, "name", item.key) or parameter(spec, "person", item.key):
+            return "arg", {name: item.value}
+        return ("fixed", {}) if str(item.value).lower() in spec.purpose.lower() else None  # "Data Factory" pipelines
+    if item.kind == "platform":
+        return ("select", {}) if spec.platform == item.value else None
+    if item.kind == "filter":
+        return _filter(spec, item)
+    if item.kind == "value":
+        return (how, {}) if (how := _value(spec, item.key, item.value)) else None
+    if item.kind == "time":
+        time, point, window = item.value, parameter(spec, "point"), parameter(spec, "window")
+        if time.point is not None and point:
+            return "arg", {point: time.point.strftime("%Y-%m-%dT%H:%MZ")}
+        return ("arg", {window: time.phrase or time.as_range()}) if window else ("arg", {}) if spec.is_lookup else None
+    return ("rows", {}) if parameter(spec, "window") else None  # a record's window: from the producer's rows
+
+
+def _one_record(reading: Reading) -> bool:
+    """About one record: "why did X fail", "its latest run", "the 4am run", "is X still failing", "has X finished"."""
+    named = any(item.kind == "name" for item in constraints(reading))
+    return reading.ask.shape in ("why", "record", "when") or bool(reading.cues & {"latest", "cause"}) or any(
+        item.point is not None for item in reading.scope.times) or ("now" in reading.cues and named) or (
+        # "has pl_x finished?", "did pl_x fail?": no time, so its state — the latest run
+        reading.ask.shape == "yes_no" and named and not reading.scope.times and bool(reading.values))
+
+
+def _candidates(reading: Reading, offered: Collection[str]) -> list[ToolSpec]:
+    """Tools of the ask's records; one with a fixed value only when the ask names it ("failed" runs), not for a
+    state now; a look-up only for an id, or for a name when one record is asked about."""
+    items = constraints(reading)
+    ids, names = ({item.key for item in items if item.kind == kind} for kind in ("id", "name"))
+    return [spec for spec in TOOLS if spec.name in offered and spec.record in reading.records
+            and all((vocabulary, value) in reading.values for vocabulary, value in spec.fixed.items())
+            and not (spec.fixed and "now" in reading.cues) and (spec.record in reading.named or spec.fixed)
+            and (not spec.is_lookup or any(ID_RECORDS.get(kind, "run") == spec.record for kind in ids)
+                 or _one_record(reading) and any(parameter(spec, "name", name) for name in names))]
+
+
+def _best(specs: Iterable[ToolSpec], items: Sequence[Constraint], one: bool) -> ToolSpec | None:
+    """Fewest constraints left out, a look-up for one record, most applied by parameters, fewest left to checks."""
+    scored = []
+    for index, spec in enumerate(specs):
+        applied = [apply(spec, item) for item in items]
+        if not any(how and how[0] == "conflict" for how in applied):
+            strong = sum(1 for how in applied if how and how[0] in ("arg", "fixed", "select", "rows"))
+            scored.append(((-applied.count(None), int(spec.is_lookup == one), strong,
+                            -sum(1 for how in applied if how and how[0] == "row")), -index, spec))
+    return max(scored, key=lambda item: item[:2])[2] if scored else None
+
+
+def _selected(reading: Reading, specs: Sequence[ToolSpec], items: Sequence[Constraint]) -> list[ToolSpec]:
+    """A look-up per id kind; a health check per platform named (all, if none); else the best listing, one
+    per kind the ask names when it names several ("incidents and changes on vm-shir-01")."""
+    lookups = [spec for spec in specs if spec.is_lookup and any(item.kind == "id" and apply(spec, item) for item in items)]
+    if checks := [spec for spec in specs if spec.platform]:
+        named = {item.value for item in items if item.kind == "platform"}
+        named |= {"Azure"} if any(item.key == "service" for item in items) else set()
+        return [spec for spec in checks if spec.platform in named] or checks
+    rest = [spec for spec in specs if spec.record not in {other.record for other in lookups}]
+    kinds = [kind for kind in reading.named if any(spec.record == kind for spec in rest) and NESTED.get(kind) not in
+             reading.named]
+    groups = [[spec for spec in rest if kind in (spec.record, NESTED.get(spec.record))] for kind in kinds] \
+        if len(kinds) > 1 else [rest]
+    return lookups + [best for group in groups if (best := _best(group, items, _one_record(reading)))]
+
+
+def _calls(spec: ToolSpec, items: Sequence[Constraint], reading: Reading) -> tuple[list[Call], set[int], list]:
+    """One tool's calls (one per id for a look-up), the constraints they apply and the checks of their rows."""
+    arguments: dict[str, Any] = {ROWS: True} if reading.after else {}
+    ids, applied, checks = [], set(), []
+    for index, item in enumerate(items):
+        if (how := apply(spec, item)) is None:
+            continue
+        applied.add(index)
+        if item.kind == "id":
+            ids.append(how[1])
+        elif how[0] in ("rows", "row"):
+            arguments |= {ROWS: True} if how[0] == "rows" else {}
+            checks += [(item.key, item.value.as_argument() if item.kind == "filter" else item.value)] if how[0] == "row" else []
+        elif item.kind == "value" and (taking := spec.taking(item.key)) is not None:
+            arguments[taking.parameter] = ",".join(filter(None, (arguments.get(taking.parameter), item.value)))
+        else:
+            arguments |= how[1]
+    state = next((item for item in spec.filters if item.kind == "choice" and item.vocab() and "all" in item.vocab().groups),
+                 None)
+    if "opened" in reading.cues and parameter(spec, "window") in arguments and state and state.parameter not in arguments:
+        arguments[state.parameter] = "all"  # "incidents opened over the weekend": whatever their state now
+    return [Call(spec.name, {**arguments, **each}) for each in ids] or [Call(spec.name, arguments)], applied, checks
+
+
+def choose(reading: Reading, offered: Mapping[str, Collection[str]]) -> Chosen:
+    """The tools each specialist (``offered``: → tool names) calls for ``reading``, and what none applies."""
+    key = ("choose", tuple((name, tuple(sorted(tools))) for name, tools in offered.items()))
+    if key not in reading.memo:
+        reading.memo[key] = _choose(reading, offered)
+    return reading.memo[key]
+
+
+def _choose(reading: Reading, offered: Mapping[str, Collection[str]]) -> Chosen:
+    items, chosen, applied = constraints(reading), Chosen(), set()
+    for specialist, names in offered.items():
+        selected = _selected(reading, [spec for spec in _candidates(reading, names) if spec.specialist == specialist],
+                             items)
+        deferred = tuple(spec.record for spec in selected if not spec.is_lookup) \
+            if any(spec.is_lookup for spec in selected) else ()
+        calls, checks = [], []
+        # a record named with another kind ("CHG…'s incident"): the other is the one the first record's text
+        # names, looked up in a second round and checked there
+        for spec in [spec for spec in TOOLS if spec.record in deferred and spec.name in names and spec.is_lookup]:
+            _, used, found = _calls(spec, items, reading)
+            applied, checks = applied | used, checks + found
+        for spec in (spec for spec in selected if spec.is_lookup or not deferred):
+            made, used, found = _calls(spec, items, reading)
+            calls, applied, checks = calls + made, applied | used, checks + ([] if deferred else found)
+        for needs_rows in (False, True):
+            group = tuple(Call(call.tool, {k: v for k, v in call.arguments.items() if k != ROWS}) for call in calls
+                          if (ROWS in call.arguments) == needs_rows)
+            if group:
+                chosen.choices.append(Choice(specialist, group, tuple(dict.fromkeys(checks)), deferred, needs_rows))
+    if "overlap" not in reading.cues:  # an overlap compares two searches; each name belongs to its own side
+        _text_fallback(chosen, items, applied)
+    chosen.unapplied = [item.text for index, item in enumerate(items) if index not in applied]
+    chosen.unapplied += [reading.ask.text] if _relates(chosen, items, reading) else []
+    return chosen
+
+
+def _relates(chosen: Chosen, items: Sequence[Constraint], reading: Reading) -> bool:
+    """One constraint applied by two specialists ("failed pipelines in the last 24h that have an open incident"):
+    the clause relates two searches, which this model does not read (an overlap aside)."""
+    return "overlap" not in reading.cues and any(
+        len({choice.specialist for choice in chosen.choices if any(
+            (spec := tool_spec(call.tool)) and apply(spec, item) for call in choice.calls)}) > 1
+        for item in items if item.kind in ("time", "filter", "name", "value"))
+
+
+def _text_fallback(chosen: Chosen, items: Sequence[Constraint], applied: set[int]) -> None:
+    """A name a specialist's tools do not filter by ("incidents for pl_x"): words its records must contain."""
+    for index, item in enumerate(items):
+        for number, choice in enumerate(chosen.choices if item.kind in ("name", "platform") else ()):
+            specs = [tool_spec(call.tool) for call in choice.calls]
+            if any(spec and apply(spec, item) for spec in specs):
+                continue
+            texts = [parameter(spec, "text") if spec else None for spec in specs]
+            if any(text and text not in call.arguments for call, text in zip(choice.calls, texts)):
+                chosen.choices[number] = replace(choice, calls=tuple(
+                    Call(call.tool, {**call.arguments, text: item.value}) if text and text not in call.arguments
+                    else call for call, text in zip(choice.calls, texts)))
+                applied.add(index)
