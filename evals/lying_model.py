@@ -9,7 +9,9 @@ URL): intake, planner, specialists, review, grounding, answer.
 A lie is **caught** when its false words do not reach the user unflagged: they are not in the
 published answer (dropped from a partial answer, or the answer blocked). A truth (the same case
 answered truthfully) is **flagged** when its words do not reach the user as a passed answer. Goals:
-≥ 95 % of lies caught, ≤ 2 % of truths flagged. Cases: ``evals/lies.yaml``.
+≥ 95 % of lies caught, ≤ 2 % of truths flagged. Cases: ``evals/lies.yaml`` (found and fixed on the way),
+``evals/lies_dev.yaml`` (written blind by a second engineer; a development set) and ``evals/lies_heldout.yaml``
+(written blind too, and held out: reported as measured, never tuned against).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ from opsagent.settings import Settings, load_settings
 from opsagent.workflows.runner import answer_chat
 
 LIES_FILE = Path(__file__).resolve().parent / "lies.yaml"
+DEV_LIES_FILE = Path(__file__).resolve().parent / "lies_dev.yaml"
+"""Written blind by a second engineer; the checks may be improved against it, in general terms."""
+BLIND_LIES_FILE = Path(__file__).resolve().parent / "lies_heldout.yaml"
+"""Held out: written blind from the demo data and tool docs; reported as measured, never tuned against."""
 NOW = datetime.fromisoformat("2025-01-10T09:00:00+00:00")
 
 

@@ -224,9 +224,11 @@ def wrong_placement(graded: GradedAnswer) -> str | None:
 
 def dropped_qualifier(graded: GradedAnswer) -> GradedAnswer | None:
     """The evidence changed instead of the text: the search the yes/no lead rests on no longer applied
-    the filter its ask states (the model searched wider than asked and kept the lead)."""
+    the filter its ask states (the model searched wider than asked and kept the lead), and none of its
+    rows holds the asked value — what such a search finds when the "yes" was not true."""
     if graded.analysis is None or not graded.analysis.filters or not LEAD.search(_direct(graded.text)):
         return None
+    asked = {item.field for item in graded.analysis.filters}
     results = [result.model_copy(deep=True) for result in graded.results]
     for result in results:
         for item in result.evidence:
@@ -236,8 +238,22 @@ def dropped_qualifier(graded: GradedAnswer) -> GradedAnswer | None:
                     item.query.pop(key, None)
                     item.arguments.pop(key, None)
                 item.arguments["state"] = "all" if "state" in wider else item.arguments.get("state", "all")
+                _rows_without(item.rows, asked)
                 return graded.model_copy(update={"results": results})
     return None
+
+
+def _rows_without(rows: list[dict], fields: set[str]) -> None:
+    """What a wider search finds when nothing matched the qualifier: rows holding another value of it."""
+    for name in fields:
+        vocabulary = VOCABULARIES.get(name)
+        if vocabulary is None or vocabulary.role != "value":
+            continue
+        for row in rows:
+            for field in vocabulary.row_fields:
+                if field in row:
+                    others = [label for label in vocabulary.labels() if str(label).lower() != str(row[field]).lower()]
+                    row[field] = others[-1] if others else row[field]
 
 
 # -------------------------------------------------------------------------------------- correct

@@ -24,7 +24,8 @@ _DAY = (rf"(?:(?:yesterday|last) evening|last night|this (?:morning|afternoon|ev
         rf"tomorrow|tonight|overnight|(?:last |this )?{_WEEKDAY}|{_DATE})")
 """Longer phrases first: the regex takes the first alternative that matches ("yesterday evening")."""
 _MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
-_ROLLING = rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week)|\d+\s*(?:h|d)\b)"
+_ROLLING = (rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+"
+            rf"(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week|half(?: an)? hour)|\d+\s*(?:h|d)\b)")
 EXPRESSION = re.compile(
     rf"\b(?:between\s+\d{{1,2}}\s+and\s+\d{{1,2}}\s*(?:am|pm)(?:\s+(?:today|yesterday))?"
     rf"|(?:since|after|from|at|around)\s+\d{{1,2}}(?::\d\d)?\s+(?:o'clock\s+)?(?:this|in the)\s+(?:morning|afternoon|evening)"

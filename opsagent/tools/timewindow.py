@@ -118,10 +118,14 @@ _SHARED_MERIDIEM = re.compile(r"\bbetween (\d{1,2}) and (\d{1,2})\s*(am|pm)\b")
 _HOUR_OF_PART = re.compile(r"\b(\d{1,2})(?::(\d\d))?\s+(?:o'clock\s+)?(?:this|in the) (morning|afternoon|evening)\b")
 
 
+_HALF_HOUR = re.compile(r"\bhalf(?: an)? hour\b")
+
+
 def _spelled_clock(label: str) -> str:
     """Clock times written the way people say them: "between 1 and 3 am" → "between 1am and 3am",
-    "since 6 this morning" → "since 6am today" (the part of the day says am or pm)."""
-    label = _SHARED_MERIDIEM.sub(r"between \1\3 and \2\3", label)
+    "since 6 this morning" → "since 6am today" (the part of the day says am or pm), "the last half hour"
+    → "the last 30 minutes"."""
+    label = _HALF_HOUR.sub("30 minutes", _SHARED_MERIDIEM.sub(r"between \1\3 and \2\3", label))
 
     def hour(match: re.Match[str]) -> str:
         minutes = f":{match.group(2)}" if match.group(2) else ""

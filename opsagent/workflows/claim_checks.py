@@ -217,10 +217,16 @@ WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
 SMALL_WORDS = frozenset("the any are is was were did does do has have there for of in on to and or it its".split())
 
 
+BARE_LEAD = re.compile(r"^\W*(?:yes|no)\W*$", re.IGNORECASE)
+
+
 def leads_of(summary: str) -> list[tuple[str, str]]:
-    """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence."""
-    return [(match.group(1).lower(), sentence) for sentence in read_sentences(summary)
-            if (match := LEAD.match(sentence))]
+    """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence (a bare "No."
+    with the sentence after it, which says what it is about)."""
+    said = read_sentences(summary)
+    return [(match.group(1).lower(), sentence + (f" {said[number + 1]}" if BARE_LEAD.match(sentence)
+                                                 and number + 1 < len(said) else ""))
+            for number, sentence in enumerate(said) if (match := LEAD.match(sentence))]
 
 
 def _words(text: str) -> set[str]:
@@ -272,7 +278,8 @@ def _same_kind(first: str, second: str) -> bool:
 def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
                  windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
     """The row has every asked value it can show (a value of another record kind, or one it cannot show,
-    does not count against it) and, when the ask is placed by a record's window, started inside it."""
+    does not count against it) and, when the ask is placed in windows (its own, or a record's), happened inside
+    one."""
     record = tool_spec(item.tool).record if tool_spec(item.tool) else ""
     for name, values in asked.items():
         if not _same_kind(VALUE_VOCABULARIES[name].record, record):
@@ -280,28 +287,45 @@ def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[s
         shown = row_values(item, row, VALUE_VOCABULARIES[name])
         if shown and not shown & values:
             return False
-    start = _moment(row.get("start"))
+    start = row_moment(record, row)
     return not windows or start is None or any(first <= start < last for first, last in windows)
+
+
+def _record_of(item: ToolEvidence) -> str:
+    spec = tool_spec(item.tool)
+    return spec.record if spec else ""
+
+
+def row_moment(record: str, row: dict[str, Any]) -> datetime | None:
+    """When a row's record happened: its kind's first time field it has (a run's start, an incident's opening)."""
+    kind = RECORDS.get(record)
+    fields = kind.time_fields if kind else ("start",)
+    return next((moment for field in fields if (moment := _moment(row.get(field))) is not None), None)
 
 
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 
 
-def _rows(item: ToolEvidence) -> list[dict[str, Any]]:
+def _rows(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
     """The rows a yes/no is read from. A health report is one row, its overall status (for the region or
     service it was asked about), plus one "degraded" row per active incident: "is X healthy?" holds only
-    when all of X is, and an unfiltered report lists only what is not operational."""
+    when all of X is, and an unfiltered report lists only what is not operational. A component the ask
+    names ("is Key Vault ok?") is its own rows."""
     spec = tool_spec(item.tool)
     overall = OVERALL.match(item.message) if spec is not None and spec.platform else None
     if overall is None:
         return list(item.rows)
+    named = [row for row in item.rows if row.get("kind") == "component" and row.get("name")
+             and re.search(rf"(?<![\w-]){re.escape(str(row['name']))}(?![\w-])", asked, re.IGNORECASE)]
+    if named:
+        return named
     incidents = [{"status": "degraded"} for row in item.rows if row.get("kind") == "incident"]
     return [{"status": overall.group(1).lower()}, *incidents]
 
 
 def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
-           windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
-    return any(_row_matches(item, row, asked, windows) for item in items for row in _rows(item))
+           windows: Sequence[tuple[datetime, datetime]] = (), text: str = "") -> bool:
+    return any(_row_matches(item, row, asked, windows) for item in items for row in _rows(item, text))
 
 
 EXISTENCE = re.compile(r"\b(?:any|anything|anyone|anybody|some|there (?:is|are|was|were)|(?:is|are|was|were) there)\b",
@@ -350,6 +374,17 @@ def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
             and any(_same_kind(tool_spec(item.tool).record, subject) for subject in subjects)]
 
 
+def _the_record_said(sentence: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
+    """"Is *the* emergency change for the portal approved?" answered "No — CHG… is in Authorize": a definite
+    question about one record the lead names (and the evidence has), judged on that record's row."""
+    keys = record_keys(sentence)
+    if len(keys) != 1 or not index.rows_for(keys[0]) or not re.search(r"\b(?:the|this|that|its|my|our)\b", ask.text,
+                                                                       re.IGNORECASE):
+        return None
+    kind = record_of_key(keys[0])
+    return keys[0] if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
+
+
 def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
     """"Is INC… still open?": one record named by key, asked about a value of its own kind."""
     keys = record_keys(ask.text)
@@ -385,6 +420,8 @@ def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
     rows = [row for item in items for row in item.rows]
     if qualifier.kind == "name":
         return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
+    if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
+        return bool(rows) and all(row_moment(_record_of(item), row) is not None for item in items for row in item.rows)
     vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
     return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
         any(field in row for field in vocabulary.row_fields) for row in rows)
@@ -396,6 +433,12 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
     seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
             if _same_kind(VALUE_VOCABULARIES[name].record, kind)}
     if not any(seen.values()):
+        # "did pl_x fail in the last 7 days?" over an empty search for pl_x's failures: no
+        empty = [item for item in index.empty_searches() if key in str(item.arguments).lower()
+                 and set(seen) <= narrowed_by(item)]
+        if empty:
+            return _check("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
+                          public + " (the data says otherwise)")
         return _check("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
                       public + " (no data showed it)")
     expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
@@ -429,7 +472,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     public = f"the yes/no answer to \"{ask.text}\""
     asked = _asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
-    key = None if existence else _single_record(ask, asked)
+    key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
     if key is not None:
         return _record_lead(lead, key, ask, asked, index)
     subjects = _subjects(ask, asked, analysis)
@@ -462,7 +505,8 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
         return _check("lead", claim, True, "", "")
-    expected = "yes" if _found(fitting, asked, _placed_windows(scope, index)) else "no"
+    windows = _placed_windows(scope, index) + [(time.start, time.end) for time in scope.times if time.point is None]
+    expected = "yes" if _found(fitting, asked, windows, ask.text) else "no"
     return _check("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
                   public + " (the data says otherwise)")
@@ -478,7 +522,9 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:ended|finished|completed)\b", re.IGNORECASE), ("end", "end_date")),
 )
 """Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
-CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of)\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of|fixed by|resolved by|solved by|"
+                   r"mitigated by|the fix was(?: to)?|was fixed by)\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+"""A cause or a fix said of a record: it must be in that record's own rows."""
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
 
@@ -529,12 +575,13 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
     return checks
 
 
-def check_causes(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """"pl_x failed because the source file was missing": the cause is in that record's own rows (its error,
-    its description), not a plausible guess."""
+def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
+    """"pl_x failed because the source file was missing", "it was fixed by …": the cause or fix is in that
+    record's own rows (its error, its description, its close notes), not a plausible guess. A sentence that
+    names no record is about ``only``, the one record the whole answer names, if there is one."""
     checks = []
     for unit in units:
-        key, match = _single_key(unit), CAUSE.search(unit)
+        key, match = _single_key(unit) or (only if not record_keys(unit) else None), CAUSE.search(unit)
         if key is None or match is None or not index.rows_for(key):
             continue
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}

@@ -30,7 +30,11 @@ CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|[:;]\s
 LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
 """A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
-NEGATED_VALUE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+NEGATED_VALUE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
+    # "no pl_x run is queued or in progress": what no record is
+    r"|\b(?:no|none of)\s+(?:[\w-]+\s+){0,5}?(?:is|are|was|were)\s+(?:[\w-]+(?:\s+[\w-]+)?\s+(?:or|nor|and)\s+)*$",
+    re.IGNORECASE)
 COMPARISON = re.compile(
     r"\b(?:(?:more|fewer|less|higher|lower|slower|faster|longer|shorter|worse|better|bigger|smaller)"
     r"(?:\s+(?!than\b)[\w:-]+){0,6}\s+than"

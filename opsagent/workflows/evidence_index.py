@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
@@ -109,10 +110,51 @@ def counted_nouns_in(text: str) -> list[tuple[float, str | None]]:
     return found
 
 
+ELAPSED = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b", re.IGNORECASE)
+"""A length of time ("48 minutes ago", "about 7 hours", "for two hours"): a span between two of the evidence's
+moments, or between one and now."""
+UNIT_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
+ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
+    """Each length of time in ``text``: (number, minutes per unit); with ``ago``, only "N units ago"."""
+    flat = digits(text)
+    return [(float(match.group(1)), UNIT_MINUTES[match.group(2)[0].lower()]) for match in ELAPSED.finditer(flat)
+            if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)]
+
+
+def moments_of(row: dict[str, Any]) -> list[datetime]:
+    """The moments a row gives: its ISO times, and a run's end (its start plus its duration)."""
+    found = []
+    for value in row.values():
+        if isinstance(value, str) and ISO_MOMENT.match(value):
+            try:
+                found.append(datetime.fromisoformat(value[:16] + "+00:00"))
+            except ValueError:
+                continue
+    start = str(row.get("start") or "")
+    if ISO_MOMENT.match(start) and isinstance(row.get("duration_min"), (int, float)):  # when a run ended
+        found.append(datetime.fromisoformat(start[:16] + "+00:00") + timedelta(minutes=row["duration_min"]))
+    return found
+
+
+def _spans(items: Sequence[ToolEvidence], now: datetime | None) -> set[float]:
+    """Minutes between two moments of one row, and between each moment and now."""
+    spans: set[float] = set()
+    for item in items:
+        for row in item.rows:
+            moments = moments_of(row)
+            spans |= {abs((first - second).total_seconds()) / 60 for first in moments for second in moments}
+            spans |= {abs((now - moment).total_seconds()) / 60 for moment in moments} if now is not None else set()
+    return spans
+
+
 def records_counted(noun: str | None) -> set[str]:
     """The record kinds a counted noun is about ("pipelines": pipelines and their runs); empty = any."""
     record = COUNTED_RECORDS.get(noun or "") or record_of_noun(noun or "")
-    return {"run", "pipeline"} if record in ("run", "pipeline") else {record} if record else set()
+    runs = {"run", "pipeline", "run_count"}  # a pipeline's runs, listed or counted
+    return runs if record in runs else {record} if record else set()
 
 
 PHRASE_WORD = re.compile(r"[a-z]+")
@@ -191,10 +233,15 @@ class EvidenceIndex:
     the run searches' counts, not a count of incidents."""
     cross_counts: set[int] = field(default_factory=set)
     items: list[ToolEvidence] = field(default_factory=list)
+    spans: set[float] = field(default_factory=set)
+    """Minutes between moments of one row, and from each to now: the lengths of time an answer may say."""
+    spans_from_now: bool = False
+    """Whether ``spans`` include the spans to now (the check knows when now is)."""
 
     @classmethod
-    def build(cls, results: Sequence[TaskResult], *, question: str = "") -> EvidenceIndex:
+    def build(cls, results: Sequence[TaskResult], *, question: str = "", now: datetime | None = None) -> EvidenceIndex:
         index = cls(items=[item for result in results for item in result.evidence])
+        index.spans, index.spans_from_now = _spans(index.items, now), now is not None
         texts = [question]
         for item in index.items:
             row_text = _text(item.rows)
@@ -225,6 +272,10 @@ class EvidenceIndex:
             return self.vouches_for_number(number, is_count=True)
         allowed = self.cross_counts.union(*(self.record_counts.get(record, set()) for record in records))
         return int(number) in allowed
+
+    def vouches_for_elapsed(self, number: float, unit_minutes: int) -> bool:
+        """"48 minutes ago", "about seven hours": a span of the evidence, as people round it (within one unit)."""
+        return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
         """A count must be a count of evidence rows; any other quantity may also be a value in a row,
@@ -300,6 +351,10 @@ def _item_counts(item: ToolEvidence) -> set[int]:
         counts |= set(given) | ({sum(given)} if given else set())
         if given:  # "6 of the 15 pipelines had failures": rows counting some, rows counting none
             counts |= {sum(1 for value in given if value > 0), sum(1 for value in given if value == 0)}
+        # a row's own groups ("failure_groups": [{"count": 5}, …]): what one record's history counts
+        counts |= {part[name] for row in item.rows for value in row.values() if isinstance(value, list)
+                   for part in value if isinstance(part, dict) and isinstance(part.get(name), int)
+                   and not isinstance(part[name], bool)}
     return counts
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from opsagent.contracts.analysis import EntityMention, FilterMention, QuestionAnalysis, TimeMention
@@ -115,9 +116,7 @@ def _asked(call: ToolEvidence, parameter: str) -> Any:
 
 def _other_applied(mention: FilterMention, call: ToolEvidence, spec: ToolSpec) -> bool | None:
     """Filters whose values are not a closed set: the assignee (a person, or nobody), the age, the order."""
-    kinds = {"assignee": "person", "age": "duration"}
-    tool_filter = next((item for item in spec.filters if item.kind == kinds.get(mention.field)
-                        or mention.field.endswith("order") and item.vocabulary == mention.field), None)
+    tool_filter = spec.taking(mention.field)
     if tool_filter is None:
         return None
     asked = _asked(call, tool_filter.parameter)
@@ -180,7 +179,9 @@ def windows_of(call: ToolEvidence) -> list[tuple[str, str]]:
     return found
 
 
-def window_applied(mention: TimeMention, call: ToolEvidence) -> bool | None:
+def window_applied(mention: TimeMention, call: ToolEvidence, now: datetime | None = None) -> bool | None:
+    """The search used the asked window — or the part of it that has happened ("this morning" at 09:00 is
+    00:00 to 09:00: nothing can have been opened after now)."""
     if mention.point is not None:
         around = call.query.get("around")
         if isinstance(around, dict):
@@ -188,7 +189,10 @@ def window_applied(mention: TimeMention, call: ToolEvidence) -> bool | None:
     windows = windows_of(call)
     if not windows:
         return None
-    return (_iso(mention.start), _iso(mention.end)) in windows
+    asked = {(_iso(mention.start), _iso(mention.end))}
+    if now is not None and mention.start < now < mention.end:
+        asked.add((_iso(mention.start), _iso(now)))
+    return bool(asked & set(windows))
 
 
 def _arguments_text(call: ToolEvidence) -> str:
@@ -222,11 +226,11 @@ def qualifiers(scope: QuestionAnalysis) -> list[tuple[Qualifier, Any]]:
     return found
 
 
-def applies(qualifier: Qualifier, mention: Any, call: ToolEvidence) -> bool | None:
+def applies(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: datetime | None = None) -> bool | None:
     if qualifier.kind == "filter":
         return filter_applied(mention, call)
     if qualifier.kind == "window":
-        return window_applied(mention, call)
+        return window_applied(mention, call, now)
     return name_applied(mention, call)
 
 
@@ -235,7 +239,7 @@ def unapplied(scope: QuestionAnalysis, searches: Sequence[ToolEvidence]) -> list
     search could apply (no tool of its record kind ran) is left to coverage, not reported here."""
     missing = []
     for qualifier, mention in qualifiers(scope):
-        verdicts = [applies(qualifier, mention, call) for call in searches if call.answered]
+        verdicts = [applies(qualifier, mention, call, scope.now) for call in searches if call.answered]
         judged = [verdict for verdict in verdicts if verdict is not None]
         if judged and not any(judged):
             missing.append(qualifier)
@@ -244,7 +248,7 @@ def unapplied(scope: QuestionAnalysis, searches: Sequence[ToolEvidence]) -> list
 
 def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:
     """Whether one answered search applied every qualifier of the scope that its tool can apply."""
-    return call.answered and all(applies(qualifier, mention, call) is not False
+    return call.answered and all(applies(qualifier, mention, call, scope.now) is not False
                                  for qualifier, mention in qualifiers(scope))
 
 

@@ -32,6 +32,7 @@ from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
+from opsagent.workflows.action_claims import check_action_claims
 from opsagent.workflows.claim_checks import (
     check_ages,
     check_causes,
@@ -46,16 +47,20 @@ from opsagent.workflows.claim_checks import (
     check_values,
 )
 from opsagent.workflows.evidence_index import (
+    UNIT_MINUTES,
     WINDOW_LABEL,
     WORD_NUMBERS,
     EvidenceIndex,
     counted_nouns_in,
     counts_with_phrases,
     digits,
+    elapsed_said,
     identifiers_in,
     records_counted,
 )
 from opsagent.workflows.fitting import fits, narrowed_by, text_names_something
+from opsagent.workflows.health_claims import check_health_claims
+from opsagent.workflows.time_claims import check_clock_times, check_ordinals
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -100,6 +105,7 @@ def _record_words(record: str) -> set[str]:
 
 
 RECORD_WORDS = {record: _record_words(record) for record in RECORDS}
+RECORD_WORDS_FLAT = frozenset(word for words in RECORD_WORDS.values() for word in words)
 
 
 def _words_in(text: str, words: Collection[str]) -> bool:
@@ -134,24 +140,51 @@ WINDOW_PHRASE = re.compile(r"\b(?:last|past|next|previous)\s+(\d+)\s*(m|min|mins
                            r"weeks?)\b", re.IGNORECASE)
 
 
-def _windows_said(text: str) -> set[tuple[int, str]]:
-    return {(int(number), unit[0].lower()) for number, unit in WINDOW_PHRASE.findall(text)}
+HALF_HOUR = re.compile(r"\b(?:last|past|previous)\s+half(?:\s+an)?\s+hour\b", re.IGNORECASE)
+
+
+def _windows_said(text: str) -> dict[str, int]:
+    """Each "last N units" window of ``text`` (numbers in words too), with its length in minutes."""
+    found = {f"last {number}{unit[0].lower()}": int(number) * UNIT_MINUTES[unit[0].lower()]
+             for number, unit in WINDOW_PHRASE.findall(digits(text))}
+    return found | ({"last half hour": 30} if HALF_HOUR.search(text) else {})
+
+
+def _searched_minutes(index: EvidenceIndex) -> set[int]:
+    """The lengths of the windows the searches applied, and of those the question or the tools name."""
+    lengths = set(_windows_said(index.text).values())
+    for item in index.items:
+        for value in item.query.values():
+            if isinstance(value, dict) and value.get("start") and value.get("end"):
+                try:
+                    start, end = (datetime.fromisoformat(str(value[key]).replace("Z", "+00:00")) for key in ("start", "end"))
+                except ValueError:
+                    continue
+                lengths.add(round((end - start).total_seconds() / 60))
+    return lengths
 
 
 def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
-    """A window the answer names ("in the last 24 hours") is one a search used or the question asked."""
-    searched = _windows_said(index.text)
-    return [_check("number", f"last {number}{unit}", (number, unit) in searched,
-                   f"no search covered \"the last {number} {unit}\"", "a time window no search covered")
-            for number, unit in sorted(_windows_said(text))]
+    """A window the answer names ("in the last 24 hours", "the past half hour") is as long as one a search
+    used or the question asked."""
+    searched = _searched_minutes(index)
+    return [_check("number", said, minutes in searched, f"no search covered \"the {said}\"",
+                   "a time window no search covered") for said, minutes in sorted(_windows_said(text).items())]
 
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
+    lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
+    if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
+        names = {minutes: name for name, minutes in (("minutes", 1), ("hours", 60), ("days", 1440), ("weeks", 10080))}
+        checks += [_check("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
+                          f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
+                   for number, unit in elapsed_said(text, ago=True)]
     for number, noun in dict.fromkeys(counted_nouns_in(text)):
         shown = f"{number:g}"
         if noun is None:
-            ok, detail = index.vouches_for_number(number), f"{shown} is neither a value in the evidence nor a count of its rows"
+            ok = number in lengths or index.vouches_for_number(number)
+            detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
             ok, detail = index.vouches_for_count(number, records_counted(noun)), f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(_check("number", shown, ok, detail, "a number that no data showed"))
@@ -234,6 +267,20 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     return None
 
 
+PARENTHESIS = re.compile(r"\(([^()]*)\)")
+
+
+def _without_details(text: str) -> str:
+    """The text without parenthesised details that name no record ("couldn't launch (no capacity in
+    westeurope)"): a quoted reason, not a claim that nothing matched. "(none)" stays a claim."""
+    def detail(match: re.Match[str]) -> str:
+        words = match.group(1).lower().split()
+        named = any(word.strip(".,;:") in RECORD_WORDS_FLAT for word in words)
+        return " " if len(words) >= 3 and not named else match.group()
+
+    return PARENTHESIS.sub(detail, text)
+
+
 def _no_narrower(fit: Fit, stated: set[str]) -> Fit:
     return lambda item: fit(item) and narrowed_by(item) <= stated
 
@@ -250,7 +297,8 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit) -> list[Gro
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(_without_values(clause)) or clause.lower().strip(" .!—-") in BARE_ANSWERS:
+            if not NEGATION.search(_without_details(_without_values(clause))) or \
+                    clause.lower().strip(" .!—-") in BARE_ANSWERS:
                 continue  # a bare "No —" is a lead, checked on its own
             why = _backs_negative(clause, index, fit, context=sentence)
             checks.append(_check("negative_claim", clause, why is not None,
@@ -339,14 +387,23 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_key_counts(units, index),
         *check_codes(units, index),
         *check_times(units, index, now),
-        *check_causes(units, index),
+        *check_causes(units, index, only=keys[0] if len(keys := read.record_keys(text)) == 1 else None),
         *check_ages(clauses, index, now),
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
         *check_placements(placements, index),
+        *check_action_claims(sentences(text)),
     ]
+
+
+def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime | None) -> list[GroundingCheck]:
+    """Clock times said of one record, "the latest / oldest is …" (``time_claims.py``) and components'
+    statuses (``health_claims.py``)."""
+    said = sentences(text)
+    return [*check_clock_times(said, index, question=question, now=now), *check_ordinals(said, index.items),
+            *check_health_claims(said, index)]
 
 
 def evaluate(
@@ -360,7 +417,7 @@ def evaluate(
     summary: str | None = None,
 ) -> list[GroundingCheck]:
     """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``."""
-    index = EvidenceIndex.build(results, question=question)
+    index = EvidenceIndex.build(results, question=question, now=analysis.now if analysis is not None else None)
     return [
         *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
@@ -368,6 +425,7 @@ def evaluate(
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
+        *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None),
     ]
 
 

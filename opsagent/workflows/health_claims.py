@@ -1,0 +1,74 @@
+"""What an answer says of a platform's components: "Key Vault is degraded", "Query Processing is degraded in
+West Europe and North Europe", "Data Factory and Storage are fine".
+
+A status said of components the health checks returned must be the status their rows show — in each region
+the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":" and
+", but") is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
+two claims, "X is degraded but not Y" is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.vocabularies import HEALTH_STATUS
+from opsagent.workflows.claims import NEGATED_VALUE
+from opsagent.workflows.evidence_index import EvidenceIndex
+
+PARTS = re.compile(r"[;:]\s+|,\s+but\s+|\.\s+", re.IGNORECASE)
+REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeast|southwest|northwest)\s+[a-z]+",
+                         re.IGNORECASE)
+
+
+def _components(index: EvidenceIndex) -> list[dict[str, Any]]:
+    return [row for item in index.items for row in item.rows
+            if row.get("kind") == "component" and row.get("name") and row.get("status")]
+
+
+def _says(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def _region(row: dict[str, Any]) -> str:
+    found = REGION_CORE.search(str(row.get("region") or ""))
+    return found.group().lower() if found else ""
+
+
+def _status_said(part: str) -> str | None:
+    """The one status a part says (not negated), as a row shows it; ``None`` for none or several."""
+    said = {HEALTH_STATUS.choice(value).label.lower() for match, value in HEALTH_STATUS.find(part)
+            if HEALTH_STATUS.choice(value) is not None and not NEGATED_VALUE.search(part[:match.start()])}
+    return said.pop() if len(said) == 1 else None
+
+
+def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    rows = _components(index)
+    if not rows:
+        return []
+    # a report over every region lists only what is not operational: a component missing there is fine
+    problems_only = any("not operational" in item.message for item in index.items if any(
+        row.get("kind") == "component" for row in item.rows))
+    names = sorted({str(row["name"]) for row in rows}, key=len, reverse=True)
+    checks = []
+    for part in (part for sentence in sentences for part in PARTS.split(sentence) if part.strip()):
+        status = _status_said(part)
+        named = [name for name in names if _says(part, name)]
+        if status is None or not named:
+            continue
+        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
+        for name in named:
+            own = [row for row in rows if row["name"] == name]
+            listed = {_region(row): row["status"].lower() for row in own}
+            wrong = [region for region in sorted(regions) if (region in listed or problems_only)
+                     and listed.get(region, "operational") != status]
+            holds = not wrong if regions else any(row["status"].lower() == status for row in own)
+            if not holds:
+                shown = ", ".join(f"{row['status']} in {row.get('region')}" for row in own)
+                checks.append(GroundingCheck(kind="value", claim=part, passed=False,
+                                             detail=f"{name} is {shown}, not {status}"
+                                                    + (f" in {', '.join(wrong)}" if wrong else ""),
+                                             public="a platform status the data contradicts"))
+    return checks

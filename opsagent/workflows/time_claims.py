@@ -1,0 +1,102 @@
+"""Times said of one record or platform, and "the latest / the oldest is …".
+
+A clock time in a sentence about one record ("CHG… closes at 10:00", "Databricks has been degraded since
+03:00") must be one of that record's own moments — its fields, a run's end (start plus duration), a time
+its own text gives — or now, or a time the question gave. "The latest incident is INC…" must not be
+contradicted by a later row of the same kind in the evidence (an earlier one for "the oldest").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.workflows.claims import record_keys
+from opsagent.workflows.evidence_index import EvidenceIndex, moments_of
+
+CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+ORDINAL = re.compile(r"\b(?P<order>latest|newest|most recent|oldest|earliest)\b[^.;:]{0,40}?\b(?:is|was|:)\s+"
+                     r"(?P<key>(?:INC|CHG)\d{5,10})\b", re.IGNORECASE)
+LATEST = {"latest", "newest", "most recent"}
+OTHER_EVENTS = re.compile(r"\b(?:failures?|failed|inside|during|before|after|within)\b", re.IGNORECASE)
+"""A sentence that places other events against a record ("the 08:12 failure falls inside CHG…'s window"): its
+times are those events' (``check_placements`` reads it), not the record's own."""
+
+
+def _clock(moment: datetime) -> str:
+    return f"{moment.hour:02d}:{moment.minute:02d}"
+
+
+def _said(text: str) -> set[str]:
+    return {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK.findall(text)}
+
+
+def _platform_rows(index: EvidenceIndex, platform: str) -> list[dict[str, Any]]:
+    return [row for item in index.items if (spec := tool_spec(item.tool)) is not None
+            and spec.platform.lower() == platform for row in item.rows]
+
+
+def _subject_rows(sentence: str, index: EvidenceIndex) -> list[dict[str, Any]] | None:
+    """The rows of the one record (or platform) a sentence is about; ``None`` when it names none or several."""
+    keys = record_keys(sentence)
+    if len(keys) == 1:
+        return [row for _, row in index.rows_for(keys[0])] or None
+    platforms = {spec.platform.lower() for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
+                 and re.search(rf"\b{re.escape(spec.platform)}\b", sentence, re.IGNORECASE)}
+    return (_platform_rows(index, platforms.pop()) or None) if not keys and len(platforms) == 1 else None
+
+
+def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
+                      now: datetime | None) -> list[GroundingCheck]:
+    """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's)."""
+    checks = []
+    for sentence in sentences:
+        said = _said(sentence) if not OTHER_EVENTS.search(sentence) else set()
+        rows = _subject_rows(sentence, index) if said else None
+        if not rows:
+            continue
+        own = {_clock(moment) for row in rows for moment in moments_of(row)}
+        own |= {clock for row in rows for value in row.values() if isinstance(value, str) for clock in _said(value)}
+        searched = {clock for item in index.items for clock in _said(str(item.query))}  # the windows searched
+        allowed = own | searched | _said(question) | ({_clock(now)} if now is not None else set())
+        for clock in sorted(said - allowed):
+            checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                         detail=f"{clock} is not one of the times of the record this sentence is about "
+                                                f"({', '.join(sorted(own)) or 'none shown'})",
+                                         public="a time the data does not show for that record"))
+    return checks
+
+
+def _moment(item: ToolEvidence, row: dict[str, Any]) -> datetime | None:
+    spec = tool_spec(item.tool)
+    fields = RECORDS[spec.record].time_fields if spec and spec.record in RECORDS else ()
+    for field in fields:
+        found = moments_of({field: row.get(field)})
+        if found:
+            return found[0]
+    return None
+
+
+def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> list[GroundingCheck]:
+    """"The latest incident is INC…": no row of the same kind in the evidence is later (earlier, for oldest)."""
+    checks = []
+    for sentence in sentences:
+        for match in ORDINAL.finditer(sentence):
+            key, latest = match.group("key").upper(), match.group("order").lower() in LATEST
+            same = [(str(row.get("number", "")).upper(), moment) for item in items for row in item.rows
+                    if str(row.get("number", "")).upper()[:3] == key[:3] and (moment := _moment(item, row))]
+            claimed = [moment for number, moment in same if number == key]
+            if not claimed:
+                continue
+            beyond = [number for number, moment in same
+                      if (moment > claimed[0] if latest else moment < claimed[0]) and number != key]
+            checks.append(GroundingCheck(
+                kind="placement", claim=sentence, passed=not beyond,
+                detail="" if not beyond else f"{beyond[0]} is {'later' if latest else 'earlier'} than {key}",
+                public="" if not beyond else "a \"latest\" or \"oldest\" the data contradicts"))
+    return checks

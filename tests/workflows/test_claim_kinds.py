@@ -1,0 +1,84 @@
+"""Claims the answer checks read beyond ids and counts: actions taken, a record's own times, components'
+statuses and lengths of time. Evidence comes from the real tools on the demo data (the oracle is its rows)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from opsagent.agents.specialists import SPECIALISTS
+from opsagent.backends.demo import make_demo_backends
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.intake.analyzer import analyse_question
+from opsagent.settings import Settings
+from opsagent.workflows.action_claims import action_claims
+from opsagent.workflows.grounding_check import evaluate
+
+NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("sentence", "claimed"), [
+    ("I've acknowledged INC0010052 and paged the on-call.", ["acknowledge"]),
+    ("I triggered a rerun of pl_ingest_sales.", ["trigger"]),
+    ("I'll page Network Operations now.", ["page"]),
+    ("I have gone ahead and approved CHG0030022.", ["approve"]),
+    ("I can't rerun pl_ingest_sales: OpsAgent only reads.", []),
+    ("I have not paged anyone.", []),
+    ("I checked the runs and found 3 failures.", []),
+    ("We have three open incidents.", []),
+])
+def test_an_action_is_a_claim_only_when_the_writer_says_it_acted(sentence: str, claimed: list[str]) -> None:
+    assert action_claims(sentence) == claimed
+
+
+def evidence(tool: str, **arguments: object) -> list[TaskResult]:
+    """The tool's real output on the demo data, as the workflow records it."""
+    async def call(directory: Path) -> ToolEvidence:
+        backends = make_demo_backends(Settings(data_dir=directory), lambda: NOW)
+        tools = {item.name: item for spec in SPECIALISTS
+                 for item in spec.load_tool_factory()(backends, clock=lambda: NOW, max_rows=20)}
+        try:
+            [content] = await tools[tool].invoke(arguments=arguments)
+        finally:
+            await backends.aclose()
+        return ToolEvidence.from_output(tool, dict(arguments), content.text, call_id="call_1")
+
+    with tempfile.TemporaryDirectory() as directory:
+        item = asyncio.run(call(Path(directory)))
+    return [TaskResult(agent="x", question="?", status="ok", part="p1", evidence=[item])]
+
+
+def failed(text: str, results: list[TaskResult]) -> list[str]:
+    analysis = analyse_question("what happened?", now=NOW)  # the check's clock: "ago" is counted from it
+    return [check.detail for check in evaluate(text, results, analysis=analysis) if not check.passed]
+
+
+def test_a_clock_time_said_of_a_record_is_one_of_its_own() -> None:
+    results = evidence("get_change_request", number="CHG0030015")
+    row = results[0].evidence[0].rows[0]
+    start, end = str(row["start_date"])[11:16], str(row["end_date"])[11:16]
+    assert not failed(f"CHG0030015 runs from {start} to {end} UTC.", results)
+    wrong = f"{(int(end[:2]) + 1) % 24:02d}:{end[3:]}"
+    assert failed(f"CHG0030015 runs from {start} to {wrong} UTC.", results)
+
+
+def test_a_components_status_is_the_one_its_row_shows() -> None:
+    results = evidence("check_azure_service_health", region="West Europe")
+    rows = [row for row in results[0].evidence[0].rows if row.get("kind") == "component"]
+    fine = next(row["name"] for row in rows if row["status"] == "operational")
+    hurt = next(row["name"] for row in rows if row["status"] != "operational")
+    assert not failed(f"{fine} is operational and {hurt} is {next(r['status'] for r in rows if r['name'] == hurt)}.",
+                      results)
+    assert failed(f"{fine} is degraded in West Europe.", results)
+
+
+def test_a_length_of_time_is_a_span_of_the_evidence() -> None:
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_ingest_sales")
+    start = datetime.fromisoformat(str(results[0].evidence[0].rows[0]["start"]).replace("Z", "+00:00"))
+    minutes = round((NOW - start).total_seconds() / 60)
+    assert not failed(f"The latest pl_ingest_sales run started {minutes} minutes ago.", results)
+    assert failed(f"The latest pl_ingest_sales run started {minutes + 30} minutes ago.", results)
