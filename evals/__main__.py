@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -36,6 +37,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the real-model run: a subset against the configured OpenAI-compatible endpoint")
     parser.add_argument("--subset", default="real-model", help="with --real: evals/subsets/<name>.yaml")
     parser.add_argument("--no-streams", action="store_true", help="with --real: skip the two streaming checks")
+    parser.add_argument("--workflow", choices=["dynamic", "triage"],
+                        help="run every case on this workflow (default: each case's own, mostly dynamic)")
     return parser.parse_args(argv)
 
 
@@ -56,7 +59,8 @@ def selected_cases(args: argparse.Namespace) -> list[EvalCase]:
     suite = load_cases(tags=set(args.tag) or None)
     chosen = [*(suite if "cases" in sets else []), *(load_paraphrases(suite) if "paraphrases" in sets else []),
               *(load_frozen() if "frozen" in sets and not args.tag else [])]
-    return [case for case in chosen if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
+    picked = [case for case in chosen if not args.id or any(case.id.startswith(prefix) for prefix in args.id)]
+    return [case.model_copy(update={"workflow": args.workflow}) for case in picked] if args.workflow else picked
 
 
 async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
@@ -97,16 +101,23 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
 
 async def report_lying_model() -> None:
     """The checks against a model that lies on purpose (``evals/lying_model.py``), written beside the report."""
-    from evals.lying_model import load_lies, run_lies
+    from evals.lying_model import BLIND_LIES_FILE, DEV_LIES_FILE, LIES_FILE, load_lies, run_lies
     from evals.report import RESULTS_DIR
 
-    with tempfile.TemporaryDirectory() as directory:
-        report = await run_lies(load_lies(), Path(directory))
-    (RESULTS_DIR / "lying_model.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
-    print(f"lying model: {report.caught}/{report.lies} lies caught ({report.caught / report.lies:.0%}), "
-          f"{report.flagged}/{report.truths} truths flagged")
-    for item in report.missed():
-        print(f"  lie reached the user: {item.id} ({item.kind})")
+    # the held-out set: only its totals are printed and written, never which lie got through
+    sets = (("lying_model", "lying model", LIES_FILE, False),
+            ("lying_model_dev", "lying model (blind, dev)", DEV_LIES_FILE, False),
+            ("lying_model_heldout", "lying model (blind, held out)", BLIND_LIES_FILE, True))
+    for name, title, path, blind in sets:
+        with tempfile.TemporaryDirectory() as directory:
+            report = await run_lies(load_lies(path), Path(directory))
+        totals = {"lies": report.lies, "caught": report.caught, "truths": report.truths, "flagged": report.flagged}
+        (RESULTS_DIR / f"{name}.json").write_text(json.dumps(totals) if blind else report.model_dump_json(indent=1),
+                                                  encoding="utf-8")
+        print(f"{title}: {report.caught}/{report.lies} lies "
+              f"caught ({report.caught / report.lies:.0%}), {report.flagged}/{report.truths} truths flagged")
+        for item in [] if blind else report.missed():
+            print(f"  lie reached the user: {item.id} ({item.kind})")
 
 
 async def run_real(args: argparse.Namespace, settings: Settings) -> int:
