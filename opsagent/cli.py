@@ -33,8 +33,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser("ask", help="answer one question and print the answer")
     ask.add_argument("question")
-    ask.add_argument("--workflow", choices=["dynamic", "triage"], default="dynamic",
-                     help="the step-based dynamic workflow (default) or the single-step triage workflow")
+    ask.add_argument("--workflow", choices=["dynamic", "triage"], default=None,
+                     help="the step-based dynamic workflow or the single-step triage workflow (default: as "
+                          "DYNAMIC_PLAN says, like every other surface)")
     ask.add_argument("--json", action="store_true", help="print one JSON object: answer plus metadata")
     plan = commands.add_parser("plan", help="print the planner's decision as JSON, without executing it")
     plan.add_argument("question", help='a question, or "-" to read one per line from stdin')
@@ -104,7 +105,8 @@ async def _run(args: argparse.Namespace) -> int:
             print(WorkflowViz(WORKFLOW_FACTORIES[args.workflow](runtime)).to_mermaid())
             return 0
         if args.command == "ask":
-            return await _ask(runtime, args.question, workflow=args.workflow, as_json=args.json, out=sys.stdout)
+            workflow = args.workflow or ("dynamic" if settings.dynamic_plan else "triage")
+            return await _ask(runtime, args.question, workflow=workflow, as_json=args.json, out=sys.stdout)
         lines = sys.stdin if args.question == "-" else [args.question]
         return await _plan(runtime, lines, sys.stdout)
     finally:

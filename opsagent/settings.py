@@ -56,7 +56,9 @@ class Settings(BaseModel):
         default="required", description="a specialist's first turn must call a tool (required) or may (auto)")
 
     # --- workflow -------------------------------------------------------------------------
-    dynamic_plan: bool = False
+    dynamic_plan: bool = Field(default=True, description=(
+        "/api/chat and the 'opsagent' model use the dynamic workflow (measured better: docs/evaluation.md); "
+        "false: the triage workflow"))
     task_timeout_seconds: float = Field(default=60.0, gt=0, description="one specialist task, or one planner/review call")
     request_timeout_seconds: float = Field(default=300.0, gt=0, description="unset = (MAX_PLAN_STEPS + 2) x task timeout")
     max_plan_tasks: int = Field(default=8, ge=1, le=32)

@@ -10,7 +10,7 @@ from opsagent.settings import Settings, load_settings
 
 def test_defaults_need_no_configuration():
     settings = load_settings({}, env_file=None)
-    assert settings.provider == "local" and settings.dynamic_plan is False and settings.host == "127.0.0.1"
+    assert settings.provider == "local" and settings.dynamic_plan is True and settings.host == "127.0.0.1"
 
 
 def test_environment_wins_over_dotenv_file(tmp_path):

@@ -20,8 +20,9 @@ def ask(url: str, text: str, path: str = "/api/chat", **body: Any) -> httpx.Resp
     return httpx.post(url + path, json={"messages": [{"role": "user", "content": text}], **body}, timeout=20)
 
 
-def test_chat_answers_with_metadata_and_a_conversation_id(live_url: str) -> None:
-    body = ask(live_url, "Which changes are scheduled?").json()
+def test_chat_answers_with_metadata_and_a_conversation_id(make_app: AppFactory) -> None:
+    with serving(make_app(dynamic_plan=False)) as url:  # the triage workflow's scripted plan
+        body = ask(url, "Which changes are scheduled?").json()
     assert first_paragraph(body["answer"]) == "Answer: Which changes are scheduled?"
     assert "**Evidence**\n- `list_incidents()`" in body["answer"]
     assert body["summary"] == "Answer: Which changes are scheduled?" and body["limitations"] == []
@@ -39,7 +40,7 @@ def test_chat_answers_with_metadata_and_a_conversation_id(live_url: str) -> None
     (False, "/api/chat", "triage"),
     (True, "/api/chat", "dynamic"),
     (False, "/api/chat_dynamic", "dynamic"),
-], ids=["chat-triage-by-default", "chat-dynamic-when-DYNAMIC_PLAN", "chat_dynamic-always"])
+], ids=["chat-triage-when-DYNAMIC_PLAN-false", "chat-dynamic-by-default", "chat_dynamic-always"])
 def test_chat_workflow_follows_dynamic_plan(make_app: AppFactory, dynamic_plan: bool, path: str, workflow: str) -> None:
     with serving(make_app(dynamic_plan=dynamic_plan)) as url:
         meta = ask(url, "q", path).json()["metadata"]
