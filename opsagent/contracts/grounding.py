@@ -39,3 +39,10 @@ class GroundingReport(BaseModel):
     @property
     def failures(self) -> list[GroundingCheck]:
         return [check for check in self.checks if not check.passed]
+
+    def describe(self) -> str:
+        """"pass (score 0.92)", or "nothing to check" when the answer states nothing about the data (a
+        greeting, a question asked back): a score over no checks would claim a verification that never ran."""
+        if not self.checks:
+            return "nothing to check (no claim about the data)"
+        return f"{self.verdict} (score {self.score:.2f})"

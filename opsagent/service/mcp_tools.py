@@ -61,6 +61,8 @@ class AskArguments(BaseModel):
 class GroundingSummary(BaseModel):
     verdict: str
     score: float
+    checks: int = Field(default=0, description="claims checked; 0 = the answer states nothing about the data")
+    said: str = Field(default="", description="the verdict in words, e.g. 'pass (score 0.92)' or 'nothing to check'")
 
 
 class EvidenceItem(BaseModel):
@@ -88,7 +90,8 @@ def ask_result(answer: Answer) -> AskResult:
     return AskResult(
         answer=answer.summary or answer.text, facts=answer.facts, limitations=answer.limitations,
         evidence=[EvidenceItem(**section.model_dump()) for section in answer.evidence],
-        grounding=GroundingSummary(verdict=last.verdict, score=round(last.score, 2)) if last else None,
+        grounding=GroundingSummary(verdict=last.verdict, score=round(last.score, 2), checks=len(last.checks),
+                                   said=last.describe()) if last else None,
         route=meta.route, workflow=meta.workflow, model=f"{meta.model} ({meta.provider})")
 
 
@@ -101,7 +104,7 @@ def ask_text(result: AskResult) -> str:
         parts.append("**Limitations**\n" + "\n".join(f"- {line}" for line in result.limitations))
     parts += [f"**Evidence: {item.title}**\n\n{item.markdown}" for item in result.evidence]
     if result.grounding is not None:
-        parts.append(f"Grounding: {result.grounding.verdict} (score {result.grounding.score:.2f})")
+        parts.append(f"Grounding: {result.grounding.said}")
     return "\n\n".join(parts)
 
 

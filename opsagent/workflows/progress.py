@@ -72,5 +72,5 @@ def review_given(review: ReviewOutput, *, gaps: list[PartGap], wants_retry: bool
 def grounding_checked(report: GroundingReport) -> ProgressEvent:
     failed = len(report.failures)
     detail = f", {failed} unbacked claim(s)" if failed else ""
-    return ProgressEvent(kind="grounding", message=f"Grounding: {report.verdict} (score {report.score:.2f}{detail})",
+    return ProgressEvent(kind="grounding", message=f"Grounding: {report.describe()}{detail}",
                          data={"report": report.model_dump()})

@@ -129,3 +129,11 @@ def test_a_partial_negation_is_backed_by_that_many_rows_counting_zero() -> None:
     assert all(check.passed for check in evaluate("2 of the 3 pipelines had no failed run: pl_a, pl_b.", results))
     wrong = evaluate("3 of the 3 pipelines had no failed run.", results)
     assert [check.kind for check in wrong if not check.passed] == ["negative_claim"]
+
+
+def test_a_report_over_no_claims_says_nothing_was_checked_not_a_perfect_score() -> None:
+    empty = grounding_report("Hello! Ask me about incidents, changes, pipelines or platform health.", [], attempt=1,
+                             thresholds=Thresholds(), can_regenerate=True)
+    assert not empty.checks and empty.describe() == "nothing to check (no claim about the data)"
+    checked = grounding_report(CORRECT, RESULTS, attempt=1, thresholds=Thresholds(), can_regenerate=True, parts=PARTS)
+    assert checked.checks and checked.describe() == f"pass (score {checked.score:.2f})"

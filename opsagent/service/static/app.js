@@ -65,8 +65,10 @@
     const reports = metadata.grounding || [];
     if (!reports.length) return null;
     const last = reports[reports.length - 1];
+    const checked = (last.checks || []).length > 0;  // a score over no checks would claim a check that never ran
     return el("div", "grounding verdict-" + last.verdict,
-      "Grounding: " + last.verdict + " (score " + Number(last.score).toFixed(2) + ")" +
+      "Grounding: " + (checked ? last.verdict + " (score " + Number(last.score).toFixed(2) + ")"
+                               : "nothing to check (no claim about the data)") +
       (last.verdict === "block" ? " — parts of the answer could not be verified and are left out" : ""));
   }
 
