@@ -37,39 +37,70 @@ def _iso(moment: Any) -> str:
     return moment.strftime("%Y-%m-%dT%H:%MZ")
 
 
+EXACT_CHANGES = ("time window:", "picked:", *(f"{kind}:" for kind in (
+    "incident", "change", "run id", "pipeline", "factory", "configuration item", "assignment group", "platform",
+    "component", "region", "azure service", "person")))
+"""Follow-up changes that substitute one exact value in the previous question (a window, an id, a name)."""
+
+
+def _follow_up_line(analysis: QuestionAnalysis) -> str:
+    follow_up = analysis.follow_up
+    assert follow_up is not None
+    changed = "; ".join(follow_up.changed) or "a new detail"
+    exact = bool(follow_up.changed) and all(item.startswith(EXACT_CHANGES) for item in follow_up.changed)
+    if exact:  # an exact substitution, shown as one, never a rewrite the model must trust
+        return (f"follow-up of the previous question \"{follow_up.previous_question}\", with {changed} substituted "
+                f"(exact): \"{analysis.resolved_question}\"")
+    return (f"follow-up of the previous question \"{follow_up.previous_question}\"; the user changed: {changed} "
+            "(read the message together with that question)")
+
+
 def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
-    """The intake analysis as short lines a model can use (times exact, names checked, filters with polarity)."""
+    """Intake's findings as labelled hints, each with what it rests on and how sure it is. What intake cannot
+    read exactly is not guessed here: the model has the user's own words and decides."""
     lines = [f"Current time (UTC): {_iso(analysis.now)}"]
     if analysis.follow_up is not None:
-        changed = "; ".join(analysis.follow_up.changed) or "a new detail"
-        lines.append(f"Follow-up of the previous question \"{analysis.follow_up.previous_question}\" ({changed}); "
-                     f"read as: \"{analysis.resolved_question}\"")
+        lines.append(_follow_up_line(analysis))
     for reference in analysis.references:
-        lines.append(f"\"{reference.text}\" refers to {reference.kind} {reference.value}")
+        source = "a row of the previous answer" if reference.how == "ordinal" else "the previous turn"
+        lines.append(f"\"{reference.text}\" = {reference.kind} {reference.value} (from {source}; exact)")
+    own = analysis.question.lower()  # what the user wrote now; the rest came from the question it follows up
     for window in analysis.times:
-        lines.append(f"\"{window.text}\" = {window.as_range()}" + (f" (around {_iso(window.point)})" if window.point else ""))
+        around = f", around {_iso(window.point)}" if window.point else ""
+        lines.append(f"\"{window.text}\" = {window.as_range()}{around} (computed from the phrase; exact)"
+                     if window.text.lower() in own else
+                     f"window {window.as_range()}{around} (of the follow-up above; exact)")
     for relative in analysis.record_windows:
-        lines.append(f"\"{relative.text}\" = {relative.describe()}: fetch that record first, then search the "
-                     "window from its start/end times in a later step")
+        said = f"\"{relative.text}\" = " if relative.text.lower() in own else "the window the user points at = "
+        lines.append(f"{said}{relative.describe()} (from the words and the conversation; fetch that record first, "
+                     "then search the window from its start/end times in a later step)")
     for entity in analysis.entities:
         if entity.status == "corrected":
-            lines.append(f"\"{entity.text}\" is {entity.kind} {entity.value} (corrected spelling)")
+            lines.append(f"\"{entity.text}\" = {entity.kind} {entity.value} (closest name in the inventory to what "
+                         "was typed; likely, not certain)")
         elif entity.status == "exact" and entity.kind not in ("incident", "change", "run_id"):
-            lines.append(f"{entity.kind}: {entity.value}")
+            lines.append(f"{entity.kind} {entity.value} (\"{entity.text}\" matches this name in the inventory; exact)"
+                         if entity.text.lower() in own else
+                         f"{entity.kind} {entity.value} (of the follow-up above; a name in the inventory; exact)")
     for item in analysis.filters:
         match = f" ({item.match.replace('_', ' ')})" if item.match else ""
-        lines.append(f"filter {item.field} = {item.as_argument()}{match} (from \"{item.text}\")")
+        lines.append(f"filter {item.field} = {item.as_argument()}{match} " + (
+            f"(from the words \"{item.text}\")" if item.text.lower() in own else "(of the follow-up above)"))
+    if len(analysis.asks) > 1:
+        lines += [f"part {ask.id}: \"{ask.text}\" (a separate thing the user asked: give it a task)"
+                  for ask in analysis.asks]
     for runbook in analysis.runbooks:
         steps = "; ".join(f"step {item.step} {item.specialist}: {item.ask}" for item in runbook.steps)
-        lines.append(f"Matching runbook \"{runbook.title}\" ({runbook.intent}) - plan it like this: {steps}")
+        lines.append(f"runbook \"{runbook.title}\" ({runbook.intent}) matches the words; a suggestion: {steps}")
     for item in analysis.unresolved:
         hint = f" (did you mean {', '.join(item.suggestions)}?)" if item.suggestions else ""
-        lines.append(f"Could not resolve \"{item.text}\": {item.reason}{hint}")
+        lines.append(f"could not resolve \"{item.text}\": {item.reason}{hint}")
     return lines
 
 
 def _context_block(analysis: QuestionAnalysis) -> str:
-    return "Context from OpsAgent (not written by the user):\n" + "\n".join(f"- {line}" for line in analysis_lines(analysis))
+    return ("Context from OpsAgent (hints from product code, not written by the user; the user's words win):\n"
+            + "\n".join(f"- {line}" for line in analysis_lines(analysis)))
 
 
 def _history_messages(history: Sequence[MessageData]) -> list[Message]:
