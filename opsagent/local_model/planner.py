@@ -58,8 +58,8 @@ def decide(role_input: PlannerInput, lexicon: Lexicon) -> Decision:
         return plan([reading], tools) if reading else Decision("reject", "The request names no record to look up.")
     latest = next((item.content for item in reversed(role_input.history) if item.role == "user"), "")
     readings = read_question(analysis, lexicon, latest)
-    asks = sum(not reading.scene for reading in readings)  # an open investigation; specific asks get their own
-    followed = _runbook(analysis, tools) if analysis.runbooks and asks <= 1 else None
+    asks = sum(not reading.scene and not reading.unread for reading in readings)  # specific asks it can read get
+    followed = _runbook(analysis, tools) if analysis.runbooks and asks <= 1 else None  # their own; else the runbook
     return followed or plan(readings, tools, max_tasks=role_input.max_tasks, specialists=role_input.specialists)
 
 

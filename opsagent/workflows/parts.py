@@ -83,8 +83,14 @@ def missed_asks(plan: Sequence[PlanStep], planner_parts: Sequence[QuestionPart],
     """The asks neither a part of the planner's nor a task's question carries, as parts of their own."""
     said = [part.text for part in planner_parts] + [task.question for task in plan]
     taken = {part.id for part in planner_parts}
+    # a plan that follows the matched runbook answers the open asks it matched ("anything I should know before
+    # my shift?", "what's the situation"): asks that name no record and nothing by name
+    runbook = analysis.runbooks[0] if analysis.runbooks else None
+    follows = runbook is not None and any(step.ask in said for step in runbook.steps)
+    open_ask = lambda ask: follows and not ask.records  # noqa: E731
     # an ask with no word of its own ("which are they?") asks about another one: nothing to miss
-    missed = [ask for ask in analysis.asks if _words(ask.text) and not any(_carries(text, ask) for text in said)]
+    missed = [ask for ask in analysis.asks if _words(ask.text) and not open_ask(ask)
+              and not any(_carries(text, ask) for text in said)]
     return [QuestionPart(id=ask.id if ask.id not in taken else f"q{ask.id[1:]}", text=ask.text) for ask in missed]
 
 
