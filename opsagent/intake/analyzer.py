@@ -20,7 +20,7 @@ from opsagent.intake.catalog_filters import catalog_filters
 from opsagent.intake.entities import TICKET, find_entities, normalised_ticket
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
-from opsagent.intake.intent import read_intent, unplaced_words
+from opsagent.intake.intent import find_action, read_intent, unplaced_words
 from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
 from opsagent.intake.record_windows import find_record_windows
@@ -58,7 +58,9 @@ def _unresolved(entities: Sequence[EntityMention]) -> list[Unresolved]:
 def analyse_question(question: str, history: Sequence[MessageData] = (), *, now: datetime,
                      inventory: InventorySnapshot = InventorySnapshot(), runbooks: Sequence[Runbook] = ()) -> QuestionAnalysis:
     """The analysis of one question against a moment, an inventory snapshot and the runbooks (pure)."""
-    follow_up = rewrite_follow_up(question, history, now, inventory)
+    own_entities = find_entities(question, inventory)  # a command is never rewritten as a follow-up question
+    commands = find_action(question, find_asks(question, own_entities), own_entities) is not None
+    follow_up = None if commands else rewrite_follow_up(question, history, now, inventory)
     text = follow_up[0] if follow_up else question
     text, references = resolve_references(text, history, now)
     text = TICKET.sub(lambda match: normalised_ticket(match.group(1), match.group(2)), text)  # "CHG 30017"

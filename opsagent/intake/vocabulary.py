@@ -62,7 +62,8 @@ AMBIGUOUS_VERBS = frozenset({"run", "start", "open", "log", "file", "change", "s
 """Verbs that are commands only before an object (an id, a name, "the", "a", "it"…)."""
 COMMAND_LEADS = ("please", "pls", "plz", "kindly", "can you", "could you", "would you", "will you", "can u", "could u",
                  "go ahead and", "i want you to", "i need you to", "i'd like you to", "you should", "lets", "let's",
-                 "just", "now", "then", "also", "and", "quickly", "asap")
+                 "just", "now", "then", "also", "and", "quickly", "asap",
+                 "ok", "okay", "alright", "all right", "right", "cool", "great", "sure", "yes", "yeah")  # "ok ack the P1"
 """Words that may come before a command verb."""
 GREETINGS = ("hi", "hello", "hey", "hiya", "yo", "howdy", "hallo", "good morning", "good afternoon", "good evening",
              "morning", "evening", "gm", "greetings", "sup", "hi there", "hey there")

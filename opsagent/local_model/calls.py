@@ -8,6 +8,7 @@ name its inventory filter, a filter or status its vocabulary's parameter, a valu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +18,7 @@ from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_CALLS = 6
+EXISTENCE = re.compile(r"\b(?:any|ever|anything)\b", re.IGNORECASE)
 ROWS = "__rows__"  # marks a call the previous step's rows complete (a search per item, a record's window)
 KEYS = {kind.key_field: kind.name for kind in reversed(RECORDS.values())}  # the first kind a key names (pipeline, not run_count)
 NESTED = {spec.record: KEYS[item.row_field] for spec in TOOLS for item in spec.filters  # "runs" of "pipelines" are
@@ -129,7 +131,8 @@ def _one_record(reading: Reading) -> bool:
     return reading.ask.shape in ("why", "record", "when") or bool(reading.cues & {"latest", "cause"}) or any(
         item.point is not None for item in reading.scope.times) or ("now" in reading.cues and named) or (
         # "has pl_x finished?", "did pl_x fail?": no time, so its state — the latest run
-        reading.ask.shape == "yes_no" and named and not reading.scope.times and bool(reading.values))
+        reading.ask.shape == "yes_no" and named and not reading.scope.times and bool(reading.values)
+        and not EXISTENCE.search(reading.ask.text))  # "has pl_x had any cancelled runs?" asks about its history
 
 
 def _candidates(reading: Reading, offered: Collection[str]) -> list[ToolSpec]:

@@ -158,13 +158,19 @@ def listing(reading: Reading, item: ToolEvidence, checks: Sequence[tuple[str, st
     spec = tool_spec(item.tool)  # a search sorted in the order asked holds the first rows of the whole set
     sorted_by_tool = spec is not None and any(item.arguments.get(one.parameter) for one in spec.filters_of("order"))
     if rows and sorted_by_tool and "first" in reading.cues and not checks:
-        said = order_said(reading.scope)
-        return PartAnswer(f"{said[:1].upper()}{said[1:]}: {label(rows[0])}.", facts)
+        said, first = order_said(reading.scope), rows[0]  # the record; its own text stays in the facts
+        when_ = f", opened {when(first['opened_at'])}" if first.get("opened_at") else \
+            f", planned from {when(first['start_date'])}" if first.get("start_date") else ""
+        return PartAnswer(f"{said[:1].upper()}{said[1:]}: {identity(first)}{when_}.", facts)
     if rows and (reading.rank or reading.cues & ORDER):
         ordered = _ordered(reading, rows, complete=not shown or sorted_by_tool)
         return PartAnswer(ordered or f"{first_sentence(item.message)} The order asked for needs every row, and only "
                                      f"{len(item.rows)} of {item.total} were returned.", facts)
-    return PartAnswer(yes_no(bool(rows) if leads_yes_no(reading, lead) else None, sentence), facts)
+    # a "no" over a window nobody asked for (the tool's default) would answer "ever" from the last day only
+    defaulted = spec is not None and any(one.parameter not in item.arguments and item.query.get(one.parameter)
+                                         for one in spec.filters_of("window"))
+    exists = bool(rows) if leads_yes_no(reading, lead) and (rows or not defaulted) else None
+    return PartAnswer(yes_no(exists, sentence), facts)
 
 
 def record(reading: Reading, item: ToolEvidence, checks: Sequence[tuple[str, str]], *, lead: bool) -> PartAnswer:
