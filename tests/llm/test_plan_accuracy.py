@@ -35,7 +35,9 @@ def run_plan_cli(cases: list[DevCase], tmp_path: Path) -> list[dict]:
     lines = [json.dumps({"question": case.question, "history": [m.model_dump() for m in case.history]}) for case in cases]
     env = {**os.environ, "LLM_PROVIDER": "local", "DATA_DIR": str(tmp_path / "var")}
     done = subprocess.run(
-        [sys.executable, "-m", "opsagent", "plan", "-"], input="\n".join(lines) + "\n", capture_output=True,
+        # the dev set's moment: "between 22:00 and 02:00" must not depend on when the suite runs
+        [sys.executable, "-m", "opsagent", "plan", "-", "--now", "2025-01-10T09:00Z"], input="\n".join(lines) + "\n",
+        capture_output=True,
         text=True, env=env, cwd=DEVSET_DIR.parents[1], timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
