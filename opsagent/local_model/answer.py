@@ -40,16 +40,6 @@ def _whole(reading: Reading, chosen: Chosen, results: Sequence[TaskResult]) -> b
         for choice in chosen.choices for call in choice.calls)
 
 
-def fixed_labels(vocabulary: str, value: str) -> list[str]:
-    """The labels a tool's fixed value stands for ("not open" → Resolved, Closed, Canceled)."""
-    vocab = VOCABULARIES.get(vocabulary)
-    if vocab is None:
-        return []
-    negated, base = value.startswith("not "), value.removeprefix("not ")
-    members = set(vocab.group_labels(base)) or ({choice.label} if (choice := vocab.choice(base)) else set())
-    return [label for label in vocab.labels() if (label in members) != negated]
-
-
 def per_item(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence], *,
              lead: bool) -> PartAnswer | None:
     """"1 of the 5 pipelines has an open incident: pl_a (INC…); pl_b, pl_c have none"."""
@@ -60,8 +50,9 @@ def per_item(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequenc
             continue
         spec = tool_spec(calls[0].tool)
         state = str(calls[0].arguments.get("state") or "").lower().replace("_", " ")
-        said_state = " or ".join(label.lower() for name, value in (spec.fixed.items() if spec else ())
-                                 for label in fixed_labels(name, value)) or (state if state != "all" else "")
+        said_state = " or ".join(sorted(label for name, value in (spec.fixed.items() if spec else ())
+                                        for label in VOCABULARIES[name].selected(value) or ())) \
+            or (state if state != "all" else "")
         # "an open incident", "a resolved or closed incident": what the search looked for, never "a matching"
         thing = f"{'an' if said_state[:1] in tuple('aeiou') else 'a'} {said_state or 'matching'} " \
                 f"{spec.record if spec else 'record'}"

@@ -79,6 +79,23 @@ class Vocabulary(BaseModel):
     def values(self) -> tuple[str, ...]:
         return tuple(item.value for item in self.choices)
 
+    def selected(self, argument: str) -> set[str] | None:
+        """The labels an argument like "open", "not approved" or "new,on_hold" selects (lower case); ``None``
+        for a value this vocabulary does not know."""
+        text = argument.strip().lower()
+        negated = text.startswith("not ")
+        chosen: set[str] = set()
+        for part in (text[4:] if negated else text).replace(" or ", ",").split(","):
+            key = _key(part.strip().replace("-", " "))
+            if key in self.groups:
+                chosen |= {label.lower() for label in self.group_labels(key)}
+            elif (choice := self.choice(key)) is not None:
+                chosen.add(choice.label.lower())
+            else:
+                return None
+        every = {label.lower() for label in self.labels()}
+        return every - chosen if negated else chosen
+
     def group_labels(self, group: str) -> tuple[str, ...]:
         members = self.groups.get(group, ())
         return tuple(item.label for item in self.choices if item.value in members)

@@ -46,23 +46,6 @@ def _iso(moment: Any) -> str:
     return moment.strftime("%Y-%m-%dT%H:%MZ")
 
 
-def _labels(vocabulary: Vocabulary, argument: str) -> set[str] | None:
-    """The labels an argument like "open", "not approved" or "new,on_hold" selects (lower case)."""
-    text = argument.strip().lower()
-    negated = text.startswith("not ")
-    chosen: set[str] = set()
-    for part in (text[4:] if negated else text).replace(" or ", ",").split(","):
-        key = "_".join(part.strip().replace("-", " ").split())
-        if key in vocabulary.groups:
-            chosen |= {label.lower() for label in vocabulary.group_labels(key)}
-        elif (choice := vocabulary.choice(key)) is not None:
-            chosen.add(choice.label.lower())
-        else:
-            return None  # a value this vocabulary does not know: not judged
-    every = {label.lower() for label in vocabulary.labels()}
-    return every - chosen if negated else chosen
-
-
 def _priority_levels(mention: FilterMention) -> set[str]:
     top = max(int(value) for value in mention.values)
     return {str(level) for level in range(1, top + 1)} if mention.match == "or_higher" else {str(top)}
@@ -75,7 +58,7 @@ def filter_values(mention: FilterMention) -> set[str] | None:
         return None
     if mention.field == "priority":
         return _priority_levels(mention)
-    return _labels(vocabulary, mention.as_argument())
+    return vocabulary.selected(mention.as_argument())
 
 
 def _tool_filter(spec: ToolSpec, vocabulary: str) -> FilterSpec | None:
@@ -96,7 +79,7 @@ def searched_values(call: ToolEvidence, spec: FilterSpec) -> set[str] | None:
         top = int(argument) if str(argument).isdigit() else None
         exact = str(call.arguments.get("priority_match", "or_higher")) == "exactly"
         return None if top is None else {str(level) for level in ([top] if exact else range(1, top + 1))}
-    return _labels(vocabulary, str(argument))
+    return vocabulary.selected(str(argument))
 
 
 def _minutes(phrase: str) -> int | None:
