@@ -24,15 +24,34 @@ async def ask_for_reply(
     mode: PlanMode | None = None,
     timeout_seconds: float,
 ) -> tuple[str, str | None]:
-    """Run a structured-output role and return (text, error); never raises except on cancel."""
-    try:
-        async with asyncio.timeout(timeout_seconds):
-            response = await agent.agent.run(messages, options=agent.run_options(mode))
-    except TimeoutError:
-        return "", f"{agent.name} gave no answer within {timeout_seconds:g} s"
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:  # model/transport failure: the caller falls back
-        logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
-        return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
+    """Run a structured-output role and return (text, error); never raises except on cancel. A reply cut off at
+    the token cap is asked for once more, shorter (a cut JSON object is no answer and is never shown)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_seconds
+    for attempt in (1, 2):
+        try:
+            async with asyncio.timeout(max(deadline - loop.time(), 0.001)):
+                response = await agent.agent.run(messages, options=agent.run_options(mode))
+        except TimeoutError:
+            return "", f"{agent.name} gave no answer within {timeout_seconds:g} s"
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # model/transport failure: the caller falls back
+            logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
+            return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
+        if not _cut_off(response) or attempt == 2:
+            break
+        logger.info("%s reply was cut off at its token cap; asking once more for a shorter one", agent.name)
+        messages = [*messages, Message("assistant", [response.text or ""]), Message("user", [SHORTER])]
+    if _cut_off(response):
+        return "", f"{agent.name}'s reply was cut off at its token cap twice"
     return response.text or "", None
+
+
+SHORTER = ("Your reply was cut off at the length limit, so it is not valid JSON. Answer again with the JSON object "
+           "only, shorter: fewer and shorter parts and questions, a one-line plan_reason, no other text.")
+
+
+def _cut_off(response: object) -> bool:
+    reason = getattr(response, "finish_reason", None)
+    return str(getattr(reason, "value", reason) or "").lower() == "length"

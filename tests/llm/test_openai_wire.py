@@ -143,3 +143,30 @@ async def test_provider_errors_reach_the_user_by_kind_only(fake_openai, tmp_path
     assert "rejected the credentials" in answer.text
     dumped = answer.model_dump_json()
     assert "TOPSECRET" not in dumped and "10.9.8.7" not in dumped
+
+
+async def test_a_plan_cut_off_at_its_token_cap_is_asked_for_once_more_shorter(fake_openai, tmp_path):
+    """The first planner reply stops at the cap mid-JSON (finish_reason "length", as Qwen2.5-1.5B did on a
+    recorded request to act); the planner is asked once more, shorter, and the answer is the plan's."""
+    cut = json.dumps(PLAN)[:60]
+    planner_requests: list[dict] = []
+
+    def respond(body: dict) -> tuple[int, dict]:
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        if schema == "UserModeOutput":
+            planner_requests.append(body)
+            if len(planner_requests) == 1:
+                return 200, completion({"role": "assistant", "content": cut}, "length")
+        return 200, reply_to(body)
+
+    fake_openai.respond = respond
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
+                          OPENAI_BASE_URL=f"http://127.0.0.1:{fake_openai.server_address[1]}/v1", DYNAMIC_PLAN="true")
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"), workflow="dynamic")
+    finally:
+        await runtime.aclose()
+    assert len(planner_requests) == 2 and answer.metadata.route == "execute", answer.text
+    retry = planner_requests[1]["messages"]
+    assert retry[-2] == {"role": "assistant", "content": cut} and "cut off" in retry[-1]["content"]
+    assert "INC0010049" in answer.summary and cut not in answer.text
