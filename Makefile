@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test run ask eval eval-real bench bench-full clean browser-deps
+.PHONY: setup test run ask eval eval-real record-real bench bench-full clean browser-deps
 
 setup: $(STAMP)
 
@@ -46,6 +46,12 @@ eval: setup
 #   MODEL_PROFILE=local-small make eval-real        -> evals/results/real-model/
 eval-real: setup
 	$(PY) -m evals --real $(ARGS)
+
+# Re-record the real-model conversations `make test` replays (tests/recorded/cassettes/), against the model of
+# ../shared/tools/real-llm served on 127.0.0.1:8080 (serve.sh --port 8080). Needed when a prompt, a tool
+# schema or the recorded cases change: the replay then fails with "a prompt changed?". About 10-20 minutes.
+record-real: setup
+	$(PY) -m evals.cassettes $(ARGS)
 
 # Benchmarks (quick, ~1 minute) -> bench/results/; `make bench-full` repeats more
 bench: setup
