@@ -12,10 +12,11 @@ import asyncio
 import json
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 from evals.case import EvalCase, load_cases, load_frozen, load_paraphrases
-from evals.devset import CategoryScore, by_category, load_devset, plan_devset
+from evals.devset import DEVSET_NOW, CategoryScore, by_category, load_devset, plan_devset
 from evals.harness import CaseRunner
 from evals.judge import judge_answer, judge_available
 from evals.report import summarise_results, write_reports
@@ -45,7 +46,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def devset_by_category(settings: Settings, models: ModelProvider) -> list[CategoryScore]:
     """Planning accuracy per dev-set category, on the suite's model."""
     cases = load_devset()
-    runtime = build_runtime(settings, models=models)
+    moment = datetime.fromisoformat(DEVSET_NOW.replace("Z", "+00:00"))
+    runtime = build_runtime(settings, models=models, clock=lambda: moment)
     try:
         decisions = await plan_devset(runtime, cases)
     finally:

@@ -20,6 +20,8 @@ from opsagent.runtime import Runtime
 from opsagent.workflows.plan_preview import preview_plan
 
 DEVSET_DIR = Path(__file__).resolve().parent / "devset"
+DEVSET_NOW = "2025-01-10T09:00Z"
+"""The moment the dev set is planned at: "yesterday" or "between 22:00 and 02:00" must not depend on the hour."""
 PARTS = ("tuning", "heldout")
 METRICS = ("route", "agents", "shape")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.devset import DEVSET_DIR, PARTS, DevCase, accuracy, by_category, load_devset, score
+from evals.devset import DEVSET_DIR, DEVSET_NOW, PARTS, DevCase, accuracy, by_category, load_devset, score
 
 THRESHOLDS = {"route": 0.75, "agents": 0.75, "shape": 0.75}
 MIN_CATEGORY_PLANNED_RIGHT: dict[str, float] = {
@@ -36,7 +36,7 @@ def run_plan_cli(cases: list[DevCase], tmp_path: Path) -> list[dict]:
     env = {**os.environ, "LLM_PROVIDER": "local", "DATA_DIR": str(tmp_path / "var")}
     done = subprocess.run(
         # the dev set's moment: "between 22:00 and 02:00" must not depend on when the suite runs
-        [sys.executable, "-m", "opsagent", "plan", "-", "--now", "2025-01-10T09:00Z"], input="\n".join(lines) + "\n",
+        [sys.executable, "-m", "opsagent", "plan", "-", "--now", DEVSET_NOW], input="\n".join(lines) + "\n",
         capture_output=True,
         text=True, env=env, cwd=DEVSET_DIR.parents[1], timeout=120, check=False,
     )
