@@ -34,7 +34,7 @@ def _moment(text: str) -> datetime:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO moment such as 2025-01-10T09:00Z") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.vocabulary import ACTIONS
+from opsagent.intake.vocabulary import ACTIONS, AMBIGUOUS_VERBS
 
 IRREGULAR = {"ran": "run", "reran": "rerun", "re-ran": "re-run", "set": "set", "made": "make", "wrote": "write",
              "woke": "wake", "sent": "send", "put": "put"}
@@ -31,17 +31,26 @@ def _stem(word: str) -> str:
     return low
 
 
-VERBS = frozenset(word for phrases in ACTIONS.values() for phrase in phrases for word in [phrase.split()[0]])
-SUBJECT = r"\bI(?:'ve|\s+have|\s+had|'ll|\s+will|\s+am going to|'m going to)?"  # "we" is often the user's team
-ADVERB = r"(?:\s+(?:just|already|now|also|gone ahead and|went ahead and|successfully))*"
-CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>[a-z][a-z-]+)(?P<particle>\s+(?:off|out|over|up|back))?\b",
-                   re.IGNORECASE)
+# "ran a search", "start with", "update you" are not actions on a record: verbs that are commands only before an
+# object are left out, and so are questions ("Should I open …?") and quoted text
+VERBS = frozenset(word for phrases in ACTIONS.values() for phrase in phrases for word in [phrase.split()[0]]
+                  if word not in AMBIGUOUS_VERBS) - {"run"}
+SUBJECT = (r"(?:^|[.;:!—–-]\s*|\b(?i:and|so|then|but|also|now)\s+)"  # "I" opening a clause, not "Phase I"
+           r"I(?:'ve|\s+have|\s+had|'ll|\s+will|\s+am going to|'m going to)?")
+ADVERB = r"(?:\s+(?i:just|already|now|also|gone ahead and|went ahead and|successfully))*"
+CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>(?i:[a-z][a-z-]+))(?P<particle>\s+(?i:off|out|over|up|back))?\b")
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 
 
 def action_claims(sentence: str) -> list[str]:
     """The actions a sentence says the writer took or will take, as intake's verbs ("acknowledge")."""
     found = []
+    sentence = QUOTED.sub(" ", sentence).strip()
+    if sentence.endswith("?"):
+        return found
     for match in CLAIM.finditer(sentence):
+        if re.match(r"\s+(?:you|u)\b", sentence[match.end():], re.IGNORECASE):
+            continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record
         verb = match.group("verb")
         stem = next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in VERBS), None)
         if stem is not None:

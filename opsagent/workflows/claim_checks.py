@@ -287,8 +287,8 @@ def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[s
         shown = row_values(item, row, VALUE_VOCABULARIES[name])
         if shown and not shown & values:
             return False
-    start = row_moment(record, row)
-    return not windows or start is None or any(first <= start < last for first, last in windows)
+    moments = row_moments(record, row)
+    return not windows or not moments or any(first <= moment < last for moment in moments for first, last in windows)
 
 
 def _record_of(item: ToolEvidence) -> str:
@@ -296,11 +296,11 @@ def _record_of(item: ToolEvidence) -> str:
     return spec.record if spec else ""
 
 
-def row_moment(record: str, row: dict[str, Any]) -> datetime | None:
-    """When a row's record happened: its kind's first time field it has (a run's start, an incident's opening)."""
+def row_moments(record: str, row: dict[str, Any]) -> list[datetime]:
+    """When a row's record happened: each time field of its kind it has (opened, resolved; a run's start, end)."""
     kind = RECORDS.get(record)
     fields = kind.time_fields if kind else ("start",)
-    return next((moment for field in fields if (moment := _moment(row.get(field))) is not None), None)
+    return [moment for field in fields if (moment := _moment(row.get(field))) is not None]
 
 
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
@@ -421,7 +421,7 @@ def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
     if qualifier.kind == "name":
         return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
     if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
-        return bool(rows) and all(row_moment(_record_of(item), row) is not None for item in items for row in item.rows)
+        return bool(rows) and all(row_moments(_record_of(item), row) for item in items for row in item.rows)
     vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
     return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
         any(field in row for field in vocabulary.row_fields) for row in rows)
@@ -525,6 +525,8 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of|fixed by|resolved by|solved by|"
                    r"mitigated by|the fix was(?: to)?|was fixed by)\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
 """A cause or a fix said of a record: it must be in that record's own rows."""
+HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
+"""Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
 
@@ -582,6 +584,8 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
     checks = []
     for unit in units:
         key, match = _single_key(unit) or (only if not record_keys(unit) else None), CAUSE.search(unit)
+        if match and HEDGED.search(unit[:match.start()]):
+            continue
         if key is None or match is None or not index.rows_for(key):
             continue
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}

@@ -10,11 +10,12 @@ tools' rows ("3 of the 5 failing pipelines have an incident").
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
@@ -114,6 +115,7 @@ ELAPSED = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|
 """A length of time ("48 minutes ago", "about 7 hours", "for two hours"): a span between two of the evidence's
 moments, or between one and now."""
 UNIT_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
+BOUND = re.compile(r"\b(?:more than|over|at least|almost|nearly|under|less than|within|up to)\s*$", re.IGNORECASE)
 ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 
 
@@ -121,7 +123,8 @@ def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
     """Each length of time in ``text``: (number, minutes per unit); with ``ago``, only "N units ago"."""
     flat = digits(text)
     return [(float(match.group(1)), UNIT_MINUTES[match.group(2)[0].lower()]) for match in ELAPSED.finditer(flat)
-            if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)]
+            if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)
+            and not BOUND.search(flat[:match.start()])]  # "more than 24 hours ago" is a bound, not a time
 
 
 def moments_of(row: dict[str, Any]) -> list[datetime]:
@@ -133,9 +136,13 @@ def moments_of(row: dict[str, Any]) -> list[datetime]:
                 found.append(datetime.fromisoformat(value[:16] + "+00:00"))
             except ValueError:
                 continue
-    start = str(row.get("start") or "")
-    if ISO_MOMENT.match(start) and isinstance(row.get("duration_min"), (int, float)):  # when a run ended
-        found.append(datetime.fromisoformat(start[:16] + "+00:00") + timedelta(minutes=row["duration_min"]))
+    start, minutes = str(row.get("start") or ""), row.get("duration_min")
+    if ISO_MOMENT.match(start) and isinstance(minutes, (int, float)) and math.isfinite(minutes) \
+            and 0 <= minutes < 525_600:  # when a run ended (a year at most: a bad value is not a moment)
+        try:
+            found.append(datetime.fromisoformat(start[:16] + "+00:00") + timedelta(minutes=minutes))
+        except ValueError:
+            pass
     return found
 
 
@@ -241,6 +248,7 @@ class EvidenceIndex:
     @classmethod
     def build(cls, results: Sequence[TaskResult], *, question: str = "", now: datetime | None = None) -> EvidenceIndex:
         index = cls(items=[item for result in results for item in result.evidence])
+        now = now if now is None or now.tzinfo else now.replace(tzinfo=UTC)  # a naive now is UTC
         index.spans, index.spans_from_now = _spans(index.items, now), now is not None
         texts = [question]
         for item in index.items:

@@ -18,6 +18,7 @@ from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claims import NEGATED_VALUE
 from opsagent.workflows.evidence_index import EvidenceIndex
 
+EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
 PARTS = re.compile(r"[;:]\s+|,\s+but\s+|\.\s+", re.IGNORECASE)
 REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeast|southwest|northwest)\s+[a-z]+",
                          re.IGNORECASE)
@@ -25,7 +26,7 @@ REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeas
 
 def _components(index: EvidenceIndex) -> list[dict[str, Any]]:
     return [row for item in index.items for row in item.rows
-            if row.get("kind") == "component" and row.get("name") and row.get("status")]
+            if row.get("kind") == "component" and isinstance(row.get("name"), str) and row.get("status")]
 
 
 def _says(text: str, phrase: str) -> bool:
@@ -54,17 +55,17 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     names = sorted({str(row["name"]) for row in rows}, key=len, reverse=True)
     checks = []
     for part in (part for sentence in sentences for part in PARTS.split(sentence) if part.strip()):
-        status = _status_said(part)
+        status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
         named = [name for name in names if _says(part, name)]
         if status is None or not named:
             continue
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
         for name in named:
             own = [row for row in rows if row["name"] == name]
-            listed = {_region(row): row["status"].lower() for row in own}
+            listed = {_region(row): str(row["status"]).lower() for row in own}
             wrong = [region for region in sorted(regions) if (region in listed or problems_only)
                      and listed.get(region, "operational") != status]
-            holds = not wrong if regions else any(row["status"].lower() == status for row in own)
+            holds = not wrong if regions else any(str(row["status"]).lower() == status for row in own)
             if not holds:
                 shown = ", ".join(f"{row['status']} in {row.get('region')}" for row in own)
                 checks.append(GroundingCheck(kind="value", claim=part, passed=False,

@@ -39,16 +39,18 @@ async def ask_for_reply(
         except Exception as error:  # model/transport failure: the caller falls back
             logger.warning("%s call failed: %s", agent.name, type(error).__name__, exc_info=True)
             return "", f"{agent.name} could not answer: {describe_model_failure(error)}"
-        if not _cut_off(response) or attempt == 2:
+        if not _cut_off(response) or attempt == 2 or deadline - loop.time() < MIN_RETRY_SECONDS:
             break
         logger.info("%s reply was cut off at its token cap; asking once more for a shorter one", agent.name)
-        messages = [*messages, Message("assistant", [response.text or ""]), Message("user", [SHORTER])]
+        # the instruction alone: the cut reply back would prime a small model to repeat itself and fill its context
+        messages = [*messages, Message("user", [SHORTER])]
     if _cut_off(response):
         return "", f"{agent.name}'s reply was cut off at its token cap twice"
     return response.text or "", None
 
 
-SHORTER = ("Your reply was cut off at the length limit, so it is not valid JSON. Answer again with the JSON object "
+MIN_RETRY_SECONDS = 5.0
+SHORTER = ("Your previous reply was cut off at the length limit, so it was not valid JSON. Answer with the JSON object "
            "only, shorter: fewer and shorter parts and questions, a one-line plan_reason, no other text.")
 
 

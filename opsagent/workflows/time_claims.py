@@ -19,7 +19,9 @@ from opsagent.tools.catalog import RECORDS, tool_spec
 from opsagent.workflows.claims import record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, moments_of
 
-CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
+                   re.IGNORECASE)
+"""A 24-hour clock time said exactly (a 12-hour one, or "around 02:45", is not checked to the minute)."""
 ORDINAL = re.compile(r"\b(?P<order>latest|newest|most recent|oldest|earliest)\b[^.;:]{0,40}?\b(?:is|was|:)\s+"
                      r"(?P<key>(?:INC|CHG)\d{5,10})\b", re.IGNORECASE)
 LATEST = {"latest", "newest", "most recent"}
@@ -88,8 +90,9 @@ def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> l
     for sentence in sentences:
         for match in ORDINAL.finditer(sentence):
             key, latest = match.group("key").upper(), match.group("order").lower() in LATEST
-            same = [(str(row.get("number", "")).upper(), moment) for item in items for row in item.rows
-                    if str(row.get("number", "")).upper()[:3] == key[:3] and (moment := _moment(item, row))]
+            searches = [item for item in items if any(str(row.get("number", "")).upper() == key for row in item.rows)]
+            same = [(str(row.get("number", "")).upper(), moment) for item in searches for row in item.rows
+                    if (moment := _moment(item, row))]  # "the most recent P1": against the P1 search it came from
             claimed = [moment for number, moment in same if number == key]
             if not claimed:
                 continue

@@ -15,14 +15,19 @@ from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import NEGATED_VALUE
 from opsagent.workflows.evidence_index import EvidenceIndex
 
-UNIVERSAL = re.compile(r"\b(?:every|all(?: of)?(?: the)?|each(?: of the)?)\b", re.IGNORECASE)
+UNIVERSAL = re.compile(r"\b(?:every|all|each)(?: of)?(?: the| its| their| these| those)?\s+(?:[\w-]+\s+){0,2}?"
+                       r"(?P<noun>runs?|incidents?|tickets?|changes?|change requests?|pipelines?)\b", re.IGNORECASE)
+"""A quantifier over a record noun ("all runs", "every incident"), not "every 3 hours" or "at all"."""
+SUBSET = re.compile(r"\b(?:except|but|other than|apart from|besides|before|after|since|until|last \d+|first \d+|"
+                    r"the \w+ (?:before|after)|of them)\b|\bthe other\b", re.IGNORECASE)
+"""Words that carve a subset out of "all": the claim is then about rows it does not name."""
 
 
 def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for sentence in sentences:
         quantifier = UNIVERSAL.search(sentence)
-        if quantifier is None:
+        if quantifier is None or SUBSET.search(sentence):
             continue
         for vocabulary in (item for item in VALUE_VOCABULARIES.values() if item.record != "health"):  # health_claims
             for match, value in vocabulary.find(sentence[quantifier.end():]):

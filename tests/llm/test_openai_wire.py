@@ -168,5 +168,5 @@ async def test_a_plan_cut_off_at_its_token_cap_is_asked_for_once_more_shorter(fa
         await runtime.aclose()
     assert len(planner_requests) == 2 and answer.metadata.route == "execute", answer.text
     retry = planner_requests[1]["messages"]
-    assert retry[-2] == {"role": "assistant", "content": cut} and "cut off" in retry[-1]["content"]
+    assert "cut off" in retry[-1]["content"] and all(message.get("content") != cut for message in retry)
     assert "INC0010049" in answer.summary and cut not in answer.text
