@@ -181,8 +181,8 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
     valued = [item.text for item in scope.filters if item.field in VOCABULARIES and VOCABULARIES[item.field].role == "value"]
     singular = not any(plural for _, plural in said) if said else bool(valued) and not any(  # "newest P3?"
         text.lower().endswith("s") for text in valued)
-    if singular and order_said(scope):
-        found.cues.setdefault("first", order_said(scope))  # "the most recent incident": the first row in that order
+    if singular and (order := order_said(scope)):
+        found.cues.setdefault("first", order)  # "the most recent incident": the first row in that order
     scope = _record_window(_settle(found, scope, named_nouns, lexicon, ask.shape), found, named_nouns)
     records, named = _kinds(named_nouns, found, scope, extra)
     scope, records, named = _inherit(scope, found, before, after, ask, records, named, scene_times)

@@ -34,7 +34,7 @@ from opsagent.workflows.claims import (
 )
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
-from opsagent.workflows.evidence_index import EvidenceIndex
+from opsagent.workflows.evidence_index import EvidenceIndex, record_of_tool
 from opsagent.workflows.fitting import Qualifier, fits, narrowed_by, searched_values, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
@@ -280,7 +280,7 @@ def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[s
     """The row has every asked value it can show (a value of another record kind, or one it cannot show,
     does not count against it) and, when the ask is placed in windows (its own, or a record's), happened inside
     one."""
-    record = tool_spec(item.tool).record if tool_spec(item.tool) else ""
+    record = record_of_tool(item.tool)
     for name, values in asked.items():
         if not _same_kind(VALUE_VOCABULARIES[name].record, record):
             continue
@@ -289,11 +289,6 @@ def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[s
             return False
     moments = row_moments(record, row)
     return not windows or not moments or any(first <= moment < last for moment in moments for first, last in windows)
-
-
-def _record_of(item: ToolEvidence) -> str:
-    spec = tool_spec(item.tool)
-    return spec.record if spec else ""
 
 
 def row_moments(record: str, row: dict[str, Any]) -> list[datetime]:
@@ -421,7 +416,7 @@ def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
     if qualifier.kind == "name":
         return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
     if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
-        return bool(rows) and all(row_moments(_record_of(item), row) for item in items for row in item.rows)
+        return bool(rows) and all(row_moments(record_of_tool(item.tool), row) for item in items for row in item.rows)
     vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
     return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
         any(field in row for field in vocabulary.row_fields) for row in rows)

@@ -150,7 +150,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
 def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
     """Pairs of names in one item: each record key with every other name the item gives."""
     item = unquoted(item)
-    names = identifiers_in(item) | {name.lower() for name in known if _says(item, name)}
+    names = identifiers_in(item) | {name.lower() for name in known if says(item, name)}
     keys = [key for key in record_keys(item) if key in names]
     for key in keys:
         for other in sorted(names - {key}):
@@ -158,7 +158,8 @@ def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
                 yield LinkClaim(item, key, other)
 
 
-def _says(text: str, name: str) -> bool:
+def says(text: str, name: str) -> bool:
+    """``name`` as a whole name in ``text`` (any case; hyphens and underscores are part of a name)."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
 
 

@@ -265,7 +265,7 @@ class EvidenceIndex:
                 index.phrased_counts.setdefault(phrase, set()).add(number)
             own = _item_counts(item) | {int(number) for number in message_numbers if number.is_integer()}
             index.counts |= own
-            index.record_counts.setdefault(_record_of(item.tool), set()).update(own)
+            index.record_counts.setdefault(record_of_tool(item.tool), set()).update(own)
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
         index.cross_counts = _cross_counts(index.items)
@@ -345,7 +345,8 @@ COUNT_FIELDS = frozenset({"runs", "succeeded", "failed", "cancelled", "running",
 """Row fields that are counts already (a status summary's "runs: 18, failed: 3"), and their sums."""
 
 
-def _record_of(tool: str) -> str:
+def record_of_tool(tool: str) -> str:
+    """The record kind a tool's rows are ("" for a tool the catalog does not know)."""
     spec = tool_spec(tool)
     return spec.record if spec else ""
 

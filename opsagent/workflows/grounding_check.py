@@ -58,7 +58,7 @@ from opsagent.workflows.evidence_index import (
     identifiers_in,
     records_counted,
 )
-from opsagent.workflows.fitting import fits, narrowed_by, text_names_something
+from opsagent.workflows.fitting import fits, narrowed_by, text_names_something, windows_of
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.time_claims import check_clock_times, check_ordinals
 from opsagent.workflows.universal_claims import check_universal_claims
@@ -155,13 +155,12 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
     """The lengths of the windows the searches applied, and of those the question or the tools name."""
     lengths = set(_windows_said(index.text).values())
     for item in index.items:
-        for value in item.query.values():
-            if isinstance(value, dict) and value.get("start") and value.get("end"):
-                try:
-                    start, end = (datetime.fromisoformat(str(value[key]).replace("Z", "+00:00")) for key in ("start", "end"))
-                except ValueError:
-                    continue
-                lengths.add(round((end - start).total_seconds() / 60))
+        for window in windows_of(item):
+            try:
+                start, end = (datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in window)
+            except ValueError:
+                continue
+            lengths.add(round((end - start).total_seconds() / 60))
     return lengths
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.vocabularies import HEALTH_STATUS
-from opsagent.workflows.claims import NEGATED_VALUE
+from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
@@ -27,10 +27,6 @@ REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeas
 def _components(index: EvidenceIndex) -> list[dict[str, Any]]:
     return [row for item in index.items for row in item.rows
             if row.get("kind") == "component" and isinstance(row.get("name"), str) and row.get("status")]
-
-
-def _says(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def _region(row: dict[str, Any]) -> str:
@@ -56,7 +52,7 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     checks = []
     for part in (part for sentence in sentences for part in PARTS.split(sentence) if part.strip()):
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
-        named = [name for name in names if _says(part, name)]
+        named = [name for name in names if says(part, name)]
         if status is None or not named:
             continue
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from agent_framework import Message
 
-from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.analysis import EntityKind, QuestionAnalysis
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import QuestionPart
 from opsagent.contracts.requests import MessageData
@@ -37,9 +37,7 @@ def _iso(moment: Any) -> str:
     return moment.strftime("%Y-%m-%dT%H:%MZ")
 
 
-EXACT_CHANGES = ("time window:", "picked:", *(f"{kind}:" for kind in (
-    "incident", "change", "run id", "pipeline", "factory", "configuration item", "assignment group", "platform",
-    "component", "region", "azure service", "person")))
+EXACT_CHANGES = ("time window:", "picked:", *(f"{kind.replace('_', ' ')}:" for kind in get_args(EntityKind)))
 """Follow-up changes that substitute one exact value in the previous question (a window, an id, a name)."""
 
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.catalog import tool_spec
+from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import EvidenceIndex, moments_of
+from opsagent.workflows.evidence_index import EvidenceIndex, moments_of, record_of_tool
 
 CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
                    re.IGNORECASE)
@@ -74,25 +75,16 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     return checks
 
 
-def _moment(item: ToolEvidence, row: dict[str, Any]) -> datetime | None:
-    spec = tool_spec(item.tool)
-    fields = RECORDS[spec.record].time_fields if spec and spec.record in RECORDS else ()
-    for field in fields:
-        found = moments_of({field: row.get(field)})
-        if found:
-            return found[0]
-    return None
-
-
 def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> list[GroundingCheck]:
     """"The latest incident is INC…": no row of the same kind in the evidence is later (earlier, for oldest)."""
     checks = []
     for sentence in sentences:
         for match in ORDINAL.finditer(sentence):
             key, latest = match.group("key").upper(), match.group("order").lower() in LATEST
+            # "the most recent P1": against the P1 search it came from
             searches = [item for item in items if any(str(row.get("number", "")).upper() == key for row in item.rows)]
-            same = [(str(row.get("number", "")).upper(), moment) for item in searches for row in item.rows
-                    if (moment := _moment(item, row))]  # "the most recent P1": against the P1 search it came from
+            same = [(str(row.get("number", "")).upper(), moments[0]) for item in searches for row in item.rows
+                    if (moments := row_moments(record_of_tool(item.tool), row))]
             claimed = [moment for number, moment in same if number == key]
             if not claimed:
                 continue
