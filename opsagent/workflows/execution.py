@@ -3,7 +3,8 @@
 Shared by the orchestrator (dynamic workflow) and the specialist executors (triage workflow).
 A task is ``ok`` only when a tool answered. A reply with no successful tool call is
 ``unsupported`` (the model answered from thin air) or ``failed`` (every call failed); a function
-call the model wrote as text is recognised, executed and noted, never shown as the answer.
+call the model wrote as text is recognised, executed and noted, never shown as the answer; its result goes
+back to the model like a native call's, so it can correct a bad argument (a bounded number of rounds).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import asyncio
 import logging
 import time
 
-from agent_framework import AgentResponse
+from typing import Any
+
+from agent_framework import AgentResponse, Content, Message
 
 from opsagent.agents.factory import ConfiguredAgent
 from opsagent.agents.tool_log import ToolLog, output_text, tool_log
@@ -30,6 +33,9 @@ MAX_RESPONSE_CHARS = 4_000
 TOOL_LIMIT_TEXT = "Function invocation limit reached"
 """How MAF's reply starts when the tool loop hit its bounds before a final answer."""
 MAX_RECOVERED_CALLS = 4
+"""Calls written as text that one reply may make."""
+MAX_TEXT_CALL_ROUNDS = 2
+"""Rounds of calls written as text whose results the model sees (a native tool loop has its own bound)."""
 
 
 def bounded(text: str, limit: int = MAX_RESPONSE_CHARS) -> str:
@@ -56,9 +62,7 @@ async def _run_task(agent: ConfiguredAgent, role_input: SpecialistInput, log: To
 
     try:
         async with asyncio.timeout(timeout_seconds):
-            response: AgentResponse = await agent.agent.run(specialist_messages(role_input), options=agent.run_options())
-            text = (response.text or "").strip()
-            notes = await _recover_text_calls(agent, text, log) if not log.evidence else []
+            text, notes = await _converse(agent, specialist_messages(role_input), log)
     except TimeoutError:  # the calls that finished are kept: they are evidence all the same
         return finish(status="timeout", error=f"no answer within {timeout_seconds:g} s")
     except asyncio.CancelledError:
@@ -66,8 +70,6 @@ async def _run_task(agent: ConfiguredAgent, role_input: SpecialistInput, log: To
     except Exception as error:  # a model or framework failure is a failed task, not a failed workflow
         logger.warning("task %s/%s failed: %s", task.agent, task.step, type(error).__name__, exc_info=True)
         return finish(status="failed", error=describe_model_failure(error))
-    if notes:
-        text = ""  # the reply was a call written as text, not an answer
     return finish(**_classify(text, log.evidence), notes=notes)
 
 
@@ -87,14 +89,36 @@ def _classify(text: str, evidence: list[ToolEvidence]) -> dict[str, object]:
     return {"status": "ok", "response": bounded(text)}
 
 
-async def _recover_text_calls(agent: ConfiguredAgent, text: str, log: ToolLog) -> list[str]:
-    """Execute function calls the model wrote as text (JSON naming one of its tools), with a note."""
-    tools = {tool.name: tool for tool in agent.tools}
-    calls = text_function_calls(text, tools)[:MAX_RECOVERED_CALLS]
-    for name, arguments in calls:
-        try:
-            output = output_text(await tools[name].invoke(arguments=arguments))
-        except Exception as error:  # bad arguments: evidence of a failed call, like MAF would report it
-            output = f"Error: {type(error).__name__}: the arguments did not fit {name}"
-        log.record(name, arguments, output, recovered=True)
-    return [f"recovered {len(calls)} tool call(s) the model wrote as text: {', '.join(name for name, _ in calls)}"] if calls else []
+async def _converse(agent: ConfiguredAgent, messages: list[Message], log: ToolLog) -> tuple[str, list[str]]:
+    """The specialist's reply and notes. Calls it writes as text (small models often do) are run, recorded as
+    evidence and shown back to it as a tool round, so it can read the result or correct an argument; a reply
+    that is still a call after the last round is run and is not an answer ("")."""
+    notes: list[str] = []
+    for round_number in range(MAX_TEXT_CALL_ROUNDS + 1):
+        response: AgentResponse = await agent.agent.run(messages, options=agent.run_options())
+        text = (response.text or "").strip()
+        if any(not item.recovered for item in log.evidence):  # it calls tools natively: its text is its answer
+            return text, notes
+        calls = text_function_calls(text, {tool.name for tool in agent.tools})[:MAX_RECOVERED_CALLS]
+        if not calls:
+            return text, notes
+        outputs = [await _run_text_call(agent, name, arguments, log) for name, arguments in calls]
+        notes.append(f"recovered {len(calls)} tool call(s) the model wrote as text: {', '.join(name for name, _ in calls)}")
+        ids = [f"text_call_{round_number + 1}_{index}" for index in range(1, len(calls) + 1)]
+        messages = [*messages,
+                    Message("assistant", [Content.from_function_call(call_id=call_id, name=name, arguments=arguments)
+                                          for call_id, (name, arguments) in zip(ids, calls)]),
+                    Message("tool", [Content.from_function_result(call_id=call_id, result=output)
+                                     for call_id, output in zip(ids, outputs)])]
+    return "", notes
+
+
+async def _run_text_call(agent: ConfiguredAgent, name: str, arguments: dict[str, Any], log: ToolLog) -> str:
+    """Execute one call the model wrote as text; bad arguments are a failed call's evidence, as MAF reports them."""
+    tool = next(tool for tool in agent.tools if tool.name == name)
+    try:
+        output = output_text(await tool.invoke(arguments=arguments))
+    except Exception as error:
+        output = f"Error: {type(error).__name__}: the arguments did not fit {name}"
+    log.record(name, arguments, output, recovered=True)
+    return output

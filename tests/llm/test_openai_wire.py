@@ -170,3 +170,69 @@ async def test_a_plan_cut_off_at_its_token_cap_is_asked_for_once_more_shorter(fa
     retry = planner_requests[1]["messages"]
     assert "cut off" in retry[-1]["content"] and all(message.get("content") != cut for message in retry)
     assert "INC0010049" in answer.summary and cut not in answer.text
+
+
+async def test_a_call_written_as_text_gets_its_result_back_and_the_model_corrects_it(fake_openai, tmp_path):
+    """Small models write tool calls as text (Qwen2.5-1.5B: 0 native, 49 as text). Such a call runs, and its
+    result goes back to the model as a tool round: a wrong argument name is reported, the model retries with
+    the right one, and the corrected call's rows are the evidence; the model's last reply is the task's answer."""
+    specialist_requests: list[dict] = []
+    wrong = {"name": "get_incident", "arguments": {"incident_id": "INC0010049"}}
+    right = {"name": "get_incident", "arguments": {"number": "INC0010049"}}
+
+    def respond(body: dict) -> tuple[int, dict]:
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        if schema or not body.get("tools"):
+            return 200, reply_to(body)
+        specialist_requests.append(body)
+        tool_messages = [message for message in body["messages"] if message["role"] == "tool"]
+        if len(tool_messages) == 0:
+            return 200, completion({"role": "assistant", "content": json.dumps(wrong)}, "stop")
+        if len(tool_messages) == 1:
+            return 200, completion({"role": "assistant", "content": f"Retrying: {json.dumps(right)}"}, "stop")
+        summary = json.loads(tool_messages[-1]["content"])["items"][0]["short_description"]
+        return 200, completion({"role": "assistant", "content": f"INC0010049: {summary}"}, "stop")
+
+    fake_openai.respond = respond
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
+                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    finally:
+        await runtime.aclose()
+
+    task = answer.metadata.tasks[0]
+    assert [item.arguments for item in task.evidence] == [wrong["arguments"], right["arguments"]]
+    assert not task.evidence[0].answered and task.evidence[1].rows[0]["number"] == "INC0010049"
+    assert task.status == "ok" and task.response.startswith("INC0010049: ADF pl_ingest_sales failing")
+    assert len(specialist_requests) == 3 and len(task.notes) == 2
+    second = specialist_requests[1]["messages"]
+    calls = [call for message in second if message["role"] == "assistant" for call in message.get("tool_calls") or []]
+    assert calls and calls[-1]["function"]["name"] == "get_incident"
+    assert json.loads(calls[-1]["function"]["arguments"]) == wrong["arguments"]
+    assert "did not fit get_incident" in [m for m in second if m["role"] == "tool"][-1]["content"]
+
+
+async def test_text_calls_stop_after_the_bounded_rounds(fake_openai, tmp_path):
+    """A model that answers every tool result with another call written as text is not asked forever: after
+    the bounded rounds the last calls still run (evidence) and the task has no model text as its answer."""
+    specialist_requests: list[dict] = []
+
+    def respond(body: dict) -> tuple[int, dict]:
+        if (body.get("response_format") or {}).get("json_schema") or not body.get("tools"):
+            return 200, reply_to(body)
+        specialist_requests.append(body)
+        number = f"INC00100{49 - len(specialist_requests)}"
+        call = {"name": "get_incident", "arguments": {"number": number}}
+        return 200, completion({"role": "assistant", "content": json.dumps(call)}, "stop")
+
+    fake_openai.respond = respond
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
+                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    finally:
+        await runtime.aclose()
+    task = answer.metadata.tasks[0]
+    assert len(specialist_requests) == len(task.evidence) == len(task.notes) >= 2
+    assert all(item.recovered for item in task.evidence) and "{" not in task.response
