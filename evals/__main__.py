@@ -151,7 +151,7 @@ async def run_real(args: argparse.Namespace, settings: Settings) -> int:
         print(f"stream {check.endpoint}: {'ok' if check.passed else 'FAILED'} {check.detail}", file=sys.stderr)
     endpoint = settings.openai_base_url or settings.azure_openai_endpoint or "api.openai.com"
     summary = summarise_real_run(results, streams, provider=models.provider, model=models.model, endpoint=endpoint,
-                                 profile=settings.model_profile)
+                                 profile=settings.model_profile, prompt_budget_tokens=settings.prompt_budget_tokens)
     paths = write_real_reports(summary, results, replies)
     print(f"{summary.fetched}/{summary.tasks} tasks fetched, {summary.json_in_answers} JSON answers, "
           f"grounding {summary.grounding}; reports: {', '.join(str(p) for p in paths)}")

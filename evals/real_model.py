@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from evals.case import EvalCase
 from evals.checks import run_checks, ungrounded_entities
 from evals.harness import CaseRunner
+from evals.verdict import Verdict, verdict_of
 from opsagent.agents.config import load_agent_config
 from opsagent.agents.specialists import SPECIALISTS
 from opsagent.contracts.plans import OUTPUT_MODELS
@@ -60,6 +61,9 @@ class RealCaseResult(BaseModel):
     checks_passed: int = 0
     checks: int = 0
     failed_checks: list[str] = Field(default_factory=list)
+    verdict: Verdict = "right"
+    """right / honest / wrong, as the offline eval judges (``evals/verdict.py``): never the product's own verdict."""
+    wrong_because: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     """The first plan as "step:agent"."""
     notes: list[str] = Field(default_factory=list)
@@ -130,12 +134,14 @@ def summarise_real(case: EvalCase, answer: Answer, replies: Sequence[RecordedRep
     meta = answer.metadata
     ungrounded = ungrounded_entities(answer)
     checks = run_checks(case, answer, ungrounded=ungrounded)
+    verdict, wrong_because = verdict_of(case, answer, checks)
     tasks = [task for task in meta.tasks if task.status != "skipped"]
     evidence = [item for task in tasks for item in task.evidence if not item.repeated]
     return RealCaseResult(
         id=case.id, tags=case.tags, question=case.question, workflow=case.workflow, route=meta.route,
         error_code=meta.error_code, checks_passed=sum(check.passed for check in checks), checks=len(checks),
         failed_checks=[f"{check.name} {check.detail}".strip() for check in checks if not check.passed],
+        verdict=verdict, wrong_because=wrong_because,
         plan=[f"{task.step}:{task.agent}" for task in meta.plans[0].steps] if meta.plans else [],
         notes=[*meta.notes, *(note for task in tasks for note in task.notes)],
         tasks=len(tasks), fetched=sum(bool(task.answered_evidence) for task in tasks),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from collections import Counter
@@ -28,6 +29,7 @@ class RealSummary(BaseModel):
     model: str
     endpoint: str
     profile: str
+    prompt_budget_tokens: int = 0
     machine: str
     cases: int
     checks_passed: int
@@ -45,6 +47,11 @@ class RealSummary(BaseModel):
     deadline_answers: int
     seconds_total: float
     seconds_median: float
+    seconds_p90: float = 0.0
+    verdicts: dict[str, int] = Field(default_factory=dict)
+    """right / honest / wrong over the cases (``evals/verdict.py``)."""
+    by_tag: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per question kind (a case's tags): right / honest / wrong."""
     seconds_max: float
     llm_calls: int
     input_tokens: int
@@ -61,7 +68,7 @@ def _machine() -> str:
 
 
 def summarise_real_run(results: Sequence[RealCaseResult], streams: Sequence[StreamCheck], *, provider: str,
-                       model: str, endpoint: str, profile: str) -> RealSummary:
+                       model: str, endpoint: str, profile: str, prompt_budget_tokens: int = 0) -> RealSummary:
     json_total = JsonValidity()
     roles: dict[str, RoleUsage] = {}
     for result in results:
@@ -71,10 +78,11 @@ def summarise_real_run(results: Sequence[RealCaseResult], streams: Sequence[Stre
             for name in ("calls", "input_tokens", "output_tokens", "cut_off_calls", "trimmed_calls"):
                 setattr(total, name, getattr(total, name) + getattr(usage, name))
             total.largest_prompt_tokens = max(total.largest_prompt_tokens, usage.largest_prompt_tokens)
+            total.prompt_sizes += usage.prompt_sizes
     seconds = [result.seconds for result in results] or [0.0]
     return RealSummary(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"), provider=provider, model=model,
-        endpoint=endpoint, profile=profile, machine=_machine(), cases=len(results),
+        endpoint=endpoint, profile=profile, prompt_budget_tokens=prompt_budget_tokens, machine=_machine(), cases=len(results),
         checks_passed=sum(r.checks_passed for r in results), checks=sum(r.checks for r in results),
         tasks=sum(r.tasks for r in results), fetched=sum(r.fetched for r in results),
         unsupported=sum(r.unsupported for r in results), failed_tasks=sum(r.failed_tasks for r in results),
@@ -84,10 +92,28 @@ def summarise_real_run(results: Sequence[RealCaseResult], streams: Sequence[Stre
         grounding=dict(Counter(verdict for r in results for verdict in r.grounding[-1:])),
         deadline_answers=sum(r.error_code == "timeout" for r in results),
         seconds_total=round(sum(seconds), 1), seconds_median=round(median(seconds), 1), seconds_max=max(seconds),
+        seconds_p90=sorted(seconds)[max(0, math.ceil(0.9 * len(seconds)) - 1)],
+        verdicts={verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS},
+        by_tag=_by_tag(results),
         llm_calls=sum(r.llm_calls for r in results), input_tokens=sum(r.input_tokens for r in results),
         output_tokens=sum(r.output_tokens for r in results), usage_by_role=dict(sorted(roles.items())),
         streams=list(streams),
     )
+
+
+VERDICTS = ("right", "honest", "wrong")
+
+
+def _by_tag(results: Sequence[RealCaseResult]) -> dict[str, dict[str, int]]:
+    tags = sorted({tag for result in results for tag in result.tags})
+    return {tag: {verdict: sum(verdict == r.verdict and tag in r.tags for r in results) for verdict in VERDICTS}
+            for tag in tags}
+
+
+def percentile(values: Sequence[int], pct: int) -> int:
+    """Nearest-rank percentile (0 for no values): the p50/p95 prompt sizes of a role."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)] if ordered else 0
 
 
 def _json_cell(counts: JsonValidity) -> str:
@@ -107,31 +133,41 @@ def render_real_markdown(summary: RealSummary, results: Sequence[RealCaseResult]
         f"**{s.json_in_answers} answers showed JSON** to the user.",
         f"- **Grounding** (final verdict per answer): {', '.join(f'{k} {v}' for k, v in sorted(s.grounding.items())) or 'none'}.",
         f"- **Deterministic checks**: {s.checks_passed}/{s.checks} passed (written for the local planner; read the misses).",
-        f"- **Time**: {s.seconds_total:.0f} s for {s.cases} cases, median {s.seconds_median:.0f} s, max {s.seconds_max:.0f} s; "
+        f"- **Answers** (`evals/verdict.py`, from the demo data): "
+        f"{', '.join(f'{v} {s.verdicts.get(v, 0)}' for v in VERDICTS)} of {s.cases}.",
+        f"- **Time**: {s.seconds_total:.0f} s for {s.cases} cases, median {s.seconds_median:.0f} s, "
+        f"p90 {s.seconds_p90:.0f} s, max {s.seconds_max:.0f} s; "
         f"{s.deadline_answers} answer(s) hit the request deadline.",
         f"- **Model calls**: {s.llm_calls}, {s.input_tokens} prompt / {s.output_tokens} output tokens.", "",
-        "| role | calls | prompt tokens | largest prompt | output tokens | cut off | trimmed |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        *(f"| {role} | {u.calls} | {u.input_tokens} | {u.largest_prompt_tokens} | {u.output_tokens} | "
-          f"{u.cut_off_calls} | {u.trimmed_calls} |" for role, u in s.usage_by_role.items()), "",
+        f"Prompt tokens per call and role (p50 / p95 / largest) against the profile's prompt budget of "
+        f"{s.prompt_budget_tokens} tokens:", "",
+        "| role | calls | prompt p50 | prompt p95 | largest prompt | prompt tokens | output tokens | cut off | trimmed |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *(f"| {role} | {u.calls} | {percentile(u.prompt_sizes, 50)} | {percentile(u.prompt_sizes, 95)} | "
+          f"{u.largest_prompt_tokens} | {u.input_tokens} | {u.output_tokens} | {u.cut_off_calls} | {u.trimmed_calls} |"
+          for role, u in s.usage_by_role.items()), "",
+        "| question kind (tag) | cases | right | honest | wrong |", "|---|---:|---:|---:|---:|",
+        *(f"| {tag} | {sum(counts.values())} | {counts['right']} | {counts['honest']} | {counts['wrong']} |"
+          for tag, counts in s.by_tag.items()), "",
         "| stream | passed | first event s | longest silence s | progress | keep-alive | answer chars | total s |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {c.endpoint} | {'yes' if c.passed else '**no**'} | {c.first_event_seconds} | {c.longest_silence_seconds} | "
           f"{c.progress_events} | {c.keepalive_events} | {c.answer_chars} | {c.seconds} |" for c in s.streams), "",
         "JSON column: valid / repaired / unusable / missing. Tools: fetched/tasks, native + recovered calls.", "",
-        "| case | route | plan | tools | calls n+r | unsupp. | JSON | grounding | checks | s | tokens in/out |",
-        "|---|---|---|---|---:|---:|---|---|---:|---:|---:|",
+        "| case | verdict | route | plan | tools | calls n+r | unsupp. | JSON | grounding | checks | s | tokens in/out |",
+        "|---|---|---|---|---|---:|---:|---|---|---:|---:|---:|",
     ]
     for r in results:
         route = r.route + (f" ({r.error_code})" if r.error_code else "") + (" **JSON shown**" if r.json_in_answer else "")
-        lines.append(f"| {r.id} | {route} | {' '.join(r.plan) or '-'} | {r.fetched}/{r.tasks} | "
+        lines.append(f"| {r.id} | {r.verdict} | {route} | {' '.join(r.plan) or '-'} | {r.fetched}/{r.tasks} | "
                      f"{r.native_calls}+{r.recovered_calls} | {r.unsupported} | {_json_cell(r.json_replies)} | "
                      f"{' → '.join(r.grounding) or '-'} | {r.checks_passed}/{r.checks} | {r.seconds:.0f} | "
                      f"{r.input_tokens}/{r.output_tokens} |")
     lines += ["", "## Failed checks and notes", ""]
     for r in results:
         if r.failed_checks or r.notes:
-            lines.append(f"- **{r.id}**: " + "; ".join([*r.failed_checks, *(f"note: {n}" for n in r.notes)]).replace("|", "/"))
+            said = [*(f"WRONG: {why}" for why in r.wrong_because), *r.failed_checks, *(f"note: {n}" for n in r.notes)]
+            lines.append(f"- **{r.id}**: " + "; ".join(said).replace("|", "/"))
     return "\n".join(lines) + "\n"
 
 

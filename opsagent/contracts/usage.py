@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class RoleUsage(BaseModel):
@@ -16,6 +16,8 @@ class RoleUsage(BaseModel):
     output_tokens: int = 0
     largest_prompt_tokens: int = 0
     """The biggest single prompt: what has to fit the model's context (and ``PROMPT_BUDGET_TOKENS``)."""
+    prompt_sizes: list[int] = Field(default_factory=list)
+    """Each call's prompt tokens, in order: the per-role p50/p95 of ``make eval-real``."""
     cut_off_calls: int = 0
     """Calls cancelled or timed out before a reply: counted with their prompt, without output."""
     trimmed_calls: int = 0
@@ -26,5 +28,6 @@ class RoleUsage(BaseModel):
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         self.largest_prompt_tokens = max(self.largest_prompt_tokens, input_tokens)
+        self.prompt_sizes.append(input_tokens)
         self.cut_off_calls += int(cut_off)
         self.trimmed_calls += int(trimmed)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+import json
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import openai
-from agent_framework import ChatContext, ChatMiddleware, Message
+from agent_framework import ChatContext, ChatMiddleware, Content, Message
 
 from opsagent.contracts.usage import RoleUsage
 
@@ -53,7 +55,7 @@ class UsageMeter:
 
     def usage_by_role(self) -> dict[str, RoleUsage]:
         """A copy for an answer's metadata (the meter may still count a call being cancelled)."""
-        return {role: usage.model_copy() for role, usage in sorted(self.roles.items())}
+        return {role: usage.model_copy(deep=True) for role, usage in sorted(self.roles.items())}
 
 
 @contextmanager
@@ -70,13 +72,33 @@ def metered(meter: UsageMeter | None = None, *, nested: bool = False) -> Iterato
         _current_meter.reset(token)
 
 
+def _chars(content: Content) -> int:
+    """A content's size as the model reads it: text, a tool's result, or a call's arguments."""
+    value = getattr(content, "text", None) or getattr(content, "result", None) or getattr(content, "arguments", None)
+    return len(value if isinstance(value, str) else json.dumps(value, default=str) if value else "")
+
+
 def estimate_tokens(messages: Sequence[Message], instructions: str = "") -> int:
-    chars = len(instructions) + sum(len(message.text or "") for message in messages)
+    chars = len(instructions) + sum(_chars(content) for message in messages for content in message.contents)
     return max(1, chars // CHARS_PER_TOKEN)
 
 
+def tool_schema_tokens(options: Mapping[str, Any]) -> int:
+    """The tool definitions count against the context too (about 1,100 tokens for three tools)."""
+    chars = 0
+    for tool in options.get("tools") or []:
+        parameters = tool.parameters() if callable(getattr(tool, "parameters", None)) else {}
+        chars += len(getattr(tool, "name", "")) + len(getattr(tool, "description", "") or "") + len(json.dumps(parameters))
+    return chars // CHARS_PER_TOKEN
+
+
+def prompt_tokens(messages: Sequence[Message], options: Mapping[str, Any]) -> int:
+    """Estimated prompt of one call: instructions, messages (tool results included) and tool definitions."""
+    return estimate_tokens(messages, str(options.get("instructions") or "")) + tool_schema_tokens(options)
+
+
 def _prompt_estimate(context: ChatContext) -> int:
-    return estimate_tokens(context.messages, str((context.options or {}).get("instructions") or ""))
+    return prompt_tokens(context.messages, context.options or {})
 
 
 def is_cut_off(error: BaseException) -> bool:

@@ -13,7 +13,6 @@ applies it to the user messages of any call that is still over budget.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,7 +21,7 @@ from typing import Any
 
 from agent_framework import ChatContext, ChatMiddleware, Content, Message
 
-from opsagent.llm.metering import CHARS_PER_TOKEN, TRIMMED_METADATA_KEY
+from opsagent.llm.metering import CHARS_PER_TOKEN, TRIMMED_METADATA_KEY, prompt_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -89,24 +88,6 @@ def fit_prompt(lines: Sequence[str], budget_tokens: int, *, fixed_tokens: int = 
         if index in marker_after:
             fitted.append(left_out_line(marker_after[index]))
     return FittedPrompt(fitted, len(dropped), to_free <= 0)
-
-
-def tool_schema_tokens(options: dict[str, Any]) -> int:
-    """The tool definitions count against the context too (about 1,100 tokens for three tools)."""
-    chars = 0
-    for tool in options.get("tools") or []:
-        parameters = tool.parameters() if callable(getattr(tool, "parameters", None)) else {}
-        chars += len(getattr(tool, "name", "")) + len(getattr(tool, "description", "") or "") + len(json.dumps(parameters))
-    return _tokens(chars)
-
-
-def prompt_tokens(messages: Sequence[Message], options: dict[str, Any]) -> int:
-    """Estimated prompt of one call: instructions, messages (tool results included) and tool definitions."""
-    chars = len(str(options.get("instructions") or ""))
-    for message in messages:
-        chars += sum(len(str(getattr(content, "text", None) or getattr(content, "result", None) or ""))
-                     for content in message.contents)
-    return _tokens(chars) + tool_schema_tokens(options)
 
 
 def _with_text(message: Message, text: str) -> Message:

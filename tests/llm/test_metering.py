@@ -29,6 +29,11 @@ async def test_usage_is_reported_per_role_and_adds_up(make_scripted_runtime):
     assert sum(item.calls for item in usage.values()) == answer.metadata.llm_calls == 4
     assert sum(item.input_tokens for item in usage.values()) == answer.metadata.input_tokens
     assert usage["review"].largest_prompt_tokens == usage["review"].input_tokens > 0
+    for item in usage.values():  # one prompt size per call, in order: the p50/p95 of make eval-real
+        assert len(item.prompt_sizes) == item.calls and sum(item.prompt_sizes) == item.input_tokens
+        assert max(item.prompt_sizes) == item.largest_prompt_tokens
+    # the specialist's second call carries the first call's tool results: a longer prompt
+    assert usage["servicenow"].prompt_sizes[1] > usage["servicenow"].prompt_sizes[0]
     assert all(item.cut_off_calls == 0 for item in usage.values())
 
 
