@@ -34,7 +34,7 @@ from opsagent.workflows.claims import (
 )
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
-from opsagent.workflows.evidence_index import EvidenceIndex, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
 from opsagent.workflows.fitting import Qualifier, fits, narrowed_by, searched_values, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
@@ -648,14 +648,16 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
             pieces = [clause] if _single_key(clause) else read_items(clause)
             units += [(piece, _single_key(piece) or subject) for piece in pieces]
     checks = []
-    for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(pair[0])):
+    # counts written in words are counts too ("three open incidents")
+    for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(digits(pair[0]))):
         values = _asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
         record = record_of_noun(match.group("noun").lower()) or "run"
         values = {name: wanted for name, wanted in values.items() if _same_kind(VALUE_VOCABULARIES[name].record, record)}
         if not values:
             continue
         allowed = qualified_counts(index, record, values, key)
-        checks.append(_check("number", match.group(), int(match.group("number")) in allowed,
+        said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
+        checks.append(_check("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
                              "a count the data contradicts"))
     return checks

@@ -88,3 +88,17 @@ def test_a_length_of_time_is_a_span_of_the_evidence() -> None:
     minutes = round((NOW - start).total_seconds() / 60)
     assert not failed(f"The latest pl_ingest_sales run started {minutes} minutes ago.", results)
     assert failed(f"The latest pl_ingest_sales run started {minutes + 30} minutes ago.", results)
+
+
+def test_a_count_written_in_words_is_checked_like_one_in_digits() -> None:
+    """"three open incidents" is a count of the search that applied "open" and the group: its total, not any
+    subset's size; the failing claim quotes the words as written, so the repaired answer can drop them."""
+    results = evidence("list_incidents", state="open", assignment_group="Analytics Engineering")
+    total = results[0].evidence[0].total
+    words = "zero one two three four five six seven eight nine ten".split()
+    assert 2 <= total < len(words)
+    assert not failed(f"Analytics Engineering has {words[total]} open incidents.", results)
+    text = f"Analytics Engineering has {words[total - 1]} open incidents."
+    analysis = analyse_question("what happened?", now=NOW)
+    [check] = [check for check in evaluate(text, results, analysis=analysis) if not check.passed]
+    assert check.claim in text and words[total - 1] in check.claim and str(total) in check.detail
