@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import cache
 from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.vocabulary import STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
@@ -323,6 +325,29 @@ def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
     return any(_row_matches(item, row, asked, windows) for item in items for row in _rows(item, text))
 
 
+DESCRIBING_WORD = re.compile(r"\b[a-z][a-z0-9-]{3,}\b")
+
+
+@cache
+def _value_words() -> frozenset[str]:
+    return frozenset(word for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.text_phrases
+                     for word in phrase.lower().split())
+
+
+def _described(asked: str, items: Sequence[ToolEvidence]) -> list[tuple[ToolEvidence, dict[str, Any]]] | None:
+    """"Is *the* change for the portal approved?": a yes/no about one record described by its words, not named.
+    The rows whose own text has a describing word of the ask (not a value, a record noun or a function word),
+    when some rows do and others do not; else ``None`` (every row is read)."""
+    if not re.search(r"\bthe\b", asked, re.IGNORECASE):
+        return None
+    words = [word for word in DESCRIBING_WORD.findall(asked.lower()) if word not in STOPWORDS
+             and word not in _value_words() and record_of_noun(word) is None]
+    rows = [(item, row) for item in items for row in _rows(item, asked)]
+    picked = [(item, row) for item, row in rows
+              if any(re.search(rf"\b{re.escape(word)}", _text_of(row).lower()) for word in words)]
+    return picked if picked and len(picked) < len(rows) else None
+
+
 EXISTENCE = re.compile(r"\b(?:any|anything|anyone|anybody|some|there (?:is|are|was|were)|(?:is|are|was|were) there)\b",
                        re.IGNORECASE)
 """Words that make a yes/no ask about whether something exists ("any open P1?"), not about a named record."""
@@ -501,7 +526,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
         return _check("lead", claim, True, "", "")
     windows = _placed_windows(scope, index) + [(time.start, time.end) for time in scope.times if time.point is None]
-    expected = "yes" if _found(fitting, asked, windows, ask.text) else "no"
+    described = None if existence else _described(ask.text, fitting)
+    found = any(_row_matches(item, row, asked, windows) for item, row in described) if described is not None \
+        else _found(fitting, asked, windows, ask.text)
+    expected = "yes" if found else "no"
     return _check("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
                   public + " (the data says otherwise)")

@@ -61,7 +61,7 @@ from opsagent.workflows.evidence_index import (
 from opsagent.workflows.fitting import fits, narrowed_by, text_names_something, windows_of
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.time_claims import check_clock_times, check_ordinals
-from opsagent.workflows.universal_claims import check_universal_claims
+from opsagent.workflows.universal_claims import check_existential_claims, check_universal_claims
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -396,6 +396,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_placements(placements, index),
         *check_action_claims(sentences(text)),
         *check_universal_claims(sentences(text), index),
+        *check_existential_claims(sentences(text), index),
     ]
 
 

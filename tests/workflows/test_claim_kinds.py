@@ -102,3 +102,33 @@ def test_a_count_written_in_words_is_checked_like_one_in_digits() -> None:
     analysis = analyse_question("what happened?", now=NOW)
     [check] = [check for check in evaluate(text, results, analysis=analysis) if not check.passed]
     assert check.claim in text and words[total - 1] in check.claim and str(total) in check.detail
+
+
+def test_there_is_a_record_with_values_needs_a_row_showing_them() -> None:
+    """"There is an approved emergency change" holds when a row of the search shows both values."""
+    results = evidence("list_change_requests", type="emergency")
+    shown = {str(row["approval"]).lower() for row in results[0].evidence[0].rows}
+    absent = next(label for label in ("approved", "rejected", "requested") if label not in shown)
+    present = sorted(shown)[0]
+    assert not failed(f"Yes, there is a {present} emergency change on record.", results)
+    assert failed(f"Yes, there is an {absent} emergency change on record.", results)
+    assert not [detail for detail in failed(f"There is no {absent} emergency change on record.", results)
+                if "rows shows" in detail]  # a "none" is the empty-search check's
+
+
+def test_a_yes_or_no_about_a_record_described_by_its_words_reads_that_record() -> None:
+    """"Is the emergency change for the portal approved?" is about the change whose text says "portal", not about
+    whether any emergency change is approved; the lead is judged on that record's own approval."""
+    results = evidence("list_change_requests", type="emergency")
+    rows = results[0].evidence[0].rows
+    portal = [row for row in rows if "portal" in str(row["short_description"]).lower()]
+    assert len(portal) == 1 and len(rows) > 1 and any(row["approval"] == "approved" for row in rows)
+    question = "is the emergency change for the portal approved yet?"
+    truth = "Yes" if portal[0]["approval"] == "approved" else "No"
+    other = "No" if truth == "Yes" else "Yes"
+    analysis = analyse_question(question, now=NOW)
+    leads = [check for check in evaluate(f"{other} — see the change below.", results, analysis=analysis)
+             if check.kind == "lead"]
+    assert leads and not leads[0].passed
+    assert all(check.passed for check in evaluate(f"{truth} — see the change below.",
+                                                  results, analysis=analysis) if check.kind == "lead")
