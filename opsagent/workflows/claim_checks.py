@@ -204,9 +204,9 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
             ok, why = False, f"{claim.record}'s planned window was not fetched"
         else:
             inside = [moment for moment in starts if window[0] <= moment < window[1]]
-            ok = not inside if claim.negated else bool(inside)
-            why = (f"{len(inside)} of the runs shown started inside {claim.record}'s window"
-                   if claim.negated else f"no run shown started inside {claim.record}'s window")
+            ok = not inside if claim.negated else len(inside) == len(starts) > 0 if claim.every else bool(inside)
+            why = (f"{len(inside)} of the {len(starts)} runs shown started inside {claim.record}'s window"
+                   if claim.negated or claim.every and inside else f"no run shown started inside {claim.record}'s window")
         checks.append(_check("placement", claim.clause, ok, why,
                              "a statement about what happened during a change's window that the times in the data "
                              "do not support"))
@@ -537,7 +537,9 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
 
 # ----------------------------------------------------------------- codes, times and causes of one record
 
-CODE = re.compile(r"\b(?:error|code|error code)\s*[:=#]?\s*(\d{3,5})\b", re.IGNORECASE)
+CODE = re.compile(r"\b(?:error|code|error code)\s*[:=#]?\s*(\d{3,5})\b|(?<![\w.:-])(\d{4})\s+(?:[a-z-]+\s+){0,3}error\b",
+                  re.IGNORECASE)
+"""An error code said: "error 3200", "code: 2108", "the 3200 cluster launch error"."""
 EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:opened|raised|created|logged|reported)\b", re.IGNORECASE), ("opened_at",)),
     (re.compile(r"\b(?:resolved|closed|fixed)\b", re.IGNORECASE), ("resolved_at",)),
@@ -559,16 +561,19 @@ def _single_key(unit: str) -> str | None:
     return keys[0] if len(keys) == 1 else None
 
 
-def check_codes(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """"pl_x failed with error 3200": an error code said of one record is one of its rows' codes."""
+def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
+    """"pl_x failed with error 3200": an error code said of one record is one of its rows' codes (a sentence
+    that names no record: of ``only``, the one record the answer is about)."""
     checks = []
     for unit in units:
-        key = _single_key(unit)
+        key = _single_key(unit) or (only if not record_keys(unit) else None)
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
+        own = " ".join(_text_of(row) for _, row in index.rows_for(key)) if codes else ""
         for match in CODE.finditer(unit):
-            if codes:
-                checks.append(_check("value", unit, match.group(1) in codes,
-                                     f"{key}'s rows show error code {', '.join(sorted(codes))}, not {match.group(1)}",
+            code = match.group(1) or match.group(2)
+            if codes:  # its code, or one its own error text quotes ("ODBC error 57014")
+                checks.append(_check("value", unit, code in codes or re.search(rf"\b{code}\b", own) is not None,
+                                     f"{key}'s rows show error code {', '.join(sorted(codes))}, not {code}",
                                      "an error code the data contradicts"))
     return checks
 

@@ -116,6 +116,8 @@ class PlacementClaim:
     """The record whose window it is (a change number, lower case)."""
     pipelines: tuple[str, ...]
     negated: bool
+    every: bool = False
+    """Said of all the runs ("all three failures fall inside …"), not of some."""
 
 
 def _labels(vocabulary: Vocabulary, value: str) -> frozenset[str]:
@@ -175,5 +177,6 @@ def placement_claims(clause: str) -> Iterator[PlacementClaim]:
     changes = [match.group().lower() for match in TICKET.finditer(clause) if match.group().upper().startswith("CHG")]
     pipelines = tuple(dict.fromkeys(match.group().lower() for match in PIPELINE.finditer(clause)))
     negated = re.search(r"\b(?:no|none|nothing|not|never|didn't|did not)\b", clause, re.IGNORECASE) is not None
+    every = re.search(r"\b(?:all|every|each|both)\b", clause, re.IGNORECASE) is not None
     for change in changes:
-        yield PlacementClaim(clause, change, pipelines, negated)
+        yield PlacementClaim(clause, change, pipelines, negated, every)

@@ -320,6 +320,13 @@ class EvidenceIndex:
         return [(item, row) for item in self.items for row in item.rows
                 if any(str(row.get(field, "")).lower() == needle for field in KEY_FIELDS)]
 
+    def sole_record(self) -> str | None:
+        """The one record every answered row is about (a single run looked up), else ``None``: what an answer
+        that names no record speaks of."""
+        keys = {str(next(row[field] for field in KEY_FIELDS if row.get(field))).lower()
+                for item in self.items if item.answered for row in item.rows if any(row.get(f) for f in KEY_FIELDS)}
+        return keys.pop() if len(keys) == 1 else None
+
     def linked(self, first: str, second: str) -> bool:
         """One row names both, or a search for one returned a row naming the other."""
         a, b = first.lower(), second.lower()

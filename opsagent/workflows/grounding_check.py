@@ -382,12 +382,14 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                                                else read.items(clause))]
     placements = [claim for clause in clauses for claim in read.placement_claims(clause)]
     placed = {claim.clause for claim in placements}
+    keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
+    about = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
     return [
         *check_values((claim for unit in units for claim in read.value_claims(unit)), index),
         *check_key_counts(units, index),
-        *check_codes(units, index),
+        *check_codes(units, index, only=about),
         *check_times(units, index, now),
-        *check_causes(units, index, only=keys[0] if len(keys := read.record_keys(text)) == 1 else None),
+        *check_causes(units, index, only=about),
         *check_ages(clauses, index, now),
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)

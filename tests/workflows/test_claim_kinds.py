@@ -132,3 +132,31 @@ def test_a_yes_or_no_about_a_record_described_by_its_words_reads_that_record() -
     assert leads and not leads[0].passed
     assert all(check.passed for check in evaluate(f"{truth} — see the change below.",
                                                   results, analysis=analysis) if check.kind == "lead")
+
+
+def test_runs_said_to_fall_inside_a_window_all_of_them_must() -> None:
+    """"All three pl_ingest_sales failures fall inside CHG…'s window" needs every run shown inside; "one of" one."""
+    change = evidence("get_change_request", number="CHG0030015")
+    runs = evidence("list_failed_pipelines", time_window="2025-01-10T00:00Z to 2025-01-10T09:00Z",
+                    pipeline_name="pl_ingest_sales")
+    row = change[0].evidence[0].rows[0]
+    starts = [str(run["start"]) for run in runs[0].evidence[0].rows]
+    inside = [start for start in starts if str(row["start_date"]) <= start < str(row["end_date"])]
+    assert 0 < len(inside) < len(starts)  # the data has both: the oracle for the two sentences
+    results = change + runs
+    assert failed("All of the pl_ingest_sales failures fall inside the CHG0030015 window.", results)
+    assert not failed("One of the pl_ingest_sales failures falls inside the CHG0030015 window.", results)
+
+
+def test_an_answer_naming_no_record_speaks_of_the_one_looked_up() -> None:
+    """A run looked up by pipeline and time, and an answer that names neither id nor pipeline: its error code
+    and its cause are that run's own ("the 3200 cluster launch error" is a code said, before the word)."""
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_transform_customer360", around="2025-01-10T03:20Z")
+    [row] = results[0].evidence[0].rows
+    code, message = str(row["error_code"]), str(row["error_message"])
+    assert code and code not in message.split()
+    assert not failed(f"The run failed with the {code} cluster launch error.", results)
+    assert failed(f"The run failed with the {int(code) + 1} cluster launch error.", results)
+    own_words = " ".join(message.split()[:6])
+    assert not failed(f"It failed because {own_words}.", results)
+    assert failed("It failed because the notebook couldn't import numpy after a library version conflict.", results)
