@@ -56,6 +56,7 @@ from opsagent.workflows.evidence_index import (
     digits,
     elapsed_said,
     identifiers_in,
+    moments_of,
     records_counted,
 )
 from opsagent.workflows.fitting import fits, narrowed_by, text_names_something, windows_of
@@ -232,7 +233,8 @@ def _stated(text: str) -> set[str]:
     return {vocabulary.name for vocabulary in VALUE_VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
 
 
-def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "") -> str | None:
+def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
+                    windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None) -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
     count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
     run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
@@ -264,7 +266,21 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"{len(zero)} rows of {relevant[0].tool} count none"
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
+    # a wider search, every row of it seen, none of them inside the window asked: "nothing in the last 30 minutes"
+    wide = [item for item in index.items if windows and fit_any_time and item.answered and (not tools or item.tool in tools)
+            and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows) and _covers(item, windows)]
+    if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
+                        for start, end in windows):
+        return f"none of the rows of {wide[0].tool} falls inside the window asked"
     return None
+
+
+def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
+    """The search's window holds every window asked."""
+    searched = [(datetime.fromisoformat(start.replace("Z", "+00:00")), datetime.fromisoformat(end.replace("Z", "+00:00")))
+                for start, end in windows_of(item)]
+    return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
+                                  for start, end in windows)
 
 
 PARENTHESIS = re.compile(r"\(([^()]*)\)")
@@ -293,14 +309,22 @@ def _without_values(text: str) -> str:
     return text
 
 
-def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit) -> list[GroundingCheck]:
+def asked_windows(analysis: QuestionAnalysis | None) -> list[tuple[datetime, datetime]]:
+    return [(time.start, time.end) for time in analysis.times if time.point is None] if analysis else []
+
+
+def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
+                          fit_any_time: Fit | None = None) -> list[GroundingCheck]:
+    """Each clause saying nothing matched is backed by a fitting search that came back empty — or by a wider
+    one (``fit_any_time``: it fits but for its window) that covers the ``windows`` asked and whose rows, all of
+    them seen, all fall outside them."""
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
             if not NEGATION.search(_without_details(_without_values(clause))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS:
                 continue  # a bare "No —" is a lead, checked on its own
-            why = _backs_negative(clause, index, fit, context=sentence)
+            why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time)
             checks.append(_check("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
@@ -425,7 +449,8 @@ def evaluate(
     return [
         *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
-        *check_negative_claims(text, index, fit_for(analysis, known_names)),
+        *check_negative_claims(text, index, fit_for(analysis, known_names), windows=asked_windows(analysis),
+                               fit_any_time=fit_for(analysis and analysis.model_copy(update={"times": []}), known_names)),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),

@@ -9,7 +9,7 @@ from opsagent.workflows.runner import answer_chat
 from tests.fakes import fetch_then, reply
 
 PLAN = {"plan": [{"step": 1, "agent": "servicenow", "question": "Open P1 incidents?"}]}
-REVIEW = {"is_complete": True, "summary": "One open P1 incident."}
+REVIEW = {"is_complete": True, "summary": "The incident search came back empty: no open P1 incident."}
 
 
 async def hang(messages, options):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -160,3 +160,22 @@ def test_an_answer_naming_no_record_speaks_of_the_one_looked_up() -> None:
     own_words = " ".join(message.split()[:6])
     assert not failed(f"It failed because {own_words}.", results)
     assert failed("It failed because the notebook couldn't import numpy after a library version conflict.", results)
+
+
+def test_a_none_in_a_short_window_is_backed_by_a_wider_search_with_no_row_inside_it() -> None:
+    """"Nothing failed in the last 30 minutes" after a 2-hour search: every row seen, none inside the half
+    hour, backs it; "nothing in the last hour" over the same rows is contradicted by a row inside that hour."""
+    results = evidence("list_failed_pipelines", time_window="last 2 hours")
+    item = results[0].evidence[0]
+    moments = [datetime.fromisoformat(str(row["start"]).replace("Z", "+00:00")) for row in item.rows]
+    assert item.total == len(item.rows) > 0
+
+    def flagged(question: str, minutes: int) -> bool:
+        analysis = analyse_question(question, now=NOW)
+        return any(not check.passed and check.kind == "negative_claim" for check in evaluate(
+            f"No, nothing has failed in the last {minutes} minutes.", results, analysis=analysis))
+
+    for minutes in (30, 60):
+        inside = any(NOW - timedelta(minutes=minutes) <= moment for moment in moments)
+        assert flagged(f"has anything failed in the last {minutes} minutes?", minutes) == inside
+    assert {any(NOW - timedelta(minutes=m) <= moment for moment in moments) for m in (30, 60)} == {True, False}
