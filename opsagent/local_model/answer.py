@@ -92,7 +92,7 @@ def inside_window(reading: Reading, calls: Sequence[ToolEvidence], producers: Se
 
 
 def link(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequence[ToolEvidence],
-         checks: Sequence[tuple[str, str]] = (), *, lead: bool) -> PartAnswer | None:
+         checks: Sequence[tuple[str, str]], *, lead: bool) -> PartAnswer | None:
     """Look-ups of ids an earlier row names: "INC… names CHG…: CHG… is …" (several: no yes or no)."""
     linked = [call for call in calls if (spec := tool_spec(call.tool)) and spec.is_lookup and call.rows]
     found = []
@@ -104,11 +104,10 @@ def link(reading: Reading, calls: Sequence[ToolEvidence], producers: Sequence[To
             found.append((source, wanted, record(reading, call, checks, lead=lead and len(linked) == 1)))
     if not found:
         return None
-    body, said = " ".join(answer.sentence for _, _, answer in found), ""
-    if len(found) == 1 and body.startswith(("Yes — ", "No — ")):
-        said, body = body.split(" — ", 1)[0] + " — ", body.split(" — ", 1)[1]
+    body = " ".join(answer.sentence for _, _, answer in found)
+    said = body[:body.find(" — ") + 3] if len(found) == 1 and body.startswith(("Yes — ", "No — ")) else ""
     names = ", ".join(dict.fromkeys(wanted for _, wanted, _ in found))
-    return PartAnswer(f"{said}{identity(found[0][0])} names {names}: {body}",
+    return PartAnswer(f"{said}{identity(found[0][0])} names {names}: {body[len(said):]}",
                       [label(found[0][0]), *(fact for _, _, answer in found for fact in answer.facts)])
 
 
@@ -132,9 +131,9 @@ def overlap(reading: Reading, evidence: Sequence[ToolEvidence], *, lead: bool) -
     return PartAnswer(yes_no(True if lead else None, "; ".join(said) + "."), [label(change) for change, _ in hits])
 
 
-def _by_family(reading: Reading, evidence: Sequence[ToolEvidence], chosen: Chosen, *, lead: bool) -> PartAnswer:
+def _by_family(reading: Reading, evidence: Sequence[ToolEvidence], checks: Sequence[tuple[str, str]], *,
+               lead: bool) -> PartAnswer:
     """Health checks together; each look-up as its record; each search as a listing (unknown tools too)."""
-    checks = tuple(check for choice in chosen.choices for check in choice.checks)
     platforms = [item for item in evidence if (spec := tool_spec(item.tool)) and spec.platform]
     answers = [health(reading, platforms, lead=lead)] if platforms else []
     for item in (item for item in evidence if item not in platforms):
@@ -166,7 +165,7 @@ def answer_part(reading: Reading, results: Sequence[TaskResult], everything: Seq
         asked = {call.tool for choice in chosen.choices for call in choice.calls}
         sources = [item for item in evidence if item.tool in asked]
         found = link(reading, [item for item in evidence if item not in sources], sources, checks, lead=lead)
-    return found or _by_family(reading, evidence, chosen, lead=lead)
+    return found or _by_family(reading, evidence, checks, lead=lead)
 
 
 def _readings(review: ReviewInput, lexicon: Lexicon) -> dict[str, Reading]:

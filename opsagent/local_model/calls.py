@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opsagent.local_model.reading import ID_RECORDS, INVENTORY_OF, Reading
-from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec
+from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec, tools_for
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_CALLS = 6
@@ -98,8 +98,8 @@ def _value(spec: ToolSpec, vocabulary: str, value: str) -> str | None:
     if vocabulary in spec.fixed:
         return "fixed" if spec.fixed[vocabulary].lower() == value.lower() else "conflict"
     vocab = VOCABULARIES.get(vocabulary)
-    return "row" if vocab and vocab.role == "value" and spec.specialist in {other.specialist for other in TOOLS if other.record == vocab.record} \
-        else None
+    return "row" if vocab and vocab.role == "value" and spec.specialist in {
+        other.specialist for other in tools_for(vocab.record)} else None
 
 
 def apply(spec: ToolSpec, item: Constraint) -> tuple[str, dict[str, Any]] | None:
@@ -151,11 +151,10 @@ def _best(specs: Iterable[ToolSpec], items: Sequence[Constraint], one: bool) -> 
     """Fewest constraints left out, a look-up for one record, most applied by parameters, fewest left to checks."""
     scored = []
     for index, spec in enumerate(specs):
-        applied = [apply(spec, item) for item in items]
-        if not any(how and how[0] == "conflict" for how in applied):
-            strong = sum(1 for how in applied if how and how[0] in ("arg", "fixed", "select", "rows"))
-            scored.append(((-applied.count(None), int(spec.is_lookup == one), strong,
-                            -sum(1 for how in applied if how and how[0] == "row")), -index, spec))
+        hows = [how[0] if how else None for how in (apply(spec, item) for item in items)]
+        if "conflict" not in hows:
+            strong = sum(how in ("arg", "fixed", "select", "rows") for how in hows)
+            scored.append(((-hows.count(None), int(spec.is_lookup == one), strong, -hows.count("row")), -index, spec))
     return max(scored, key=lambda item: item[:2])[2] if scored else None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -107,6 +108,12 @@ class Lexicon:
         words |= {word for word in self.harmless if len(word) >= MIN_TYPO - 1 and word.isalpha()}
         return frozenset(words - self.meaningful - filters)
 
+    def read(self, word: str) -> str:
+        """The word as written when it is known, else the known word it is one slip from (memoised)."""
+        if (word,) in self.phrases or word in self.harmless or word in self.meaningful:
+            return word
+        return self.remember(("slip", word), lambda: self.repaired(word)) or word
+
     def repaired(self, word: str) -> str | None:
         """The known word ``word`` is one slip from (a letter added, dropped, changed; two swapped), when every
         such word means the same ("faild": fail, fails, failed); three letters only when swapped ("teh")."""
@@ -170,18 +177,10 @@ class Found:
 
 def runs(analysis: QuestionAnalysis, span: Span, skip: Sequence[Span], lexicon: Lexicon) -> Iterator[list[str]]:
     """The ask's words outside ``skip``, as runs of neighbours; a slip of a known word read as that word."""
-    run: list[str] = []
-    for match in WORD.finditer(analysis.resolved_question, span.start, span.end):
-        if any(item.start <= match.start() < item.end for item in skip):
-            if run:
-                yield run
-            run = []
-            continue
-        word = CLITIC.sub("", match.group().lower())
-        known = (word,) in lexicon.phrases or word in lexicon.harmless or word in lexicon.meaningful
-        run.append(word if known else lexicon.remember(("slip", word), lambda: lexicon.repaired(word)) or word)
-    if run:
-        yield run
+    matches = WORD.finditer(analysis.resolved_question, span.start, span.end)
+    for skipped, run in groupby(matches, lambda match: any(item.start <= match.start() < item.end for item in skip)):
+        if not skipped:
+            yield [lexicon.read(CLITIC.sub("", match.group().lower())) for match in run]
 
 
 def meanings(words: list[str], lexicon: Lexicon) -> Iterator[tuple[str, list[Meaning]]]:

@@ -144,8 +144,7 @@ def _misfits(found: Found, scope: QuestionAnalysis, after: str, records: Sequenc
              named_any: bool, ask: Ask) -> list[str]:
     """Cues that do not fit: "no" with nothing before it, "during" without a record's window, "latest" over
     plural records, "opened" without a time, "why" or "when" about nothing named, a second window."""
-    order = bool(found.cues.keys() & ORDER) or any(  # "the most recent incident opened": intake read the order
-        item.field in VOCABULARIES and VOCABULARIES[item.field].role == "order" for item in scope.filters)
+    order = bool(found.cues.keys() & ORDER or order_said(scope))  # "the most recent incident opened": intake's order
     needs = {"during": bool(after) or "overlap" in found.cues,
              "overlap": "change" in records and bool({"run", "pipeline"} & set(records)),
              "opened": bool(scope.times) or order or bool(after and "during" in found.cues),
@@ -186,7 +185,7 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
     scope = _record_window(_settle(found, scope, named_nouns, lexicon, ask.shape), found, named_nouns)
     records, named = _kinds(named_nouns, found, scope, extra)
     scope, records, named = _inherit(scope, found, before, after, ask, records, named, scene_times)
-    named_any = bool([item for item in (*scope.entities, *extra) if item.usable]) or bool(after)
+    named_any = any(item.usable for item in (*scope.entities, *extra)) or bool(after)
     unread = [*found.unread, *(item.text for item in scope.entities if item.status == "unknown"),
               *([] if records else [ask.text]), *_misfits(found, scope, after, records, named_any=named_any,
                                                            plural_nouns=any(plural for _, plural in said), ask=ask)]

@@ -22,7 +22,7 @@ from opsagent.local_model.calls import CATALOG, MAX_CALLS, Call, Choice, choose,
 from opsagent.local_model.knowledge import Lexicon
 from opsagent.local_model.planner import action_reading
 from opsagent.local_model.reading import Reading, read_question, read_text
-from opsagent.tools.catalog import RECORDS, TOOLS, tool_spec
+from opsagent.tools.catalog import RECORDS, TOOLS, tool_spec, tools_for, tools_of
 
 NO_TOOL = "I have no tool that can answer this task, so I cannot report any data for it."
 Rows = Sequence[Mapping[str, Any]]
@@ -55,7 +55,7 @@ def _tokens(rows: Rows) -> list[str]:
 
 
 def _lookups(record: str, rows: Rows) -> list[Call]:
-    spec = next((spec for spec in TOOLS if spec.record == record and spec.is_lookup), None)
+    spec = next((spec for spec in tools_for(record) if spec.is_lookup), None)
     key = parameter(spec, "lookup") if spec else None
     return [Call(spec.name, {key: value}) for value in mentioned_ids(rows, record)] if spec and key else []
 
@@ -75,9 +75,9 @@ def _windows(rows: Rows, reading: Reading, now: datetime) -> list[str]:
 
 def _per_item(call: Call, rows: Rows, kinds: Sequence[str]) -> list[Call]:
     """A search per item of the earlier rows (the key of the first kind they carry), by its name filter or as text."""
-    key, values = next(((RECORDS[kind].key_field, found) for kind in [*kinds, *RECORDS] if kind in RECORDS and (
-        found := list(dict.fromkeys(str(row[RECORDS[kind].key_field]) for row in rows if row.get(RECORDS[kind].key_field))))),
-                       ("", []))
+    key = next((key for key in (RECORDS[kind].key_field for kind in [*kinds, *RECORDS] if kind in RECORDS)
+                if any(row.get(key) for row in rows)), "")
+    values = list(dict.fromkeys(str(row[key]) for row in rows if row.get(key)))
     spec = tool_spec(call.tool)
     inventory = {"pipeline_name": "pipeline", "configuration_item": "configuration_item"}.get(key, "")
     name = spec and ((parameter(spec, "name", inventory) if inventory else None) or parameter(spec, "text"))
@@ -166,7 +166,7 @@ def specialist_reply(role_input: SpecialistInput, messages: Sequence[Message], t
         calls = _calls(role_input, lexicon, tools, rows, made) if rounds == 1 else []
         if not calls:
             return "\n".join(_line(name, text) for name, text, _ in results)
-    elif not any(spec.specialist == role_input.agent for spec in TOOLS):  # not in the catalog: its first tool
+    elif not tools_of(role_input.agent):  # not in the catalog: its first tool
         calls = [Call(name, {}) for name in list(tools)[:1]]
     else:
         calls = _calls(role_input, lexicon, tools)

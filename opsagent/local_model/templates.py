@@ -13,20 +13,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
+from opsagent.intake.entities import RUN_ID, TICKET, TICKET_KINDS
 from opsagent.intake.vocabulary import STOPWORDS
 from opsagent.local_model.reading import ORDER, Reading, order_said
 from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.rendering import plural, shorten
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_FACTS, MAX_IDS = 8, 20
-IDS = re.compile(r"\b(?:INC|CHG)\d{5,}\b|\b[0-9a-f]{8}-[0-9a-f-]{27}\b|\bpl_\w+", re.IGNORECASE)
+IDS = re.compile(rf"{TICKET.pattern}|{RUN_ID.pattern}|\bpl_\w+", re.IGNORECASE)
 """Tickets, run ids and pipelines as the user wrote them: never repeated back unless a tool returned them."""
 
 def row_kind(row: Mapping[str, Any]) -> str:
     """incident, change, run_detail, run, pipeline_status, count, component, health_incident or record."""
-    number = str(row.get("number", "")).upper()
-    if number.startswith(("INC", "CHG")):
-        return "incident" if number.startswith("INC") else "change"
+    if ticket := TICKET_KINDS.get(str(row.get("number", ""))[:3].upper()):
+        return ticket
     if "runs" in row and "pipeline_name" in row:
         return "pipeline_status"
     if "count" in row and ("pipeline_name" in row or "factory" in row):
@@ -43,12 +44,8 @@ def when(value: Any) -> str:
 
 
 def clause(text: Any, limit: int = 220) -> str:
-    """A long text cut at its last clause boundary before ``limit`` (never mid-word)."""
-    flat = " ".join(str(text or "").split())
-    if len(flat) <= limit:
-        return flat
-    cut = max(flat[:limit].rfind(mark) for mark in (". ", "; ", ", ", ": "))
-    return flat[:cut if cut >= limit // 2 else flat[:limit].rfind(" ")].rstrip(" ,;:.") + " …"
+    """A row's free text (maybe missing) cut as the tools cut theirs, at a clause boundary."""
+    return shorten(str(text or ""), limit)
 
 
 def holds(row: Mapping[str, Any], vocabulary: str, value: str) -> bool | None:
@@ -82,8 +79,7 @@ def label(row: Mapping[str, Any]) -> str:
         return (f"{row['pipeline_name']}: {get('failed')} of {get('runs')} runs failed{rate}, last run "
                 f"{get('last_status')} at {when(get('last_start'))}")
     if kind == "count":
-        count = get("count")
-        return f"{get('pipeline_name') or get('factory')}: {count} run{'' if count == 1 else 's'}"
+        return f"{get('pipeline_name') or get('factory')}: {plural(get('count'), 'run')}"
     if kind == "component":
         return (f"{get('region') + ' - ' if get('region') else ''}{get('name')} {get('status')}"
                 f"{': ' + clause(get('detail')) if get('detail') else ''}")
@@ -95,7 +91,6 @@ def label(row: Mapping[str, Any]) -> str:
 def identity(row: Mapping[str, Any]) -> str:
     """The id a reader would use for the row: its number, run id, pipeline or title."""
     return next((str(row[key]) for key in ("number", "run_id", "pipeline_name", "title", "name") if row.get(key)), "")
-
 
 
 @dataclass
