@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from opsagent.contracts.analysis import EntityMention, FilterMention, Span
+from opsagent.tools.timewindow import unit_minutes
 from opsagent.tools.vocabularies import ASSIGNEE, CHANGE_ORDER, INCIDENT_ORDER
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -25,7 +26,6 @@ ASSIGNED = re.compile(r"\b(?:assigned to|working on|work(?:s|ing)? on|owned by|o
 CHANGE_WORDS = re.compile(r"\bchange|\bchg\b|\bcrs?\b|\brfcs?\b|\bdeployments?\b", re.IGNORECASE)
 
 
-UNIT_MINUTES = {"hour": 60, "day": 1440, "week": 10080, "month": 43200}
 
 
 def _count_and_unit(match: re.Match[str]) -> tuple[int, str]:
@@ -41,7 +41,7 @@ def _duration(match: re.Match[str]) -> str:
 def duration_minutes(match: re.Match[str]) -> int:
     """An age match in minutes ("more than two days" → 2880)."""
     number, unit = _count_and_unit(match)
-    return number * UNIT_MINUTES[unit]
+    return number * (unit_minutes(unit) or 0)
 
 
 def age_filters(text: str) -> Iterator[FilterMention]:

@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterator
 
 from opsagent.contracts.analysis import RecordWindow, Span
+from opsagent.tools.timewindow import unit_minutes
 
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,
                 "fifteen": 15, "twenty": 20, "thirty": 30, "forty-five": 45, "half an": 0.5}
-UNIT_MINUTES = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "h": 60, "day": 1440}
 RELATIONS = {"before": "before", "prior to": "before", "ahead of": "before", "leading up to": "before",
              "after": "after", "following": "after", "since": "after", "around": "around"}
 _COUNT = r"(?P<count>\d+|half an|forty-five|an?|one|two|three|four|five|six|ten|fifteen|twenty|thirty)"
@@ -44,7 +44,7 @@ def _minutes(count: str | None, unit: str | None) -> int | None:
     if not count or not unit:
         return None
     amount = int(count) if count.isdigit() else NUMBER_WORDS.get(count.lower())
-    per = next((value for key, value in UNIT_MINUTES.items() if unit.lower().startswith(key)), None)
+    per = unit_minutes(unit)
     return int(amount * per) if amount and per else None
 
 

@@ -38,7 +38,15 @@ _UNIT_MINUTES = (
     (("h", "hr", "hrs", "hour", "hours"), 60),
     (("d", "day", "days"), 1440),
     (("w", "wk", "wks", "week", "weeks"), 10080),
+    (("mo", "month", "months"), 43200),
 )
+"""Units of time and their minutes (a month is 30 days): the one table intake, the tools and the checks read."""
+
+
+def unit_minutes(unit: str) -> int | None:
+    """Minutes in one ``unit`` as people write it ("h", "hrs", "days", "week"); ``None`` for another word."""
+    word = unit.strip().lower()
+    return next((minutes for names, minutes in _UNIT_MINUTES if word in names), None)
 _ROLLING = re.compile(r"^(?:(last|past|previous|next)\s+)?(\d+|an?|one)?\s*([a-z]+)$")
 _RANGE = re.compile(r"^(?:from\s+|between\s+)?(.+?)\s+(?:to|and|until|till)\s+(.+)$|^(.+?)\s*(?:\.\.|–|—)\s*(.+)$")
 _FILLER = re.compile(r"^(?:(?:in|during|over|within|for|of)\s+)?(?:the\s+)?")
@@ -144,12 +152,12 @@ def resolve_duration(phrase: str) -> timedelta:
         ValueError: the phrase is not a duration (the message says the accepted forms).
     """
     match = _DURATION.match(" ".join(phrase.strip().lower().split()))
-    unit_minutes = next((minutes for names, minutes in _UNIT_MINUTES if match and match.group(2) in names), None)
-    if match is None or unit_minutes is None:
+    minutes_per_unit = unit_minutes(match.group(2)) if match else None
+    if match is None or minutes_per_unit is None:
         raise ValueError(f"Unrecognised duration {phrase!r}; use a number and a unit, e.g. '2 days', '1 week', "
                          "'36 hours', '90 minutes'.")
     count = 1.0 if match.group(1) in ("a", "an", "one") else float(match.group(1))
-    return timedelta(minutes=count * unit_minutes)
+    return timedelta(minutes=count * minutes_per_unit)
 
 
 def resolve_time_point(phrase: str, now: datetime) -> datetime:
@@ -268,9 +276,9 @@ def _rolling(label: str, now: datetime) -> tuple[datetime, datetime] | None:
     direction, count_text, unit = match.groups()
     if count_text is None and direction is None:
         return None  # a bare word ("hours") is not a window
-    unit_minutes = next((minutes for names, minutes in _UNIT_MINUTES if unit in names), None)
-    if unit_minutes is None:
+    minutes_per_unit = unit_minutes(unit)
+    if minutes_per_unit is None:
         return None
     count = 1 if count_text in (None, "a", "an", "one") else int(count_text)
-    span = timedelta(minutes=count * unit_minutes)
+    span = timedelta(minutes=count * minutes_per_unit)
     return (now, now + span) if direction == "next" else (now - span, now)

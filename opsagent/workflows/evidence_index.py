@@ -20,6 +20,7 @@ from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.catalog import record_of_noun, tool_spec
+from opsagent.tools.timewindow import unit_minutes
 
 TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
 RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
@@ -114,7 +115,6 @@ def counted_nouns_in(text: str) -> list[tuple[float, str | None]]:
 ELAPSED = re.compile(r"(?<![\w.:])(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b", re.IGNORECASE)
 """A length of time ("48 minutes ago", "about 7 hours", "for two hours"): a span between two of the evidence's
 moments, or between one and now."""
-UNIT_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 BOUND = re.compile(r"\b(?:more than|over|at least|almost|nearly|under|less than|within|up to)\s*$", re.IGNORECASE)
 ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 
@@ -122,7 +122,7 @@ ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
     """Each length of time in ``text``: (number, minutes per unit); with ``ago``, only "N units ago"."""
     flat = digits(text)
-    return [(float(match.group(1)), UNIT_MINUTES[match.group(2)[0].lower()]) for match in ELAPSED.finditer(flat)
+    return [(float(match.group(1)), unit_minutes(match.group(2)) or 1) for match in ELAPSED.finditer(flat)
             if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)
             and not BOUND.search(flat[:match.start()])]  # "more than 24 hours ago" is a bound, not a time
 

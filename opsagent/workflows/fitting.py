@@ -18,6 +18,7 @@ from typing import Any
 from opsagent.contracts.analysis import EntityMention, FilterMention, QuestionAnalysis, TimeMention
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.tools.catalog import BY_NAME, FilterSpec, ToolSpec, tool_spec
+from opsagent.tools.timewindow import unit_minutes
 from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
 
 ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
@@ -83,12 +84,9 @@ def searched_values(call: ToolEvidence, spec: FilterSpec) -> set[str] | None:
 
 
 def _minutes(phrase: str) -> int | None:
-    match = re.match(r"\s*(\d+)\s*(min|minute|h|hour|d|day|w|week|month)", phrase.lower())
-    if match is None:
-        return None
-    unit = {"min": 1, "minute": 1, "h": 60, "hour": 60, "d": 1440, "day": 1440, "w": 10080, "week": 10080,
-            "month": 43200}[match.group(2)]
-    return int(match.group(1)) * unit
+    match = re.match(r"\s*(\d+)\s*([a-z]+)", phrase.lower())
+    unit = unit_minutes(match.group(2)) if match else None
+    return int(match.group(1)) * unit if match and unit else None
 
 
 def _asked(call: ToolEvidence, parameter: str) -> Any:

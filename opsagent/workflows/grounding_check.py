@@ -30,6 +30,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
+from opsagent.tools.timewindow import unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.action_claims import check_action_claims
@@ -47,7 +48,6 @@ from opsagent.workflows.claim_checks import (
     check_values,
 )
 from opsagent.workflows.evidence_index import (
-    UNIT_MINUTES,
     WINDOW_LABEL,
     WORD_NUMBERS,
     EvidenceIndex,
@@ -147,7 +147,7 @@ HALF_HOUR = re.compile(r"\b(?:last|past|previous)\s+half(?:\s+an)?\s+hour\b", re
 
 def _windows_said(text: str) -> dict[str, int]:
     """Each "last N units" window of ``text`` (numbers in words too), with its length in minutes."""
-    found = {f"last {number}{unit[0].lower()}": int(number) * UNIT_MINUTES[unit[0].lower()]
+    found = {f"last {number}{unit[0].lower()}": int(number) * (unit_minutes(unit) or 1)
              for number, unit in WINDOW_PHRASE.findall(digits(text))}
     return found | ({"last half hour": 30} if HALF_HOUR.search(text) else {})
 
