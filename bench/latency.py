@@ -47,6 +47,9 @@ class SlowModelProvider:
     def response_format(self, model: type, *, agents: Collection[str] = ()) -> type:
         return self.inner.response_format(model, agents=agents)
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     def client_for(self, role: str) -> SupportsChatGetResponse:
         client = self.inner.client_for(role)
         if not any(isinstance(m, LatencyMiddleware) for m in client.chat_middleware):  # type: ignore[attr-defined]

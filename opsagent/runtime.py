@@ -77,7 +77,10 @@ class Runtime:
         return {name: agent.config.title or name for name, agent in self.agents.specialists.items()}
 
     async def aclose(self) -> None:
-        await self.backends.aclose()
+        try:
+            await self.backends.aclose()
+        finally:
+            await self.models.aclose()
 
 
 def agent_limits(settings: Settings, role: Literal["planner", "review", "clarify", "specialist"]) -> AgentLimits:

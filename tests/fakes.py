@@ -114,6 +114,9 @@ class ScriptedModels:
     def response_format(self, model: type, *, agents: Any = ()) -> type:
         return model
 
+    async def aclose(self) -> None:
+        return None
+
     def user_texts(self, name: str) -> list[str]:
         """The last user message of each call the named role received."""
         return [next((m.text for m in reversed(msgs) if m.role == "user"), "") for msgs, _ in self.clients[name].calls]

@@ -26,3 +26,7 @@ class ModelProvider(Protocol):
         grammar-constrained server enforces.
         """
         ...
+
+    async def aclose(self) -> None:
+        """Close the connections the clients hold (the runtime's end); nothing for clients without any."""
+        ...

@@ -100,6 +100,13 @@ class SharedClientProvider:
     def response_format(self, model: type[BaseModel], *, agents: Collection[str] = ()) -> dict[str, Any]:
         return strict_response_format(model, tuple(sorted(agents)))
 
+    async def aclose(self) -> None:
+        """The SDK client's connection pool, closed on the loop that used it (not left to the garbage collector,
+        which finds the loop closed)."""
+        inner = getattr(self.client, "client", None)
+        if inner is not None and hasattr(inner, "close"):
+            await inner.close()
+
 
 @dataclass
 class LocalModelProvider:
@@ -114,6 +121,9 @@ class LocalModelProvider:
 
     def response_format(self, model: type[BaseModel], *, agents: Collection[str] = ()) -> type[BaseModel]:
         return model
+
+    async def aclose(self) -> None:
+        return None  # in process: no connections
 
 
 def make_local_provider(settings: Settings) -> LocalModelProvider:

@@ -87,7 +87,10 @@ async def test_openai_compatible_server_answers_through_real_tool_calls(fake_ope
     runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1",
                           OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model")
     answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
+    sdk = runtime.models.client.client
+    assert not sdk.is_closed()
     await runtime.aclose()
+    assert sdk.is_closed()  # its connections closed on this loop, not by the garbage collector after it is gone
 
     meta = answer.metadata
     assert meta.route == "execute" and (meta.provider, meta.model) == ("openai", "fake-model")
