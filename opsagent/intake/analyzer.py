@@ -13,6 +13,7 @@ from datetime import datetime
 
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.analysis import EntityMention, QuestionAnalysis, Span, Unresolved
+from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.asks import find_asks
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
@@ -122,6 +123,10 @@ class QuestionAnalyzer:
     async def example_questions(self) -> ClarifyCandidates:
         """Questions about what the data holds now, for a greeting or "help"."""
         return await self._candidates.examples()
+
+    async def action_records(self, analysis: QuestionAnalysis) -> list[ToolEvidence]:
+        """The records a request to act names, looked up."""
+        return await self._candidates.action_records(analysis)
 
     async def clarify_candidates(self, analysis: QuestionAnalysis) -> ClarifyCandidates:
         """Concrete options from the data for what the question leaves open, with the evidence."""

@@ -21,6 +21,8 @@ from agent_framework import FunctionTool
 from opsagent.backends.base import Backends, Clock
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.evidence import ToolEvidence
+from opsagent.intake.asks import ENTITY_RECORDS
+from opsagent.tools.catalog import TOOLS
 from opsagent.tools.log_analytics import make_log_analytics_tools
 from opsagent.tools.servicenow import make_servicenow_tools
 
@@ -71,6 +73,18 @@ def _overlap(row: dict[str, Any], question: str) -> int:
     return sum(1 for word in words if word in text)
 
 
+def _lookup(kind: str, value: str) -> tuple[str, dict[str, str]] | None:
+    """The look-up the catalog has for one named thing, its current state: by its id (a ticket, a run), else by its
+    name (a pipeline: its latest run). Not a tool that always applies a value (past incidents like it)."""
+    record = ENTITY_RECORDS.get(kind)
+    for spec in (spec for spec in TOOLS if spec.is_lookup and not spec.fixed):
+        key = next((item.parameter for item in spec.filters if item.kind == "lookup" and spec.record == record
+                    or item.kind == "name" and item.inventory == kind), None)
+        if key is not None:
+            return spec.name, {key: value}
+    return None
+
+
 @dataclass(frozen=True)
 class ClarifyCandidates:
     questions: list[str] = field(default_factory=list)
@@ -96,6 +110,17 @@ class CandidateFinder:
             found.questions.extend(search.question(row) for row in evidence.rows[:1] if row.get(search.key))
             found.evidence.append(evidence)
         return found
+
+    async def action_records(self, analysis: QuestionAnalysis) -> list[ToolEvidence]:
+        """The records a request to act names, looked up (their latest state): shown with the refusal whatever
+        the model planned ("restart pl_x": its latest run)."""
+        action, found = analysis.action, []
+        for item in analysis.entities:
+            call = _lookup(item.kind, item.value) if action and item.usable and item.value in action.targets else None
+            if call is not None and call[0] in self._tools:
+                output = await self._tools[call[0]].invoke(arguments=call[1], skip_parsing=True)
+                found.append(ToolEvidence.from_output(call[0], call[1], str(output), call_id="action_records"))
+        return found[:MAX_CANDIDATES]
 
     async def find(self, analysis: QuestionAnalysis) -> ClarifyCandidates:
         search = next((item for item in SEARCHES if item.words.search(analysis.resolved_question)), None)

@@ -39,7 +39,7 @@ def create_dynamic_workflow(runtime: Runtime) -> Workflow:
     parse_triage_output = ParseTriageOutputExecutor(agents=runtime.specialist_names, max_tasks=settings.max_plan_tasks,
                                                     min_confidence=settings.planner_min_confidence,
                                                     max_steps=settings.max_plan_steps)
-    reject_query = RejectQueryExecutor(runtime.intake.example_questions)
+    reject_query = RejectQueryExecutor(runtime.intake.example_questions, runtime.intake.action_records)
     clarify = ClarifyExecutor(agents.clarify, specialists=runtime.specialist_infos, timeout_seconds=timeout,
                               candidates=runtime.intake.clarify_candidates)
     orchestrator = OrchestratorExecutor(agents.specialists, task_timeout_seconds=timeout)

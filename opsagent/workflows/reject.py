@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from agent_framework import Executor, WorkflowContext, handler
 from typing_extensions import Never
 
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.messages import DirectReply, Rejection
 from opsagent.contracts.results import Answer
 from opsagent.intake.candidates import ClarifyCandidates
@@ -17,17 +19,24 @@ from opsagent.workflows.ids import REJECT_QUERY
 from opsagent.workflows.welcome import CAPABILITIES, reply_text
 
 FindExamples = Callable[[], Awaitable[ClarifyCandidates]]
+FindRecords = Callable[[QuestionAnalysis], Awaitable[list[ToolEvidence]]]
 
 
 async def no_examples() -> ClarifyCandidates:
     return ClarifyCandidates()
 
 
+async def no_records(analysis: QuestionAnalysis) -> list[ToolEvidence]:
+    return []
+
+
 class RejectQueryExecutor(Executor):
-    def __init__(self, examples: FindExamples = no_examples) -> None:
+    def __init__(self, examples: FindExamples = no_examples, records: FindRecords = no_records) -> None:
         super().__init__(id=REJECT_QUERY)
         self.examples = examples
         """Example questions about what the data holds now (for a greeting or "help")."""
+        self.records = records
+        """The records a request to act names, looked up: shown with the refusal whatever the model planned."""
 
     @handler
     async def reject(self, rejection: Rejection, ctx: WorkflowContext[Never, Answer]) -> None:
@@ -36,9 +45,11 @@ class RejectQueryExecutor(Executor):
             text = f"{rejection.reason} Please try again, or rephrase the question."
             metadata = build_metadata(rejection.trail, route="error", error_code=rejection.failure,
                                       reject_reason=rejection.reason)
-        elif action is not None:  # a planner that refused a request to act: still answered as one
-            text = action_notice(action)
-            metadata = build_metadata(rejection.trail, route="action", reject_reason=rejection.reason)
+        elif action is not None:  # a planner that refused a request to act: still answered as one, with the records
+            found = await self.records(rejection.trail.analysis)
+            shown = [item.message for item in found if item.answered and item.message]
+            text = "\n\n".join([action_notice(action), *shown])
+            metadata = build_metadata(rejection.trail, route="action", reject_reason=rejection.reason, lookups=found)
         else:
             text = f"{rejection.reason} {CAPABILITIES}"
             metadata = build_metadata(rejection.trail, route="reject", reject_reason=rejection.reason)

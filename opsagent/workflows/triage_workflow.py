@@ -23,7 +23,7 @@ def create_triage_workflow(runtime: Runtime) -> Workflow:
     store_query = StoreQueryExecutor("triage", runtime.intake, can_clarify=False)
     triage = TriageExecutor(agents.triage, specialists=runtime.specialist_infos, agents=runtime.specialist_names,
                             max_tasks=settings.max_plan_tasks, timeout_seconds=timeout)
-    reject_query = RejectQueryExecutor(runtime.intake.example_questions)
+    reject_query = RejectQueryExecutor(runtime.intake.example_questions, runtime.intake.action_records)
     specialists = [SpecialistTaskExecutor(agent, task_timeout_seconds=timeout) for agent in agents.specialists.values()]
     review = ReviewExecutor(agents.review, allow_retry=False, timeout_seconds=timeout)
     grounding = GroundingExecutor(thresholds=grounding_thresholds(settings), known_names=runtime.intake.known_names)

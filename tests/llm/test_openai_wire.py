@@ -239,3 +239,33 @@ async def test_text_calls_stop_after_the_bounded_rounds(fake_openai, tmp_path):
     task = answer.metadata.tasks[0]
     assert len(specialist_requests) == len(task.evidence) == len(task.notes) >= 2
     assert all(item.recovered for item in task.evidence) and "{" not in task.response
+
+
+@pytest.mark.parametrize(("question", "tool", "key"), [
+    ("restart pl_ingest_sales", "get_pipeline_run_details", "pipeline_name"),
+    ("close INC0010049 please", "get_incident", "number"),
+])
+async def test_a_refused_request_to_act_still_shows_the_records_it_names(fake_openai, tmp_path, question, tool, key):
+    """A small model refused "restart pl_ingest_sales" outright (recorded: should_reject, no plan). The answer is
+    the product's own: what OpsAgent cannot do, where to do it, and the record looked up by product code."""
+    refusal = {"should_reject": True, "reject_reason": "Restarting is outside what this platform does.",
+               "clarify": False, "plan": [], "plan_reason": ""}
+
+    def respond(body: dict) -> tuple[int, dict]:
+        if (body.get("response_format") or {}).get("json_schema", {}).get("name") == "UserModeOutput":
+            return 200, completion({"role": "assistant", "content": json.dumps(refusal)}, "stop")
+        return 200, reply_to(body)
+
+    fake_openai.respond = respond
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
+                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(question))
+    finally:
+        await runtime.aclose()
+    meta = answer.metadata
+    named = question.split()[1]
+    assert meta.route == "action" and "read-only" in answer.text and not meta.tasks
+    [lookup] = meta.lookups
+    assert (lookup.tool, lookup.arguments) == (tool, {key: named}) and lookup.answered
+    assert lookup.message in answer.text and named in lookup.message
