@@ -107,6 +107,10 @@ def _phrase_records(low: str) -> list[tuple[str, str]]:
     return [(phrase, next(iter(records))) for phrase, records in found.items() if len(records) == 1]
 
 
+EXISTENCE = re.compile(r"\b(?:any|anything|anyone|anybody|ever|some|there (?:is|are|was|were)|(?:is|are|was|were) there)\b",
+                       re.IGNORECASE)
+"""Words that make a yes/no ask about whether something exists ("any open P1?", "has pl_x ever failed?"), not
+about the state of a named record ("is pl_x failing?")."""
 SEGMENT = re.compile(r",\s+(?:and\s+)?|\s+and\s+|\s*&\s*|\s+plus\s+", re.IGNORECASE)
 
 

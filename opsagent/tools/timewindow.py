@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, time, timedelta
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import dateparser
 
@@ -87,6 +87,13 @@ def _iso_moment(text: str) -> Moment | None:
     except ValueError:
         return None  # e.g. 2025-02-30
     return moment, len(compact) > 10
+
+
+def iso_moment(value: Any) -> datetime | None:
+    """A time as the tools write it ("2025-01-10T02:15Z"; seconds, a space or a bare date too), in UTC; else
+    ``None``: the one reader of the evidence's times."""
+    found = _iso_moment(value) if isinstance(value, str) else None
+    return found[0] if found else None
 
 
 def parse_moment(text: str, now: datetime) -> Moment | None:

@@ -23,7 +23,8 @@ from typing import Any
 from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.vocabulary import STOPWORDS
+from opsagent.intake.asks import EXISTENCE
+from opsagent.intake.vocabulary import REGIONS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
@@ -36,6 +37,7 @@ from opsagent.workflows.claims import (
 )
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
+from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
 from opsagent.workflows.fitting import Qualifier, fits, narrowed_by, searched_values, unapplied, windows_of
 
@@ -177,17 +179,10 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
     return checks
 
 
-def _moment(value: Any) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 def _record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime] | None:
     fields = RECORDS["change"].window_fields or ("start_date", "end_date")
     for _, row in index.rows_for(record):
-        start, end = _moment(row.get(fields[0])), _moment(row.get(fields[1]))
+        start, end = iso_moment(row.get(fields[0])), iso_moment(row.get(fields[1]))
         if start and end:
             return start, end
     return None
@@ -199,7 +194,7 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         window = _record_window(index, claim.record)
         starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
-                                           in claim.pipelines) and (moment := _moment(row.get("start")))]
+                                           in claim.pipelines) and (moment := iso_moment(row.get("start")))]
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
         else:
@@ -297,9 +292,12 @@ def row_moments(record: str, row: dict[str, Any]) -> list[datetime]:
     """When a row's record happened: each time field of its kind it has (opened, resolved; a run's start, end)."""
     kind = RECORDS.get(record)
     fields = kind.time_fields if kind else ("start",)
-    return [moment for field in fields if (moment := _moment(row.get(field))) is not None]
+    return [moment for field in fields if (moment := iso_moment(row.get(field))) is not None]
 
 
+EXCLUDED = re.compile(r"\b(?:besides|except(?: for)?|other than|apart from|aside from|excluding|not counting)\s+"
+                      r"(?:the\s+)?(?P<name>[\w.-]{3,})", re.IGNORECASE)
+"""A name an ask leaves out ("anything unhealthy besides Databricks?"): rows naming it do not answer it."""
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 
 
@@ -310,14 +308,39 @@ def _rows(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
     names ("is Key Vault ok?") is its own rows."""
     spec = tool_spec(item.tool)
     overall = OVERALL.match(item.message) if spec is not None and spec.platform else None
+    left_out = EXCLUDED.search(asked)
+    if left_out is not None:  # "any Azure service unhealthy besides Databricks?": the rows that do not name it
+        word = left_out.group("name").lower()
+        kept = [row for row in item.rows if word not in _text_of(row).lower()]
+        if overall is None:
+            return kept
+        return [{"status": "degraded"} if row.get("kind") == "incident" else row for row in kept
+                if row.get("kind") in ("incident", "component")] or [{"status": "operational"}]
     if overall is None:
         return list(item.rows)
     named = [row for row in item.rows if row.get("kind") == "component" and row.get("name")
              and re.search(rf"(?<![\w-]){re.escape(str(row['name']))}(?![\w-])", asked, re.IGNORECASE)]
     if named:
         return named
+    region = None if item.query.get("region") else region_said(asked)
+    if region is not None:  # a whole-platform report read for one region: what it lists there, else that it is fine
+        here = [row for row in item.rows if _in_region(row, region)]
+        return [{"status": "degraded"} if row.get("kind") == "incident" else row for row in here] \
+            or [{"status": "operational"}]
     incidents = [{"status": "degraded"} for row in item.rows if row.get("kind") == "incident"]
     return [{"status": overall.group(1).lower()}, *incidents]
+
+
+def region_said(text: str) -> str | None:
+    """The region a text names ("is Snowflake in North Europe hit?"), by intake's region words."""
+    lowered = text.lower()
+    return next((name for name, words in REGIONS.items()
+                 if any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered) for word in words)), None)
+
+
+def _in_region(row: dict[str, Any], region: str) -> bool:
+    where = f"{row.get('region') or ''} {' '.join(map(str, row.get('components') or []))}".lower()
+    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", where) for word in REGIONS[region])
 
 
 def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
@@ -348,9 +371,6 @@ def _described(asked: str, items: Sequence[ToolEvidence]) -> list[tuple[ToolEvid
     return picked if picked and len(picked) < len(rows) else None
 
 
-EXISTENCE = re.compile(r"\b(?:any|anything|anyone|anybody|some|there (?:is|are|was|were)|(?:is|are|was|were) there)\b",
-                       re.IGNORECASE)
-"""Words that make a yes/no ask about whether something exists ("any open P1?"), not about a named record."""
 
 
 def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) -> set[str]:
@@ -438,6 +458,9 @@ def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
     read it from the rows ("are any of the open P3s unassigned?" over the open P3s). A name no search was
     asked for is readable when a row names it (the record was found another way)."""
     rows = [row for item in items for row in item.rows]
+    if qualifier.kind == "name" and region_said(qualifier.text) and any(
+            (spec := tool_spec(item.tool)) and spec.platform and not item.query.get("region") for item in items):
+        return True  # a whole-platform health report covers every region: one it does not list is operational
     if qualifier.kind == "name":
         return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
     if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
@@ -594,7 +617,7 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
         verb, fields = next(((found, fields) for pattern, fields in EVENT_FIELDS if (found := pattern.search(unit))),
                             (None, ()))
         moments = [moment for _, row in (index.rows_for(key) if key else []) for field in fields
-                   if (moment := _moment(row.get(field)))]
+                   if (moment := iso_moment(row.get(field)))]
         mentions = [said for said in find_times(unit, now) if DAY_WORDS.match(said.text) and verb is not None
                     and 0 <= said.span.start - verb.end() <= 12] if moments else []
         for said in mentions:
@@ -705,7 +728,7 @@ def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None)
         for match in AGE.finditer(unit):
             limit = now - timedelta(minutes=duration_minutes(match))
             for key in (key for key in record_keys(unit) if key[:3] == "inc"):
-                opened = [moment for _, row in index.rows_for(key) if (moment := _moment(row.get("opened_at")))]
+                opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))]
                 if opened:
                     checks.append(_check("value", unit, all(moment <= limit for moment in opened),
                                          f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}, not {match.group()}",

@@ -20,7 +20,7 @@ from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.catalog import record_of_noun, tool_spec
-from opsagent.tools.timewindow import unit_minutes
+from opsagent.tools.timewindow import iso_moment, unit_minutes
 
 TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
 RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
@@ -129,20 +129,12 @@ def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
 
 def moments_of(row: dict[str, Any]) -> list[datetime]:
     """The moments a row gives: its ISO times, and a run's end (its start plus its duration)."""
-    found = []
-    for value in row.values():
-        if isinstance(value, str) and ISO_MOMENT.match(value):
-            try:
-                found.append(datetime.fromisoformat(value[:16] + "+00:00"))
-            except ValueError:
-                continue
-    start, minutes = str(row.get("start") or ""), row.get("duration_min")
-    if ISO_MOMENT.match(start) and isinstance(minutes, (int, float)) and math.isfinite(minutes) \
+    found = [parsed for value in row.values()
+             if isinstance(value, str) and ISO_MOMENT.match(value) and (parsed := iso_moment(value))]
+    start, minutes = iso_moment(row.get("start")), row.get("duration_min")
+    if start and isinstance(minutes, (int, float)) and math.isfinite(minutes) \
             and 0 <= minutes < 525_600:  # when a run ended (a year at most: a bad value is not a moment)
-        try:
-            found.append(datetime.fromisoformat(start[:16] + "+00:00") + timedelta(minutes=minutes))
-        except ValueError:
-            pass
+        found.append(start + timedelta(minutes=minutes))
     return found
 
 

@@ -30,7 +30,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
-from opsagent.tools.timewindow import unit_minutes
+from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.action_claims import check_action_claims
@@ -156,12 +156,9 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
     """The lengths of the windows the searches applied, and of those the question or the tools name."""
     lengths = set(_windows_said(index.text).values())
     for item in index.items:
-        for window in windows_of(item):
-            try:
-                start, end = (datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in window)
-            except ValueError:
-                continue
-            lengths.add(round((end - start).total_seconds() / 60))
+        for start, end in ((iso_moment(first), iso_moment(last)) for first, last in windows_of(item)):
+            if start and end:
+                lengths.add(round((end - start).total_seconds() / 60))
     return lengths
 
 
@@ -277,8 +274,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
 
 def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
     """The search's window holds every window asked."""
-    searched = [(datetime.fromisoformat(start.replace("Z", "+00:00")), datetime.fromisoformat(end.replace("Z", "+00:00")))
-                for start, end in windows_of(item)]
+    searched = [(first, last) for start, end in windows_of(item) if (first := iso_moment(start)) and (last := iso_moment(end))]
     return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
                                   for start, end in windows)
 
@@ -321,9 +317,9 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(_without_details(_without_values(clause))) or \
+            if not NEGATION.search(_without_details(_without_values(LEAD_WORD.sub("", clause)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS:
-                continue  # a bare "No —" is a lead, checked on its own
+                continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time)
             checks.append(_check("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",

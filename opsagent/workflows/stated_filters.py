@@ -18,6 +18,7 @@ from typing import Any
 from opsagent.contracts.analysis import FilterMention, QuestionAnalysis, RecordWindow, TimeMention
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.catalog import tool_spec
+from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.fitting import filter_applied, searched_values
 
 WINDOW_KEYS = ("time_window", "window", "opened_within")
@@ -82,7 +83,9 @@ def _record_window_problem(item: RecordWindow, searches: Sequence[ToolEvidence],
     windowed = [call for call in searches if list(_window_of(call))]
     if not rows or not windowed:
         return None
-    start, end = (datetime.fromisoformat(str(rows[0][key]).replace("Z", "+00:00")) for key in ("start_date", "end_date"))
+    start, end = (iso_moment(rows[0][key]) for key in ("start_date", "end_date"))
+    if start is None or end is None:
+        return None
     first, last = item.window(start, end, now)
     if any((_iso(first), _iso(last)) in list(_window_of(call)) for call in windowed):
         return None

@@ -179,3 +179,35 @@ def test_a_none_in_a_short_window_is_backed_by_a_wider_search_with_no_row_inside
         inside = any(NOW - timedelta(minutes=minutes) <= moment for moment in moments)
         assert flagged(f"has anything failed in the last {minutes} minutes?", minutes) == inside
     assert {any(NOW - timedelta(minutes=m) <= moment for moment in moments) for m in (30, 60)} == {True, False}
+
+
+def lead_passes(question: str, text: str, results: list[TaskResult]) -> bool:
+    analysis = analyse_question(question, now=NOW)
+    leads = [check for check in evaluate(text, results, analysis=analysis) if check.kind == "lead"]
+    assert leads, text
+    return all(check.passed for check in leads)
+
+
+def test_a_whole_platform_report_answers_for_one_region() -> None:
+    """"Is Snowflake degraded in North Europe?" over the unfiltered report: a region it lists nothing for is fine.
+    The oracle is the report asked for that region alone."""
+    whole = evidence("check_snowflake_health")
+    regional = evidence("check_snowflake_health", region="North Europe")[0].evidence[0]
+    fine = all(row["status"] == "operational" for row in regional.rows if row.get("kind") == "component")
+    question = "is Snowflake degraded in North Europe?"
+    truth, other = ("No", "Yes") if fine else ("Yes", "No")
+    assert lead_passes(question, f"{truth} — see the report below.", whole)
+    assert not lead_passes(question, f"{other} — see the report below.", whole)
+
+
+def test_a_name_the_ask_leaves_out_does_not_answer_it() -> None:
+    """"Any Azure service in West Europe unhealthy besides Databricks?": Databricks' own trouble is no yes."""
+    results = evidence("check_azure_service_health", region="West Europe")
+    rows = results[0].evidence[0].rows
+    others = [row for row in rows if row.get("kind") == "component" and "databricks" not in row["name"].lower()
+              and row["status"] != "operational"]
+    assert any("databricks" in str(row).lower() for row in rows)  # the excluded one is in the report
+    question = "is any Azure service in West Europe unhealthy besides Databricks?"
+    truth, other = ("Yes", "No") if others else ("No", "Yes")
+    assert lead_passes(question, f"{truth} — see the report below.", results)
+    assert not lead_passes(question, f"{other} — see the report below.", results)
