@@ -29,6 +29,7 @@ from opsagent.backends.health_records import (
 from opsagent.backends.page import Clock, Page, RecordT
 from opsagent.backends.pipeline_records import (
     AROUND_TOLERANCE,
+    HISTORY_LOOKBACK,
     ActivityRun,
     FailureGroup,
     PipelineHistory,
@@ -59,7 +60,7 @@ from opsagent.backends.tickets import (
 )
 
 __all__ = [
-    "AROUND_TOLERANCE", "ActivityRun", "Approval", "Backends", "ChangeOrder", "ChangeQuery", "ChangeRequest",
+    "AROUND_TOLERANCE", "HISTORY_LOOKBACK", "ActivityRun", "Approval", "Backends", "ChangeOrder", "ChangeQuery", "ChangeRequest",
     "ChangeRisk", "ChangeState", "ChangeType", "Clock", "ComponentHealth", "ComponentInfo", "FailureGroup",
     "HealthBackend", "HealthIncident", "HealthReport", "HealthStatus", "Incident", "IncidentOrder",
     "IncidentQuery", "IncidentState", "Page", "PipelineHistory", "PipelineInfo", "PipelineRun",

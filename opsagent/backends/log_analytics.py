@@ -25,6 +25,7 @@ from azure.monitor.query.aio import LogsQueryClient
 
 from opsagent.backends.base import (
     AROUND_TOLERANCE,
+    HISTORY_LOOKBACK,
     Clock,
     Page,
     PipelineHistory,
@@ -69,8 +70,6 @@ BACKEND = "Log Analytics"
 DETAILS_LOOKBACK = timedelta(days=30)
 _RUN_TAIL = timedelta(days=1)
 """Searching around a time point, rows this long after the reach are read too: the run's final row and activities."""
-HISTORY_LOOKBACK = timedelta(days=30)
-"""How far back a pipeline's history is searched: the default retention of a Log Analytics workspace."""
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 

@@ -13,6 +13,9 @@ from pydantic import BaseModel, Field
 
 from opsagent.backends.page import Page
 
+HISTORY_LOOKBACK = timedelta(days=30)
+"""How far back a pipeline's history is searched: the default retention of a Log Analytics workspace."""
+
 RunStatus = Literal["Queued", "InProgress", "Succeeded", "Failed", "Cancelled"]
 
 

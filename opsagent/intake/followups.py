@@ -190,6 +190,21 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
         else:
             text = f"{text}, only {item.text}"
             changed.append(f"only {item.text}")
-    if not changed:
-        return None
+    if not changed or not shifted and _unsubstituted(fragment, now, inventory):
+        return None  # "and which of those has been open the longest?" says more than a new value: not a substitution
     return f"{text}?", FollowUp(previous_question=previous.content, changed=changed)
+
+
+CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9_'-]+", re.IGNORECASE)
+META_WORDS = frozenset("question thing things but instead again too also then ask same pls plz please thanks thx ok "
+                       "okay".split())
+"""Words that say "the same again" ("same question but for yesterday pls"), not what to ask."""
+
+
+def _unsubstituted(fragment: str, now: datetime, inventory: InventorySnapshot) -> list[str]:
+    """The fragment's words that are not a window, a name or a filter put in place of the old one (nor a small
+    word): a follow-up is rewritten only when it is nothing but the new values."""
+    spans = [item.span for item in (*find_times(fragment, now), *find_entities(fragment, inventory),
+                                    *find_filters(fragment))]
+    return [match.group() for match in CONTENT_WORD.finditer(fragment)
+            if match.group().lower() not in STOPWORDS | META_WORDS and not any(span.start <= match.start() < span.end for span in spans)]

@@ -13,12 +13,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from opsagent.intake.asks import EXISTENCE
 from opsagent.local_model.reading import ID_RECORDS, INVENTORY_OF, Reading
 from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec, tools_for
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_CALLS = 6
-EXISTENCE = re.compile(r"\b(?:any|ever|anything)\b", re.IGNORECASE)
 ROWS = "__rows__"  # marks a call the previous step's rows complete (a search per item, a record's window)
 KEYS = {kind.key_field: kind.name for kind in reversed(RECORDS.values())}  # the first kind a key names (pipeline, not run_count)
 NESTED = {spec.record: KEYS[item.row_field] for spec in TOOLS for item in spec.filters  # "runs" of "pipelines" are
@@ -125,14 +125,23 @@ def apply(spec: ToolSpec, item: Constraint) -> tuple[str, dict[str, Any]] | None
     return ("rows", {}) if parameter(spec, "window") else None  # a record's window: from the producer's rows
 
 
+def _history(reading: Reading) -> bool:
+    """"Has pl_x had any cancelled runs?", "pl_x cancelled runs?": a named thing's runs in a state, no time said —
+    over all the data there is, not the tool's default day."""
+    asked = reading.ask.shape == "yes_no" and bool(EXISTENCE.search(reading.ask.text)) or (
+        reading.ask.shape in ("list", "count", "which", "other") and bool(reading.values))
+    return asked and not (reading.scope.times or reading.scope.record_windows or reading.after) \
+        and any(item.kind == "name" for item in constraints(reading))
+
+
 def _one_record(reading: Reading) -> bool:
     """About one record: "why did X fail", "its latest run", "the 4am run", "is X still failing", "has X finished"."""
     named = any(item.kind == "name" for item in constraints(reading))
     return reading.ask.shape in ("why", "record", "when") or bool(reading.cues & {"latest", "cause"}) or any(
         item.point is not None for item in reading.scope.times) or ("now" in reading.cues and named) or (
-        # "has pl_x finished?", "did pl_x fail?": no time, so its state — the latest run
+        # "has pl_x finished?", "did pl_x fail?": no time, so its state — the latest run (not its history)
         reading.ask.shape == "yes_no" and named and not reading.scope.times and bool(reading.values)
-        and not EXISTENCE.search(reading.ask.text))  # "has pl_x had any cancelled runs?" asks about its history
+        and not _history(reading))
 
 
 def _candidates(reading: Reading, offered: Collection[str]) -> list[ToolSpec]:
@@ -195,6 +204,9 @@ def _calls(spec: ToolSpec, items: Sequence[Constraint], reading: Reading) -> tup
                  None)
     if "opened" in reading.cues and parameter(spec, "window") in arguments and state and state.parameter not in arguments:
         arguments[state.parameter] = "all"  # "incidents opened over the weekend": whatever their state now
+    widest = next((item for item in spec.filters_of("window") if item.widest and item.parameter not in arguments), None)
+    if widest and _history(reading):
+        arguments[widest.parameter] = widest.widest
     return [Call(spec.name, {**arguments, **each}) for each in ids] or [Call(spec.name, arguments)], applied, checks
 
 

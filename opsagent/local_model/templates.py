@@ -133,8 +133,10 @@ def _ordered(reading: Reading, rows: list[dict[str, Any]], *, complete: bool) ->
         key, end = reading.rank
         return f"{label((max if end == 'max' else min)(usable, key=lambda row: row[key]))}."
     time = next((name for kind in RECORDS.values() for name in kind.time_fields if all(row.get(name) for row in rows)), None)
+    # "which has been open the longest": rows without durations have lasted since their first time, the oldest
+    cues = reading.cues | ({"oldest"} if reading.rank == ("duration_min", "max") else set())
     return next((f"The {cue} is {label(pick(rows, key=lambda row: str(row[time])))}." for cue, pick in
-                 (("latest", max), ("oldest", min)) if cue in reading.cues and time), None)
+                 (("latest", max), ("oldest", min)) if cue in cues and time), None)
 
 
 def listing(reading: Reading, item: ToolEvidence, checks: Sequence[tuple[str, str]], *, lead: bool) -> PartAnswer:

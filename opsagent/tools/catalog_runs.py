@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opsagent.backends.pipeline_records import HISTORY_LOOKBACK
 from opsagent.tools.catalog_types import FilterSpec, ToolSpec, limit_filter
 
 _WINDOW_HELP = (
@@ -20,7 +21,7 @@ _FACTORY = FilterSpec(parameter="factory", kind="name", inventory="factory", row
 def run_window(default: str) -> FilterSpec:
     """The run-start window of a listing, with its default."""
     return FilterSpec(parameter="time_window", kind="window", row_field="start", about="run start",
-                      help=_WINDOW_HELP.format(default=default))
+                      widest=f"last {HISTORY_LOOKBACK.days} days", help=_WINDOW_HELP.format(default=default))
 
 
 def pipeline_filter(help: str) -> FilterSpec:

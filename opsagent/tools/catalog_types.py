@@ -57,6 +57,9 @@ class FilterSpec(BaseModel):
     """The row field the filter narrows (for ``name`` filters: where the value shows)."""
     about: str = ""
     """What the filter means, in a few words ("opening time", "planned window overlaps")."""
+    widest: str = ""
+    """For ``window``: the longest window there is data for ("last 30 days"): what a question about a record's
+    whole history ("has pl_x had any cancelled runs?") searches instead of the default."""
     help: str = ""
     """The parameter's description for models: accepted forms and placeholder examples, never a real
     name or id (small models copy examples as arguments). ``{max_rows}`` stands for the row cap."""

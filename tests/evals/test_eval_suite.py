@@ -40,12 +40,13 @@ MIN_TAG_RATES = {
     "easy": 0.8, "medium": 0.6, "hard": 0.4,
     "servicenow": 0.6, "log_analytics": 0.55, "service_health": 0.6, "multi-domain": 0.4,
     "clarify": 1.0, "reject": 1.0, "review-retry": 1.0, "datetime": 0.6,
-    "large-output": 1.0, "error-handling": 0.85, "follow-up": 0.65,
-    "synthesis": 0.45, "existence": 0.55, "count": 0.6, "which": 0.45, "record": 0.4, "correlation": 0.15,
+    "large-output": 1.0, "error-handling": 0.85, "follow-up": 0.63,
+    "synthesis": 0.45, "existence": 0.55, "count": 0.6, "which": 0.44, "record": 0.4, "correlation": 0.15,
     "understanding": 0.65, "negation": 0.5, "qualifier": 0.8, "exact-time": 0.65, "scope": 0.6, "typo": 1.0,
     "chaining": 0.2, "runbook": 0.65,
     # this round's tools (evals/cases/tools.yaml): history and record text are what the offline model reads least
-    "people": 0.8, "age": 0.2, "order": 0.5, "history": 0.0, "memory": 0.0, "briefing": 0.8, "text": 0.0,
+    # (tl-024 joined honest: "which of those has been open the longest" after a list is asked back about)
+    "people": 0.65, "age": 0.2, "order": 0.4, "history": 0.0, "memory": 0.0, "briefing": 0.8, "text": 0.0,
     "action": 0.85, "help": 0.8,
 }
 

@@ -89,6 +89,20 @@ def test_a_follow_up_can_ask_for_the_window_just_before_the_previous_one(previou
     assert time.as_range() == window.removeprefix("from ")
 
 
+@pytest.mark.parametrize("follow_up", [
+    "and which of those has been open the longest?",
+    "and who is working on them?",
+    "and are any of them P1?  why?",
+    "and for Network Operations, which is the oldest?",
+])
+def test_a_follow_up_that_says_more_than_a_new_value_keeps_its_own_words(follow_up: str) -> None:
+    """Rewriting is for exact substitutions only: "and which of those has been open the longest?" turned into the
+    previous question with "open" swapped in lost "the longest" (the answer listed them all)."""
+    history = [("user", "which incidents are open for Data Platform Ops?"), ("assistant", "INC0010049, INC0010050.")]
+    analysis = analysed(follow_up, history)
+    assert analysis.follow_up is None and analysis.resolved_question == follow_up
+
+
 def test_a_new_question_is_not_a_follow_up() -> None:
     analysis = analysed("show INC0010052", [("user", "open P1 incidents"), ("assistant", "INC0010052 …")])
     assert analysis.follow_up is None and analysis.resolved_question == "show INC0010052"
