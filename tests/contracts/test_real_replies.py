@@ -263,13 +263,17 @@ def test_replies_that_are_not_calls_yield_none(record):
         assert text_function_calls(record["text"], tools) == []
 
 
+AFTER_THE_ROUND = "Those are the rows the tool returned."
+"""What the model says once its text call's result comes back as a tool round (the second model call)."""
+
+
 async def replay_task(record: dict[str, Any], tmp_path: Path):
     """The recorded reply replayed as the specialist's model, through the real task runner and tools."""
     role = record["role"]
     now = now_of(record)
     backends = make_demo_backends(Settings(data_dir=tmp_path), lambda: now)
     tools = SPEC_BY_NAME[role].load_tool_factory()(backends, clock=lambda: now, max_rows=20)
-    client = ScriptedChatClient([record["text"]])
+    client = ScriptedChatClient([record["text"], AFTER_THE_ROUND])
     config = load_agent_config(CONFIG_DIR / SPEC_BY_NAME[role].config_file)
     agent = ConfiguredAgent(agent=Agent(client=client, tools=tools, name=role), config=config,
                             models=ScriptedModels(scripts={}), tools=tuple(tools), tool_choice="auto")
@@ -285,7 +289,11 @@ async def replay_task(record: dict[str, Any], tmp_path: Path):
 async def test_recovered_calls_are_executed_once_and_never_shown_as_the_answer(record, tmp_path):
     name, arguments = written_call(record["text"])
     result, client = await replay_task(record, tmp_path)
-    assert len(client.calls) == 1, "one model call: the text call is executed without asking the model again"
+    assert len(client.calls) == 2, "the text call runs once and its result goes back to the model as a tool round"
+    round_contents = [content for message in client.calls[1][0] for content in message.contents]
+    assert [content.name for content in round_contents if content.type == "function_call"] == [name]
+    [returned] = [content for content in round_contents if content.type == "function_result"]
+    assert result.evidence[0].message[:60] in " ".join(str(returned.result).split())
     assert result.notes == [f"recovered 1 tool call(s) the model wrote as text: {name}"]
     assert [(item.tool, item.arguments, item.recovered) for item in result.evidence] == [(name, arguments, True)]
     assert result.response != record["text"] and "```" not in result.response and "<tools>" not in result.response
