@@ -81,6 +81,7 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{mark:<6} {case.id}{'  — ' + failed if failed else ''}", file=sys.stderr)
         results.append(result)
     await runner.aclose()
+    await models.aclose()
     summary = summarise_results(results, provider=models.provider, model=models.model)
     if not args.tag and not args.id and not args.set:
         summary.planning = await devset_by_category(settings, models)
@@ -145,6 +146,7 @@ async def run_real(args: argparse.Namespace, settings: Settings) -> int:
               f"recovered={result.recovered_calls} json={result.json_replies.model_dump()} "
               f"grounding={result.grounding} {result.seconds:.0f}s", file=sys.stderr)
     await runner.aclose()
+    await models.aclose()
     with tempfile.TemporaryDirectory() as data_dir:
         streams = [] if args.no_streams else await asyncio.to_thread(run_stream_checks, settings, Path(data_dir))
     for check in streams:

@@ -82,11 +82,13 @@ async def run_recorded(case_id: str, mode: Literal["none", "all"], data_dir: Pat
     [case] = [item for item in load_cases() if item.id == case_id]
     settings = real_settings(data_dir)
     with cassette(case_id, mode) as recorded:
-        runner = CaseRunner(settings, make_backends=make_demo_backends, models=make_model_provider(settings))
+        models = make_model_provider(settings)
+        runner = CaseRunner(settings, make_backends=make_demo_backends, models=models)
         try:
             result = await runner.run(case)
         finally:
             await runner.aclose()
+            await models.aclose()
         played = recorded.play_count if mode == "none" else len(recorded)
         return result, played, mode == "all" or recorded.all_played
 

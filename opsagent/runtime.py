@@ -63,6 +63,8 @@ class Runtime:
     agents: AgentSet
     clock: Clock
     intake: QuestionAnalyzer
+    owns_models: bool = True
+    """Whether closing the runtime closes the model clients: not when they were handed in (shared by several)."""
 
     @property
     def specialist_names(self) -> frozenset[str]:
@@ -80,7 +82,8 @@ class Runtime:
         try:
             await self.backends.aclose()
         finally:
-            await self.models.aclose()
+            if self.owns_models:
+                await self.models.aclose()
 
 
 def agent_limits(settings: Settings, role: Literal["planner", "review", "clarify", "specialist"]) -> AgentLimits:
@@ -145,9 +148,11 @@ def build_runtime(
     configure_tracing(settings)
     if settings.deadline_shortfall:
         logger.warning("%s", settings.deadline_shortfall)
+    owns_models = models is None
     models = models or make_model_provider(settings)
     backends = backends or make_default_backends(settings, clock)
     agents = build_agents(settings, models, backends=backends, clock=clock, specialists=specialists)
     runbooks = load_runbooks(settings.runbooks_dir, specialists=[spec.name for spec in specialists])
     intake = QuestionAnalyzer(backends=backends, clock=clock, runbooks=runbooks)
-    return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock, intake=intake)
+    return Runtime(settings=settings, models=models, backends=backends, agents=agents, clock=clock, intake=intake,
+                   owns_models=owns_models)

@@ -269,3 +269,21 @@ async def test_a_refused_request_to_act_still_shows_the_records_it_names(fake_op
     [lookup] = meta.lookups
     assert (lookup.tool, lookup.arguments) == (tool, {key: named}) and lookup.answered
     assert lookup.message in answer.text and named in lookup.message
+
+
+async def test_a_model_provider_handed_to_several_runtimes_stays_open_until_its_owner_closes_it(fake_openai, tmp_path):
+    """The eval runner builds a runtime per group of cases on one shared provider: closing one runtime must not
+    close the shared client (every later case failed at once when it did)."""
+    from opsagent.llm.providers import make_model_provider
+
+    settings = load_settings({"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test", "OPENAI_MODEL": "fake-model",
+                              "OPENAI_BASE_URL": f"{base_url(fake_openai)}/v1"}, env_file=None, data_dir=tmp_path / "var")
+    shared = make_model_provider(settings)
+    first, second = (build_runtime(settings, models=shared) for _ in range(2))
+    await first.aclose()
+    answer, _ = await answer_chat(second, WorkflowInput.from_question("Show me INC0010049"))
+    await second.aclose()
+    assert answer.metadata.route == "execute" and answer.metadata.error_code is None, answer.text
+    assert not shared.client.client.is_closed()
+    await shared.aclose()
+    assert shared.client.client.is_closed()
