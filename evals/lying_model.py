@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals.loopback import chat_completions_server, completion
 from opsagent.backends.demo import make_demo_backends
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
@@ -128,9 +128,7 @@ def load_lies(path: Path = LIES_FILE) -> list[LieCase]:
 # ------------------------------------------------------------------------- the lying server
 
 def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-lie", "object": "chat.completion", "created": 1, "model": "liar",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
+    return completion(message, finish, model="liar", prompt_tokens=10, completion_tokens=10)
 
 
 def _text(content: str) -> dict[str, Any]:
@@ -176,30 +174,12 @@ class Script:
         return _completion({"role": "assistant", "content": None, "tool_calls": calls}, "tool_calls")
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        data = json.dumps(self.server.script.reply(body)).encode()  # type: ignore[attr-defined]
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @contextmanager
 def lying_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    """The loopback model; each case sets ``server.script``, which plays every role of that case."""
+    with chat_completions_server() as server:
+        server.respond = lambda body: (200, server.script.reply(body))  # type: ignore[attr-defined]
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # --------------------------------------------------------------------------------- the run

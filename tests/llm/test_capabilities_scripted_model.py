@@ -10,7 +10,6 @@ Each capability's rows are checked against what its arguments mean (the oracle i
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import ThreadingHTTPServer
@@ -18,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from evals.loopback import chat_completions_server, completion
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.runtime import build_runtime
 from opsagent.settings import load_settings
 from opsagent.workflows.runner import answer_chat
-from tests.llm.test_openai_wire import FakeChatCompletions, completion
 
 NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
 Row = dict[str, Any]
@@ -122,13 +121,8 @@ def scripted(agent: str, tool: str, arguments: dict[str, Any]) -> Callable[[dict
 
 @pytest.fixture
 def model_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChatCompletions)
-    server.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with chat_completions_server() as server:
+        yield server
 
 
 @pytest.mark.parametrize("workflow", ["dynamic", "triage"])

@@ -8,13 +8,13 @@ results) and executes the tool calls the "model" returns against the demo backen
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
+from evals.loopback import chat_completions_server, completion
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.runtime import build_runtime
 from opsagent.settings import load_settings
@@ -24,12 +24,6 @@ PLAN = {"should_reject": False, "reject_reason": "", "clarify": False, "plan_rea
         "plan": [{"step": 1, "agent": "servicenow", "question": "Show me INC0010049"}]}
 REVIEW = {"is_complete": True, "summary": "INC0010049 is open: ADF pl_ingest_sales failing: source file not found.",
           "key_facts": [], "missing_aspects": [], "suggested_approach": "", "confidence": 0.9}
-
-
-def completion(message: dict[str, Any], finish_reason: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "fake-model",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
 
 
 def reply_to(body: dict[str, Any]) -> dict[str, Any]:
@@ -47,32 +41,10 @@ def reply_to(body: dict[str, Any]) -> dict[str, Any]:
     return completion({"role": "assistant", "content": f"INC0010049: {summary}"}, "stop")
 
 
-class FakeChatCompletions(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
-        status, payload = self.server.respond(body)
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def fake_openai() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChatCompletions)
-    server.requests = []
-    server.respond = lambda body: (200, reply_to(body))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with chat_completions_server(lambda body: (200, reply_to(body))) as server:
+        yield server
 
 
 def runtime_for(tmp_path, **env: str):

@@ -15,20 +15,19 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from evals.loopback import chat_completions_server
 from opsagent.service.follow_ups import RESTARTED
 from opsagent.settings import PROJECT_ROOT
 from tests.backends.fake_servers import FakeServer, Recorded, Reply, json_reply
-from tests.llm.test_openai_wire import FakeChatCompletions, reply_to
+from tests.llm.test_openai_wire import reply_to
 from tests.service.conftest import poll
 from tests.service.test_server import first_line, free_port
 from tests.service.test_teams_bot import activity
@@ -52,14 +51,8 @@ def _model_reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 @pytest.fixture
 def fake_model() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChatCompletions)
-    server.daemon_threads = True  # a hanging reply must not hold up the teardown
-    server.requests = []
-    server.respond = _model_reply
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with chat_completions_server(_model_reply) as server:  # its reply threads never hold up the teardown
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 class Connector(FakeServer):
