@@ -25,6 +25,11 @@ class GroundingCheck(BaseModel):
     """For a failure: what was left out, in the product's words only (never the model's sentence), for
     the answer's limitations ("a statement about the state of INC… that the data contradicts")."""
 
+    @classmethod
+    def of(cls, kind: CheckKind, claim: str, ok: bool, detail: str, public: str) -> GroundingCheck:
+        """A check whose detail and public wording are kept only when it fails."""
+        return cls(kind=kind, claim=claim, passed=ok, detail="" if ok else detail, public="" if ok else public)
+
 
 class GroundingReport(BaseModel):
     """Score in [0, 1] = share of checks passed; the verdict follows the configured thresholds."""

@@ -64,10 +64,6 @@ def observed_values(index: EvidenceIndex, key: str, vocabulary: Vocabulary) -> s
     return {value for item, row in index.rows_for(key) for value in row_values(item, row, vocabulary)}
 
 
-def _check(kind: str, claim: str, ok: bool, detail: str, public: str) -> GroundingCheck:
-    return GroundingCheck(kind=kind, claim=claim, passed=ok, detail="" if ok else detail, public="" if ok else public)
-
-
 def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
@@ -77,12 +73,12 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
         seen = observed_values(index, claim.key, claim.vocabulary)
         field = claim.vocabulary.row_fields[0]
         if not seen:
-            checks.append(_check("value", claim.item, False,
+            checks.append(GroundingCheck.of("value", claim.item, False,
                                  f"no row shows the {field} of {claim.key} (\"{claim.words}\" is not backed)",
                                  f"a statement about a record's {field} that no data showed"))
             continue
         agrees = not (seen & claim.values) if claim.negated else bool(seen & claim.values)
-        checks.append(_check("value", claim.item, agrees,
+        checks.append(GroundingCheck.of("value", claim.item, agrees,
                              f"{claim.key} has {field} {', '.join(sorted(seen))}, not \"{claim.words}\"",
                              f"a statement about a record's {field} that the data contradicts"))
     return checks
@@ -115,7 +111,7 @@ def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[Groundi
             continue
         counts = key_counts(index, keys[0])
         for match in RUN_COUNT.finditer(unit):
-            checks.append(_check("number", unit, int(match.group(1)) in counts,
+            checks.append(GroundingCheck.of("number", unit, int(match.group(1)) in counts,
                                  f"{keys[0]} has no count of {match.group(1)} in the evidence ({sorted(counts)})",
                                  "a count about a pipeline that the data contradicts"))
     return checks
@@ -133,7 +129,7 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
         if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown:
             continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier
         ok = index.linked(claim.first, claim.second)
-        checks.append(_check("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
+        checks.append(GroundingCheck.of("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
                              "a link between two records that no data showed"))
     return checks
 
@@ -173,7 +169,7 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
         else:
             ok = (len(keys) >= 2 and all(index.rows_for(key) for key in keys)) or any(
                 len(signatures) >= 2 for signatures in sides.values())
-        checks.append(_check("comparison", claim.clause, ok,
+        checks.append(GroundingCheck.of("comparison", claim.clause, ok,
                              f"\"{claim.words}\" compares with something no search fetched (fetch both sides)",
                              "a comparison whose other side was not fetched"))
     return checks
@@ -202,7 +198,7 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
             ok = not inside if claim.negated else len(inside) == len(starts) > 0 if claim.every else bool(inside)
             why = (f"{len(inside)} of the {len(starts)} runs shown started inside {claim.record}'s window"
                    if claim.negated or claim.every and inside else f"no run shown started inside {claim.record}'s window")
-        checks.append(_check("placement", claim.clause, ok, why,
+        checks.append(GroundingCheck.of("placement", claim.clause, ok, why,
                              "a statement about what happened during a change's window that the times in the data "
                              "do not support"))
     return checks
@@ -480,12 +476,12 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
         empty = [item for item in index.empty_searches() if key in str(item.arguments).lower()
                  and set(seen) <= narrowed_by(item)]
         if empty:
-            return _check("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
+            return GroundingCheck.of("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
                           public + " (the data says otherwise)")
-        return _check("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
+        return GroundingCheck.of("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
                       public + " (no data showed it)")
     expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
-    return _check("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
+    return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
                   public + " (the data says otherwise)")
 
 
@@ -531,7 +527,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     # the words say what yes means: a value the searches can show, or "any …" over records they name
     judged = bool(subjects) and (bool(asked) or existence)
     if not relevant:
-        return _check("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
+        return GroundingCheck.of("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
     scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
     named = _named_in(sentence, analysis)
     if named:  # the sentence answers for the names it gives; the others are other sentences' business
@@ -540,20 +536,20 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     missing = [item for item in unapplied(scope, relevant) if not readable(item, relevant)]
     if missing:
         words = ", ".join(f"\"{item.text}\"" for item in missing)
-        return _check("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
+        return GroundingCheck.of("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
                       public + f" (no search applied {words})")
     fitting = [item for item in relevant if fits(scope, item)] or relevant
     if ask.shape == "compare" and len(fitting) < 2:
-        return _check("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
+        return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
-        return _check("lead", claim, True, "", "")
+        return GroundingCheck.of("lead", claim, True, "", "")
     windows = _placed_windows(scope, index) + [(time.start, time.end) for time in scope.times if time.point is None]
     described = None if existence else _described(ask.text, fitting)
     found = any(_row_matches(item, row, asked, windows) for item, row in described) if described is not None \
         else _found(fitting, asked, windows, ask.text)
     expected = "yes" if found else "no"
-    return _check("lead", claim, lead == expected,
+    return GroundingCheck.of("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
                   public + " (the data says otherwise)")
 
@@ -595,7 +591,7 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
         for match in CODE.finditer(unit):
             code = match.group(1) or match.group(2)
             if codes:  # its code, or one its own error text quotes ("ODBC error 57014")
-                checks.append(_check("value", unit, code in codes or re.search(rf"\b{code}\b", own) is not None,
+                checks.append(GroundingCheck.of("value", unit, code in codes or re.search(rf"\b{code}\b", own) is not None,
                                      f"{key}'s rows show error code {', '.join(sorted(codes))}, not {code}",
                                      "an error code the data contradicts"))
     return checks
@@ -622,7 +618,7 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
                     and 0 <= said.span.start - verb.end() <= 12] if moments else []
         for said in mentions:
             ok = any(said.start <= moment < said.end for moment in moments)
-            checks.append(_check("placement", unit, ok,
+            checks.append(GroundingCheck.of("placement", unit, ok,
                                  f"{key}'s own time is not in \"{said.text}\" ({said.label})",
                                  "a time the data contradicts"))
     return checks
@@ -643,7 +639,7 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         own = " ".join(_text_of(row) for _, row in index.rows_for(key)).lower()
         found = {word for word in words if word in own}
         ok = not words or len(found) * 2 >= len(words)
-        checks.append(_check("link", unit, ok, f"the cause given is not in {key}'s own rows",
+        checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
 
@@ -713,7 +709,7 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
             continue
         allowed = qualified_counts(index, record, values, key)
         said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
-        checks.append(_check("number", said, int(match.group("number")) in allowed,
+        checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
                              "a count the data contradicts"))
     return checks
@@ -730,7 +726,7 @@ def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None)
             for key in (key for key in record_keys(unit) if key[:3] == "inc"):
                 opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))]
                 if opened:
-                    checks.append(_check("value", unit, all(moment <= limit for moment in opened),
+                    checks.append(GroundingCheck.of("value", unit, all(moment <= limit for moment in opened),
                                          f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}, not {match.group()}",
                                          "an age the data contradicts"))
     return checks

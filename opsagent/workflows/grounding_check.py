@@ -122,18 +122,14 @@ def _family(text: str) -> set[str]:
     return {spec.name for spec in TOOLS if spec.record in records}
 
 
-def _check(kind: str, claim: str, ok: bool, detail: str, public: str) -> GroundingCheck:
-    return GroundingCheck(kind=kind, claim=claim, passed=ok, detail="" if ok else detail, public="" if ok else public)
-
-
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
-    checks = [_check("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
+    checks = [GroundingCheck.of("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
                      "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
     lowered = text.lower()
     for name in sorted(known_names):
         low = name.lower()
         if _words_in(lowered, [low]) and low not in index.text and not identifiers_in(low):
-            checks.append(_check("identifier", name, False, f"{name} appears in no tool output",
+            checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
     return checks
 
@@ -166,7 +162,7 @@ def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     """A window the answer names ("in the last 24 hours", "the past half hour") is as long as one a search
     used or the question asked."""
     searched = _searched_minutes(index)
-    return [_check("number", said, minutes in searched, f"no search covered \"the {said}\"",
+    return [GroundingCheck.of("number", said, minutes in searched, f"no search covered \"the {said}\"",
                    "a time window no search covered") for said, minutes in sorted(_windows_said(text).items())]
 
 
@@ -175,7 +171,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         names = {minutes: name for name, minutes in (("minutes", 1), ("hours", 60), ("days", 1440), ("weeks", 10080))}
-        checks += [_check("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
+        checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
     for number, noun in dict.fromkeys(counted_nouns_in(text)):
@@ -185,13 +181,13 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
             ok, detail = index.vouches_for_count(number, records_counted(noun)), f"{shown} is not a count of the {noun or 'rows'} in the evidence"
-        checks.append(_check("number", shown, ok, detail, "a number that no data showed"))
+        checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
         stated = index.phrased_counts.get(phrase)
         if stated and number not in stated:
             said = ", ".join(f"{value:g}" for value in sorted(stated))
-            checks.append(_check("number", f"{number:g} {phrase}", False,
+            checks.append(GroundingCheck.of("number", f"{number:g} {phrase}", False,
                                  f"the evidence says {said} {phrase}, not {number:g}", "a count the data contradicts"))
     return checks
 
@@ -321,7 +317,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
                     clause.lower().strip(" .!—-") in BARE_ANSWERS:
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time)
-            checks.append(_check("negative_claim", clause, why is not None,
+            checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
     return checks
@@ -361,7 +357,7 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
         ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics)
-        checks.append(_check("part_coverage", f"{part.id}: {part.text}", ok,
+        checks.append(GroundingCheck.of("part_coverage", f"{part.id}: {part.text}", ok,
                              f"the answer says nothing about \"{part.text}\"", f"the part \"{part.text}\""))
     return checks
 
@@ -501,7 +497,7 @@ def grounding_report(text: str, results: Sequence[TaskResult], *, attempt: int, 
                      can_regenerate: bool, **context: object) -> GroundingReport:
     """Evaluate ``text`` and decide: pass, regenerate (once), partial or block. An empty answer is blocked."""
     if not text.strip():
-        empty = _check("part_coverage", "(no answer)", False, "no answer was written from the evidence",
+        empty = GroundingCheck.of("part_coverage", "(no answer)", False, "no answer was written from the evidence",
                        "the answer itself (none could be written from the data)")
         return GroundingReport(score=0.0, verdict="block", attempt=attempt, checks=[empty])
     checks = evaluate(text, results, **context)  # type: ignore[arg-type]
