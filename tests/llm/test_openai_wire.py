@@ -16,6 +16,7 @@ import pytest
 
 from evals.loopback import chat_completions_server, completion
 from opsagent.contracts.requests import WorkflowInput
+from opsagent.contracts.results import Answer, WorkflowKind
 from opsagent.runtime import build_runtime
 from opsagent.settings import load_settings
 from opsagent.workflows.runner import answer_chat
@@ -53,6 +54,18 @@ def runtime_for(tmp_path, **env: str):
 
 def base_url(server: ThreadingHTTPServer) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+async def ask_openai(server: ThreadingHTTPServer, tmp_path, question: str = "Show me INC0010049", *,
+                     workflow: WorkflowKind = "dynamic", **env: str) -> Answer:
+    """One answer on the OpenAI path against the loopback ``server``; the runtime is closed afterwards."""
+    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
+                          OPENAI_BASE_URL=f"{base_url(server)}/v1", **env)
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(question), workflow=workflow)
+    finally:
+        await runtime.aclose()
+    return answer
 
 
 async def test_openai_compatible_server_answers_through_real_tool_calls(fake_openai, tmp_path):
@@ -135,12 +148,7 @@ async def test_a_plan_cut_off_at_its_token_cap_is_asked_for_once_more_shorter(fa
         return 200, reply_to(body)
 
     fake_openai.respond = respond
-    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
-                          OPENAI_BASE_URL=f"http://127.0.0.1:{fake_openai.server_address[1]}/v1", DYNAMIC_PLAN="true")
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"), workflow="dynamic")
-    finally:
-        await runtime.aclose()
+    answer = await ask_openai(fake_openai, tmp_path, workflow="dynamic", DYNAMIC_PLAN="true")
     assert len(planner_requests) == 2 and answer.metadata.route == "execute", answer.text
     retry = planner_requests[1]["messages"]
     assert "cut off" in retry[-1]["content"] and all(message.get("content") != cut for message in retry)
@@ -169,12 +177,7 @@ async def test_a_call_written_as_text_gets_its_result_back_and_the_model_correct
         return 200, completion({"role": "assistant", "content": f"INC0010049: {summary}"}, "stop")
 
     fake_openai.respond = respond
-    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
-                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
-    finally:
-        await runtime.aclose()
+    answer = await ask_openai(fake_openai, tmp_path)
 
     task = answer.metadata.tasks[0]
     assert [item.arguments for item in task.evidence] == [wrong["arguments"], right["arguments"]]
@@ -202,12 +205,7 @@ async def test_text_calls_stop_after_the_bounded_rounds(fake_openai, tmp_path):
         return 200, completion({"role": "assistant", "content": json.dumps(call)}, "stop")
 
     fake_openai.respond = respond
-    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
-                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Show me INC0010049"))
-    finally:
-        await runtime.aclose()
+    answer = await ask_openai(fake_openai, tmp_path)
     task = answer.metadata.tasks[0]
     assert len(specialist_requests) == len(task.evidence) == len(task.notes) >= 2
     assert all(item.recovered for item in task.evidence) and "{" not in task.response
@@ -229,12 +227,7 @@ async def test_a_refused_request_to_act_still_shows_the_records_it_names(fake_op
         return 200, reply_to(body)
 
     fake_openai.respond = respond
-    runtime = runtime_for(tmp_path, LLM_PROVIDER="openai", OPENAI_API_KEY="sk-test", OPENAI_MODEL="fake-model",
-                          OPENAI_BASE_URL=f"{base_url(fake_openai)}/v1")
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(question))
-    finally:
-        await runtime.aclose()
+    answer = await ask_openai(fake_openai, tmp_path, question)
     meta = answer.metadata
     named = question.split()[1]
     assert meta.route == "action" and "read-only" in answer.text and not meta.tasks
