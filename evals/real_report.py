@@ -10,9 +10,12 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 from statistics import median
 
 from pydantic import BaseModel, Field
+
+T = TypeVar("T", int, float)
 
 from evals.real_model import JsonValidity, RealCaseResult
 from evals.report import RESULTS_DIR
@@ -92,7 +95,7 @@ def summarise_real_run(results: Sequence[RealCaseResult], streams: Sequence[Stre
         grounding=dict(Counter(verdict for r in results for verdict in r.grounding[-1:])),
         deadline_answers=sum(r.error_code == "timeout" for r in results),
         seconds_total=round(sum(seconds), 1), seconds_median=round(median(seconds), 1), seconds_max=max(seconds),
-        seconds_p90=sorted(seconds)[max(0, math.ceil(0.9 * len(seconds)) - 1)],
+        seconds_p90=percentile(seconds, 90),
         verdicts={verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS},
         by_tag=_by_tag(results),
         llm_calls=sum(r.llm_calls for r in results), input_tokens=sum(r.input_tokens for r in results),
@@ -110,8 +113,8 @@ def _by_tag(results: Sequence[RealCaseResult]) -> dict[str, dict[str, int]]:
             for tag in tags}
 
 
-def percentile(values: Sequence[int], pct: int) -> int:
-    """Nearest-rank percentile (0 for no values): the p50/p95 prompt sizes of a role."""
+def percentile(values: Sequence[T], pct: int) -> T | int:
+    """Nearest-rank percentile (0 for no values): the p50/p95 prompt sizes of a role, the p90 time per answer."""
     ordered = sorted(values)
     return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)] if ordered else 0
 
