@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from opsagent.contracts.analysis import EntityKind, FollowUp, ResolvedReference, TimeMention
+from opsagent.contracts.analysis import EntityKind, EntityMention, FilterMention, FollowUp, ResolvedReference, TimeMention
 from opsagent.contracts.requests import MessageData
 from opsagent.intake.entities import NAME, RUN_ID, TICKET, WORD, find_entities
 from opsagent.intake.filters import find_filters
@@ -173,15 +173,16 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
         phrase = new_times[0].text
         text = text.replace(old_times[0].text, phrase, 1) if old_times else f"{text} {phrase}"
         changed.append(f"time window: {phrase}")
-    old_entities = find_entities(text, inventory)
-    for item in find_entities(fragment, inventory):
+    old_entities, new_entities, new_filters = find_entities(text, inventory), find_entities(fragment, inventory), \
+        find_filters(fragment)
+    for item in new_entities:
         if item.kind not in SLOT_KINDS:
             continue
         same = next((old for old in old_entities if old.kind == item.kind), None)
         text = text.replace(same.text, item.value, 1) if same else f"{text} ({item.value})"
         changed.append(f"{item.kind.replace('_', ' ')}: {item.value}")
     old_filters = find_filters(text)
-    for item in find_filters(fragment):
+    for item in new_filters:
         same = next((old for old in old_filters if old.field == item.field), None)
         if same is not None:  # "and P2?" after "open P1 incidents": the P2s instead
             text = text[:same.span.start] + item.text + text[same.span.end:]
@@ -190,7 +191,7 @@ def rewrite_follow_up(question: str, history: Sequence[MessageData], now: dateti
         else:
             text = f"{text}, only {item.text}"
             changed.append(f"only {item.text}")
-    if not changed or not shifted and _unsubstituted(fragment, now, inventory):
+    if not changed or not shifted and _unsubstituted(fragment, [*new_times, *new_entities, *new_filters]):
         return None  # "and which of those has been open the longest?" says more than a new value: not a substitution
     return f"{text}?", FollowUp(previous_question=previous.content, changed=changed)
 
@@ -201,10 +202,9 @@ META_WORDS = frozenset("question thing things but instead again too also then as
 """Words that say "the same again" ("same question but for yesterday pls"), not what to ask."""
 
 
-def _unsubstituted(fragment: str, now: datetime, inventory: InventorySnapshot) -> list[str]:
-    """The fragment's words that are not a window, a name or a filter put in place of the old one (nor a small
-    word): a follow-up is rewritten only when it is nothing but the new values."""
-    spans = [item.span for item in (*find_times(fragment, now), *find_entities(fragment, inventory),
-                                    *find_filters(fragment))]
+def _unsubstituted(fragment: str, found: Sequence[TimeMention | EntityMention | FilterMention]) -> list[str]:
+    """The fragment's words that are not a window, a name or a filter ``found`` in it (nor a small word): a
+    follow-up is rewritten only when it is nothing but the new values."""
     return [match.group() for match in CONTENT_WORD.finditer(fragment)
-            if match.group().lower() not in STOPWORDS | META_WORDS and not any(span.start <= match.start() < span.end for span in spans)]
+            if match.group().lower() not in STOPWORDS | META_WORDS
+            and not any(item.span.start <= match.start() < item.span.end for item in found)]
