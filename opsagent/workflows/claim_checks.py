@@ -34,6 +34,7 @@ from opsagent.workflows.claims import (
     PlacementClaim,
     ValueClaim,
     record_keys,
+    says,
 )
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
@@ -308,35 +309,35 @@ def _rows(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
     if left_out is not None:  # "any Azure service unhealthy besides Databricks?": the rows that do not name it
         word = left_out.group("name").lower()
         kept = [row for row in item.rows if word not in _text_of(row).lower()]
-        if overall is None:
-            return kept
-        return [{"status": "degraded"} if row.get("kind") == "incident" else row for row in kept
-                if row.get("kind") in ("incident", "component")] or [{"status": "operational"}]
+        return kept if overall is None else _health_rows(kept)
     if overall is None:
         return list(item.rows)
     named = [row for row in item.rows if row.get("kind") == "component" and row.get("name")
-             and re.search(rf"(?<![\w-]){re.escape(str(row['name']))}(?![\w-])", asked, re.IGNORECASE)]
+             and says(asked, str(row["name"]))]
     if named:
         return named
     region = None if item.query.get("region") else region_said(asked)
     if region is not None:  # a whole-platform report read for one region: what it lists there, else that it is fine
-        here = [row for row in item.rows if _in_region(row, region)]
-        return [{"status": "degraded"} if row.get("kind") == "incident" else row for row in here] \
-            or [{"status": "operational"}]
+        return _health_rows([row for row in item.rows if _in_region(row, region)])
     incidents = [{"status": "degraded"} for row in item.rows if row.get("kind") == "incident"]
     return [{"status": overall.group(1).lower()}, *incidents]
 
 
+def _health_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Part of a health report as yes/no rows: each component's status, each active incident degraded; a part
+    with nothing listed is operational."""
+    return [{"status": "degraded"} if row.get("kind") == "incident" else row for row in rows
+            if row.get("kind") in ("incident", "component")] or [{"status": "operational"}]
+
+
 def region_said(text: str) -> str | None:
     """The region a text names ("is Snowflake in North Europe hit?"), by intake's region words."""
-    lowered = text.lower()
-    return next((name for name, words in REGIONS.items()
-                 if any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered) for word in words)), None)
+    return next((name for name, words in REGIONS.items() if any(says(text, word) for word in words)), None)
 
 
 def _in_region(row: dict[str, Any], region: str) -> bool:
-    where = f"{row.get('region') or ''} {' '.join(map(str, row.get('components') or []))}".lower()
-    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", where) for word in REGIONS[region])
+    where = f"{row.get('region') or ''} {' '.join(map(str, row.get('components') or []))}"
+    return any(says(where, word) for word in REGIONS[region])
 
 
 def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
