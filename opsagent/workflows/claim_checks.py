@@ -40,7 +40,7 @@ from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
-from opsagent.workflows.fitting import Qualifier, fits, narrowed_by, searched_values, unapplied, windows_of
+from opsagent.workflows.fitting import Qualifier, asked_windows, fits, narrowed_by, searched_values, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -545,7 +545,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
         return GroundingCheck.of("lead", claim, True, "", "")
-    windows = _placed_windows(scope, index) + [(time.start, time.end) for time in scope.times if time.point is None]
+    windows = _placed_windows(scope, index) + asked_windows(scope)
     described = None if existence else _described(ask.text, fitting)
     found = any(_row_matches(item, row, asked, windows) for item, row in described) if described is not None \
         else _found(fitting, asked, windows, ask.text)
@@ -713,6 +713,29 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
         checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
                              "a count the data contradicts"))
+    return checks
+
+
+EXISTENTIAL = re.compile(r"\bthere(?:'s| is| was)\s+(?:an?|one|at least one)\s+(?P<words>(?:[\w-]+\s+){1,3}?)"
+                         r"(?P<noun>incident|ticket|change request|change|pipeline run|run|failure)\b", re.IGNORECASE)
+"""One record with the values said ("there is an approved emergency change", "there was a cancelled run")."""
+
+
+def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"There is a …" needs one row of that kind showing every value said (read like a count's qualifiers); it
+    fails when the searches of that kind returned rows and none does."""
+    checks = []
+    for match in (match for sentence in sentences for match in EXISTENTIAL.finditer(sentence)):
+        record = record_of_noun(match.group("noun").split()[-1].lower()) or "run"
+        asked = {name: wanted for name, wanted in _asked_values(Ask(id="", text=match.group("words"),
+                                                                    span=Span(start=0, end=0))).items()
+                 if _same_kind(VALUE_VOCABULARIES[name].record, record)}
+        rows = [(item, row) for item in index.items if item.answered and (spec := tool_spec(item.tool))
+                and _same_kind(spec.record, record) for row in item.rows]
+        if asked and rows and not any(_row_matches(item, row, asked) for item, row in rows):
+            checks.append(GroundingCheck.of("value", match.group(), False,
+                                            f"\"{match.group()}\": none of the {len(rows)} {record} rows shows "
+                                            f"{' and '.join(sorted(asked))} as said", "a record the data does not show"))
     return checks
 
 

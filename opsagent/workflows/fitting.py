@@ -148,6 +148,11 @@ def narrowed_by(call: ToolEvidence) -> set[str]:
     return found
 
 
+def asked_windows(analysis: QuestionAnalysis | None) -> list[tuple[datetime, datetime]]:
+    """The windows a question (or an ask's scope) gives, as (start, end); a point in time is none."""
+    return [(time.start, time.end) for time in analysis.times if time.point is None] if analysis else []
+
+
 def windows_of(call: ToolEvidence) -> list[tuple[str, str]]:
     """Every exact window a search applied, as ISO minutes."""
     spec = tool_spec(call.tool)

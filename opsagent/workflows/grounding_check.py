@@ -39,6 +39,7 @@ from opsagent.workflows.claim_checks import (
     check_causes,
     check_codes,
     check_comparisons,
+    check_existential_claims,
     check_key_counts,
     check_leads,
     check_links,
@@ -59,10 +60,10 @@ from opsagent.workflows.evidence_index import (
     moments_of,
     records_counted,
 )
-from opsagent.workflows.fitting import fits, narrowed_by, text_names_something, windows_of
+from opsagent.workflows.fitting import asked_windows, fits, narrowed_by, text_names_something, windows_of
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.time_claims import check_clock_times, check_ordinals
-from opsagent.workflows.universal_claims import check_existential_claims, check_universal_claims
+from opsagent.workflows.universal_claims import check_universal_claims
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
@@ -299,10 +300,6 @@ def _without_values(text: str) -> str:
         for match, _ in vocabulary.find(text):
             text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
     return text
-
-
-def asked_windows(analysis: QuestionAnalysis | None) -> list[tuple[datetime, datetime]]:
-    return [(time.start, time.end) for time in analysis.times if time.point is None] if analysis else []
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),

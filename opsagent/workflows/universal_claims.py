@@ -1,9 +1,7 @@
-"""Claims about the records of a search as a whole: all of them ("every pl_x run this week succeeded", "all
-open P1s are assigned"), or that one exists ("there is an approved emergency change").
+"""Claims about every record of a search: "every pl_x run this week succeeded", "all open P1s are assigned".
 
-"All" needs every row: it fails when a search of that kind of record returned fewer rows than it found (the
-rest were never seen), or when a row it returned shows another value. "There is a …" needs one row of that
-kind showing every value said; it fails when the searches of that kind returned rows and none does.
+Such a claim needs every row: it fails when a search of that kind of record returned fewer rows than it
+found (the rest were never seen), or when a row it returned shows another value.
 """
 
 from __future__ import annotations
@@ -12,10 +10,9 @@ import re
 from collections.abc import Iterable
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import record_of_noun, tool_spec
+from opsagent.tools.catalog import tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import NEGATED_VALUE
-from opsagent.workflows.claim_checks import row_values
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 UNIVERSAL = re.compile(r"\b(?:every|all|each)(?: of)?(?: the| its| their| these| those)?\s+(?:[\w-]+\s+){0,2}?"
@@ -49,30 +46,4 @@ def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex) -> li
                     checks.append(GroundingCheck(kind="value", claim=sentence, passed=False,
                                                  detail=f"\"{match.group()}\" is said of all of them, but {why}",
                                                  public="a statement about all records that the data does not back"))
-    return checks
-
-
-EXISTENTIAL = re.compile(r"\bthere(?:'s| is| was)\s+(?:an?|one|at least one)\s+(?P<words>(?:[\w-]+\s+){1,3}?)"
-                         r"(?P<noun>incident|ticket|change request|change|pipeline run|run|failure)\b", re.IGNORECASE)
-"""One record with the values said ("there is an approved emergency change", "there was a cancelled run")."""
-
-
-def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    checks = []
-    for sentence in sentences:
-        for match in EXISTENTIAL.finditer(sentence):
-            record = record_of_noun(match.group("noun").split()[-1].lower()) or "run"
-            kinds = {record, "pipeline"} if record == "run" else {record}
-            wanted = {vocabulary.name: labels for vocabulary in VALUE_VOCABULARIES.values() if vocabulary.record in kinds
-                      for _, value in vocabulary.find(match.group("words")) if (labels := vocabulary.selected(value))}
-            rows = [(item, row) for item in index.items if item.answered and (spec := tool_spec(item.tool))
-                    and spec.record in kinds for row in item.rows]
-            if not wanted or not rows or any(
-                    all(not (shown := row_values(item, row, VALUE_VOCABULARIES[name])) or shown & labels
-                        for name, labels in wanted.items()) for item, row in rows):
-                continue
-            checks.append(GroundingCheck(kind="value", claim=match.group(), passed=False,
-                                         detail=f"\"{match.group()}\": none of the {len(rows)} {record} rows shows "
-                                                f"{' and '.join(sorted(wanted))} as said",
-                                         public="a record the data does not show"))
     return checks
