@@ -10,7 +10,7 @@ GroundingVerdict = Literal["pass", "regenerate", "partial", "block"]
 """partial: the sentences with unsupported claims are left out (named under Limitations in the product's
 words); block: no supported claim is left, the evidence is shown instead."""
 CheckKind = Literal["identifier", "number", "negative_claim", "part_coverage", "lead", "value", "link",
-                    "comparison", "placement"]
+                    "comparison", "placement", "history"]
 
 
 class GroundingCheck(BaseModel):

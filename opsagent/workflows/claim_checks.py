@@ -39,7 +39,7 @@ from opsagent.workflows.claims import (
 from opsagent.workflows.claims import LEAD
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.tools.timewindow import iso_moment
-from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
+from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, record_of_tool, records_in
 from opsagent.workflows.fitting import Qualifier, asked_windows, fits, narrowed_by, searched_values, unapplied, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
@@ -95,12 +95,9 @@ def key_counts(index: EvidenceIndex, key: str) -> set[int]:
     totals of searches made for it."""
     rows = index.rows_for(key)
     found = {len([row for _, row in rows if row.get("run_id")])}
-    found |= {value for _, row in rows for name, value in row.items() if name in COUNT_NAMES and isinstance(value, int)}
+    found |= {value for _, row in rows for name, value in row.items() if name in COUNT_FIELDS and isinstance(value, int)}
     found |= {item.total for item in index.items if key in str(item.arguments).lower()}
     return found
-
-
-COUNT_NAMES = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "failures", "count", "total"})
 
 
 def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
@@ -115,6 +112,33 @@ def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[Groundi
             checks.append(GroundingCheck.of("number", unit, int(match.group(1)) in counts,
                                  f"{keys[0]} has no count of {match.group(1)} in the evidence ({sorted(counts)})",
                                  "a count about a pipeline that the data contradicts"))
+    return checks
+
+
+FIRST_FAILURE = re.compile(
+    r"\b(?:(?:is|was|it's|its) (?:the |its )?first (?:time|failure)|for the first time|first time (?:[\w-]+ ){0,2}"
+    r"(?:has |have )?(?:failed|happened)|one-off|one off|(?:never|not|n't) (?:failed|happened)(?: like (?:this|that)| "
+    r"that way| the same way)? before|no (?:earlier|previous|prior|other) failures?)\b", re.IGNORECASE)
+"""A failure said to be the first of its kind ("a one-off", "this is the first time pl_x failed", "hasn't failed
+before"); not the first of several ("the first time on 31 December")."""
+ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
+
+
+def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None) -> list[GroundingCheck]:
+    """"The first time pl_x failed" against the failures its history counts (those like the latest, when the
+    sentence says "like this"): two or more, and it was not the first."""
+    checks = []
+    for unit in (unit for unit in units if FIRST_FAILURE.search(unit)):
+        for key in [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else []):
+            histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
+            if not histories:
+                continue  # no history fetched: what came before is not known (the "none" checks judge that)
+            groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
+                      and (group.get("like_the_run") or not ALIKE.search(unit))]
+            failures = max(sum(int(group.get("count") or 0) for group in groups), 0)
+            checks.append(GroundingCheck.of("history", unit, failures < 2,
+                                            f"{key}'s history counts {failures} such failures: not its first",
+                                            "a failure called the first while the history shows earlier ones"))
     return checks
 
 
@@ -157,15 +181,20 @@ def _windows_per_tool(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
     return found
 
 
+def has_baseline(item: ToolEvidence) -> bool:
+    """A row holds the other side of a comparison with the usual (a median of recent runs)."""
+    return any(any(word in key.lower() for word in BASELINE_FIELDS)
+               for top in item.rows for row in records_in(top) for key in row)
+
+
 def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     sides = _windows_searched(index.items)
     windows = _windows_per_tool(index.items)
-    baseline = any(any(word in key.lower() for word in BASELINE_FIELDS) for item in index.items
-                   for row in item.rows for key in row)
+    baseline = any(has_baseline(item) for item in index.items)
     for claim in claims:
         keys = record_keys(claim.clause)
-        if TEMPORAL.search(claim.clause):  # the other side is another time: another window, or a baseline row
+        if TEMPORAL.search(claim.clause) or baseline:  # another time: another window, or a baseline (a median)
             ok = baseline or any(len(found) >= 2 for found in windows.values())
         else:
             ok = (len(keys) >= 2 and all(index.rows_for(key) for key in keys)) or any(
@@ -540,7 +569,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         return GroundingCheck.of("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
                       public + f" (no search applied {words})")
     fitting = [item for item in relevant if fits(scope, item)] or relevant
-    if ask.shape == "compare" and len(fitting) < 2:
+    if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting):
         return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
@@ -667,10 +696,10 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
     applied exactly them, and the summary's own count fields."""
     items = [item for item in index.items if tool_spec(item.tool) and _same_kind(tool_spec(item.tool).record, record)
              and (key is None or key in _text_of(item.arguments).lower() or index.rows_for(key))]
-    rows = [(item, row) for item in items for row in item.rows
+    rows = [(item, row) for item in items for top in item.rows for row in records_in(top)
             if key is None or any(str(row.get(field, "")).lower() == key for field in ("number", "run_id", "pipeline_name"))]
     matching = {_key_of(record, row) for item, row in rows if _row_matches(item, row, values)}
-    counted = {row[field] for _, row in rows for field in COUNT_NAMES if isinstance(row.get(field), int)}
+    counted = {row[field] for _, row in rows for field in COUNT_FIELDS if isinstance(row.get(field), int)}
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
                                                          for name, wanted in values.items())}

@@ -307,9 +307,9 @@ class EvidenceIndex:
 
     def rows_for(self, key: str) -> list[tuple[ToolEvidence, dict[str, Any]]]:
         """The rows that are about one record: its own row by key field (a ticket's number, a run's id, a
-        pipeline's name — its runs and its status summary too)."""
+        pipeline's name — its runs, its status summary and the records its history holds too)."""
         needle = key.lower()
-        return [(item, row) for item in self.items for row in item.rows
+        return [(item, row) for item in self.items for top in item.rows for row in records_in(top)
                 if any(str(row.get(field, "")).lower() == needle for field in KEY_FIELDS)]
 
     def sole_record(self) -> str | None:
@@ -340,7 +340,7 @@ class EvidenceIndex:
 KEY_FIELDS = ("number", "run_id", "pipeline_name", "last_run_id")
 """Row fields that name the record a row is about."""
 COUNT_FIELDS = frozenset({"runs", "succeeded", "failed", "cancelled", "running", "queued", "count", "total",
-                          "failures", "incidents", "changes", "components"})
+                          "failures", "incidents", "changes", "components", "successful_runs", "runs_searched"})
 """Row fields that are counts already (a status summary's "runs: 18, failed: 3"), and their sums."""
 
 
@@ -348,6 +348,16 @@ def record_of_tool(tool: str) -> str:
     """The record kind a tool's rows are ("" for a tool the catalog does not know)."""
     spec = tool_spec(tool)
     return spec.record if spec else ""
+
+
+def records_in(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The row and the runs nested in it (a history's last failure, latest run, failure groups, durations), each
+    carrying the naming fields of the row it sits in: "pl_x last failed at …" is about pl_x's row. A run's
+    activities are parts of it, not runs: an activity that succeeded says nothing of the run's status."""
+    naming = {field: row[field] for field in (*KEY_FIELDS, "factory") if field in row and field != "run_id"}
+    nested = [value for value in row.values() if isinstance(value, dict)]
+    nested += [part for value in row.values() if isinstance(value, list) for part in value if isinstance(part, dict)]
+    return [row, *({**naming, **part} for part in nested if "run_id" in part or part.keys() & COUNT_FIELDS)]
 
 
 def _item_counts(item: ToolEvidence) -> set[int]:

@@ -211,3 +211,28 @@ def test_a_name_the_ask_leaves_out_does_not_answer_it() -> None:
     truth, other = ("Yes", "No") if others else ("No", "Yes")
     assert lead_passes(question, f"{truth} — see the report below.", results)
     assert not lead_passes(question, f"{other} — see the report below.", results)
+
+
+@pytest.mark.parametrize("pipeline", ["pl_export_marketing", "pl_copy_erp_orders"])
+def test_a_failure_called_the_first_is_checked_against_the_history(pipeline: str) -> None:
+    """"This is the first time pl_x failed" holds only when its history counts one failure; the first of
+    several ("the first time on 31 December") is an ordinal, not that claim."""
+    results = evidence("get_pipeline_history", pipeline_name=pipeline)
+    [row] = results[0].evidence[0].rows
+    failures = sum(group["count"] for group in row["failure_groups"])
+    claim = f"This is the first time {pipeline} has failed in the history searched."
+    assert bool(failed(claim, results)) == (failures > 1)
+    assert not [detail for detail in failed(f"{pipeline} failed, the first time on {row['searched_from'][:10]}.",
+                                            results) if "history counts" in detail]
+
+
+def test_a_history_backs_what_its_runs_show_but_a_runs_activities_do_not() -> None:
+    """A pipeline's history holds its last failure and success: "pl_x failed" is backed by it. A run's
+    activities are parts of the run: a succeeded activity does not back "the run succeeded"."""
+    history = evidence("get_pipeline_history", pipeline_name="pl_load_finance_dwh")
+    assert history[0].evidence[0].rows[0]["last_failure"]
+    assert not [detail for detail in failed("pl_load_finance_dwh failed.", history) if "status" in detail]
+    details = evidence("get_pipeline_run_details", pipeline_name="pl_load_finance_dwh")
+    [run] = details[0].evidence[0].rows
+    assert run["status"] == "Failed" and any(step["status"] == "Succeeded" for step in run["activities"])
+    assert failed("The latest pl_load_finance_dwh run succeeded.", details)
