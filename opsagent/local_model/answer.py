@@ -19,6 +19,7 @@ from opsagent.contracts.role_inputs import ReviewInput
 from opsagent.intake.asks import ASKING
 from opsagent.local_model.calls import CATALOG, Chosen, choose
 from opsagent.local_model.knowledge import Lexicon
+from opsagent.local_model.past import past_answer
 from opsagent.local_model.planner import action_reading
 from opsagent.local_model.reading import Reading, read_question, read_text
 from opsagent.local_model.templates import IDS, PartAnswer, health, holds, identity, label, listing, lower_first, record
@@ -139,7 +140,8 @@ def _by_family(reading: Reading, evidence: Sequence[ToolEvidence], checks: Seque
     for item in (item for item in evidence if item not in platforms):
         spec = tool_spec(item.tool)
         mine = tuple(check for check in checks if any(holds(row, *check) is not None for row in item.rows))
-        answers.append(record(reading, item, checks, lead=lead) if spec and spec.is_lookup
+        answers.append(past_answer(reading, item, lead=lead) if spec and spec.past
+                       else record(reading, item, checks, lead=lead) if spec and spec.is_lookup
                        else listing(reading, item, mine if spec else (), lead=lead and spec is not None))
     answers.sort(key=lambda answer: not answer.sentence.startswith(("Yes —", "No —")))
     return PartAnswer(" ".join(dict.fromkeys(answer.sentence for answer in answers)),

@@ -23,6 +23,7 @@ ROWS = "__rows__"  # marks a call the previous step's rows complete (a search pe
 KEYS = {kind.key_field: kind.name for kind in reversed(RECORDS.values())}  # the first kind a key names (pipeline, not run_count)
 NESTED = {spec.record: KEYS[item.row_field] for spec in TOOLS for item in spec.filters  # "runs" of "pipelines" are
           if item.kind == "name" and KEYS.get(item.row_field, spec.record) != spec.record}  # one search, by its key
+PAST = frozenset({"past", "usual", "slower"})  # cues of an ask about a record's past (knowledge.yaml)
 CATALOG = {spec.specialist: {other.name for other in TOOLS if other.specialist == spec.specialist} for spec in TOOLS}
 
 
@@ -95,8 +96,10 @@ def _value(spec: ToolSpec, vocabulary: str, value: str) -> str | None:
     """"arg", "fixed", "conflict" (it always applies another value), "row" (checked on its rows), or None."""
     if spec.taking(vocabulary) is not None and vocabulary != "priority":
         return "arg"
-    if vocabulary in spec.fixed:
-        return "fixed" if spec.fixed[vocabulary].lower() == value.lower() else "conflict"
+    if vocabulary in spec.fixed:  # a tool of the past holds every value it keeps ("resolved": not open)
+        return "fixed" if spec.past or spec.fixed[vocabulary].lower() == value.lower() else "conflict"
+    if (vocabulary, value) in spec.latest_of:
+        return "fixed"
     vocab = VOCABULARIES.get(vocabulary)
     return "row" if vocab and vocab.role == "value" and spec.specialist in {
         other.specialist for other in tools_for(vocab.record)} else None
@@ -144,16 +147,32 @@ def _one_record(reading: Reading) -> bool:
         and not _history(reading))
 
 
+def about_past(reading: Reading, spec: ToolSpec) -> bool:
+    """The ask is about the past a ``past`` tool keeps: "before", "usual", or the latest record in a state the
+    tool keeps the latest of ("when did pl_x last fail?"; "why did the latest run fail?" is about the latest run)."""
+    return spec.past and bool(reading.cues & PAST or "latest" in reading.cues and any(
+        pair in spec.latest_of and VOCABULARIES[pair[0]].record not in reading.nouns for pair in reading.values))
+
+
 def _candidates(reading: Reading, offered: Collection[str]) -> list[ToolSpec]:
     """Tools of the ask's records; one with a fixed value only when the ask names it ("failed" runs), not for a
-    state now; a look-up only for an id, or for a name when one record is asked about."""
+    state now; a look-up only for an id, or for a name when one record is asked about; a tool of the past only
+    for an ask about the past (whose values it holds)."""
     items = constraints(reading)
     ids, names = ({item.key for item in items if item.kind == kind} for kind in ("id", "name"))
-    return [spec for spec in TOOLS if spec.name in offered and spec.record in reading.records
-            and all((vocabulary, value) in reading.values for vocabulary, value in spec.fixed.items())
-            and not (spec.fixed and "now" in reading.cues) and (spec.record in reading.named or spec.fixed)
-            and (not spec.is_lookup or any(ID_RECORDS.get(kind, "run") == spec.record for kind in ids)
-                 or _one_record(reading) and any(parameter(spec, "name", name) for name in names))]
+    kinds = {*reading.records, *(NESTED.get(kind) for kind in reading.records)}  # a run's past is its pipeline's
+    past = {spec.name for spec in TOOLS if about_past(reading, spec) and spec.record in kinds and (
+        any(parameter(spec, "name", name) for name in names) or any(ID_RECORDS.get(kind) == spec.record for kind in ids))}
+    found = [spec for spec in TOOLS if spec.name in offered and (spec.name in past or not spec.past and (
+        spec.record in reading.records and (spec.record in reading.named or spec.fixed)
+        and all((vocabulary, value) in reading.values for vocabulary, value in spec.fixed.items())
+        and not (spec.fixed and "now" in reading.cues)
+        and (not spec.is_lookup or any(ID_RECORDS.get(kind, "run") == spec.record for kind in ids)
+             or _one_record(reading) and any(parameter(spec, "name", name) for name in names))))]
+    if not past & {spec.name for spec in found}:
+        return found  # the past of a record answers; its present is only looked up by its id
+    return [spec for spec in found if spec.past or spec.is_lookup and any(apply(spec, item) for item in items
+                                                                           if item.kind == "id")]
 
 
 def _best(specs: Iterable[ToolSpec], items: Sequence[Constraint], one: bool) -> ToolSpec | None:
@@ -242,6 +261,8 @@ def _choose(reading: Reading, offered: Mapping[str, Collection[str]]) -> Chosen:
     if "overlap" not in reading.cues:  # an overlap compares two searches; each name belongs to its own side
         _text_fallback(chosen, items, applied)
     chosen.unapplied = [item.text for index, item in enumerate(items) if index not in applied]
+    if not any((spec := tool_spec(call.tool)) and spec.past for choice in chosen.choices for call in choice.calls):
+        chosen.unapplied += [words for cue, words in reading.cue_words if cue in PAST]  # "is Databricks slower than usual?"
     chosen.unapplied += [reading.ask.text] if _relates(chosen, items, reading) else []
     return chosen
 
@@ -249,9 +270,9 @@ def _choose(reading: Reading, offered: Mapping[str, Collection[str]]) -> Chosen:
 def _relates(chosen: Chosen, items: Sequence[Constraint], reading: Reading) -> bool:
     """One constraint applied by two specialists ("failed pipelines in the last 24h that have an open incident"):
     the clause relates two searches, which this model does not read (an overlap aside)."""
-    return "overlap" not in reading.cues and any(
+    return "overlap" not in reading.cues and any(  # each tool of the past reads the name's own past: no relation
         len({choice.specialist for choice in chosen.choices if any(
-            (spec := tool_spec(call.tool)) and apply(spec, item) for call in choice.calls)}) > 1
+            (spec := tool_spec(call.tool)) and not spec.past and apply(spec, item) for call in choice.calls)}) > 1
         for item in items if item.kind in ("time", "filter", "name", "value"))
 
 

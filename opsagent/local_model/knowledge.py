@@ -26,7 +26,7 @@ from opsagent.tools.vocabularies import VOCABULARIES
 
 KNOWLEDGE_FILE = Path(__file__).with_name("knowledge.yaml")
 Cue = Literal["latest", "oldest", "owner", "cause", "opened", "anaphor", "link", "now", "during", "window",
-              "overlap", "many", "when", "state", "every", "first"]
+              "overlap", "many", "when", "state", "every", "first", "past", "usual", "slower", "text"]
 FILTER_VOCABULARIES = frozenset({*PATTERNS, "priority"})  # intake reads them with their polarity: never guessed
 MIN_TYPO, MEMO = 4, 1024
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: the demo starts faster

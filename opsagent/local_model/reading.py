@@ -31,6 +31,7 @@ INVENTORY_OF = {"pipeline": "pipeline", "factory": "factory", "configuration_ite
 ID_RECORDS = {"incident": "incident", "change": "change", "run_id": "run", "platform": "health"}
 SPECIALIST_OF = {spec.record: spec.specialist for spec in reversed(TOOLS)}  # record kind → its specialist
 ORDER = frozenset({"latest", "oldest"})
+WORD_ONLY = ("why", "when", "who", "how")  # shapes an ask of nothing but its question word has ("- when and why?")
 PREVIOUS = "previous"  # what a runbook step's pronoun builds on: the step before
 BREAK = re.compile(r"[;.:!?\-–—]")  # two sentences ("…; is …", "… - how many?"), not a list ("… and …")
 
@@ -41,8 +42,10 @@ class Reading:
     scope: QuestionAnalysis  # the analysis inside the ask, plus what it borrows (an earlier window, names)
     records: tuple[str, ...] = ()  # ``named`` and the kinds a status refines them to ("failed": runs)
     named: tuple[str, ...] = ()  # the kinds the ask names itself
+    nouns: tuple[str, ...] = ()  # the kinds its nouns name ("the latest run": runs; "when did pl_x last fail": none)
     values: tuple[tuple[str, str], ...] = ()  # (vocabulary, value) intake did not read as a filter
     cues: frozenset[str] = frozenset()
+    cue_words: tuple[tuple[str, str], ...] = ()  # (cue, its words as written): named back when nothing reads it
     rank: tuple[str, str] | None = None
     unread: tuple[str, ...] = ()
     after: str = ""  # the ask whose results this one builds on ("… an incident for any of them?")
@@ -166,8 +169,9 @@ def order_said(scope: QuestionAnalysis) -> str:
 
 def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Reading | None,
              borrowed: Sequence[EntityMention] = (), scene_times: Sequence[TimeMention] = (), *,
-             chained: bool = False) -> Reading:
-    """One ask, in the context of the one before it and of names borrowed from the background or history."""
+             chained: bool = False, topic: Reading | None = None) -> Reading:
+    """One ask, in the context of the one before it (or the scene before it: ``topic``) and of names borrowed from
+    the background or history."""
     scope, found = analysis.in_span(ask.span.start, ask.span.end), read_words(analysis, ask, lexicon)
     extra = [EntityMention(kind=item.name, value=item.value, text=item.value, span=ask.span)  # type: ignore[arg-type]
              for item in found.aliases]
@@ -182,22 +186,32 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
         text.lower().endswith("s") for text in valued)
     if singular and (order := order_said(scope)):
         found.cues.setdefault("first", order)  # "the most recent incident": the first row in that order
-    scope = _record_window(_settle(found, scope, named_nouns, lexicon, ask.shape), found, named_nouns)
+    ids = [ID_RECORDS[item.kind] for item in scope.entities if item.usable and item.kind in ID_RECORDS]
+    settled = _settle(found, scope, list(dict.fromkeys([*named_nouns, *ids])), lexicon, ask.shape)  # an id names its kind
+    scope = _record_window(settled, found, named_nouns)
     records, named = _kinds(named_nouns, found, scope, extra)
-    scope, records, named = _inherit(scope, found, before, after, ask, records, named, scene_times)
+    scope, records, named = _inherit(scope, found, before, after, ask, records, named, scene_times, topic)
     named_any = any(item.usable for item in (*scope.entities, *extra)) or bool(after)
     unread = [*found.unread, *(item.text for item in scope.entities if item.status == "unknown"),
               *([] if records else [ask.text]), *_misfits(found, scope, after, records, named_any=named_any,
                                                            plural_nouns=any(plural for _, plural in said), ask=ask)]
-    return Reading(ask=ask, scope=scope, records=tuple(records), named=tuple(named), dangling="dangling" in found.cues,
-                   values=tuple(dict.fromkeys(found.values)), cues=frozenset(found.cues), rank=found.rank(),
+    return Reading(ask=ask, scope=scope, records=tuple(records), named=tuple(named), nouns=tuple(named_nouns),
+                   dangling="dangling" in found.cues,
+                   values=tuple(dict.fromkeys(found.values)), cues=frozenset(found.cues),
+                   cue_words=tuple((cue, words) for cue, words in found.cues.items() if words), rank=found.rank(),
                    unread=tuple(dict.fromkeys(unread)), after=after, extra=tuple(extra))
 
 
 def _inherit(scope: QuestionAnalysis, found: Found, before: Reading | None, after: str, ask: Ask,
-             records: list[str], named: list[str], scene_times: Sequence[TimeMention]) -> tuple[QuestionAnalysis, list, list]:
+             records: list[str], named: list[str], scene_times: Sequence[TimeMention],
+             topic: Reading | None = None) -> tuple[QuestionAnalysis, list, list]:
     """What an ask takes from the one before: its records ("…, and which still need approval?"), its names
     ("Why did X fail? Show its latest run"); and an opening time from the scene set before it."""
+    if not records and (topic := before or topic) and not (found.values or found.cues.keys() - {"cause"} or
+                                                            scope.filters or found.ranks) and ask.shape in WORD_ONLY:
+        found.values += topic.values  # "last failure of pl_x - when and why?": a question word asks about the topic
+        found.cues |= {cue: "" for cue in topic.cues if cue not in found.cues}
+        before = topic
     if not records and before is not None and (found.values or found.cues or scope.filters or found.ranks):
         records, named = list(before.records), list(before.named)
     if before is not None and not after and not scope.entities and set(records) & set(before.records) and (
@@ -263,7 +277,7 @@ def _read(analysis: QuestionAnalysis, lexicon: Lexicon, context: str, *, chained
     for ask, scene in asks:
         before = next((other for other in reversed(readings) if not other.scene), None)
         reading = read_ask(analysis, ask, lexicon, before, borrowed, [item for scope in scenes for item in scope.times],
-                           chained=chained)
+                           chained=chained, topic=readings[-1] if readings else None)
         readings.append(replace(reading, scene=scene))
     for index, reading in enumerate(readings):  # "which are scheduled next week, and which need approval?"
         near = [other for other in readings[max(0, index - 1):index + 2] if other is not reading and other.scope.times

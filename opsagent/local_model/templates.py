@@ -21,6 +21,8 @@ from opsagent.tools.rendering import plural, shorten
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_FACTS, MAX_IDS = 8, 20
+NOTES = (("description", "Description"), ("close_notes", "Close notes"), ("work_notes", "Work notes"))
+"""A ticket's own words, as a look-up returns them."""
 IDS = re.compile(rf"{TICKET.pattern}|{RUN_ID.pattern}|\bpl_\w+", re.IGNORECASE)
 """Tickets, run ids and pipelines as the user wrote them: never repeated back unless a tool returned them."""
 
@@ -191,6 +193,9 @@ def record(reading: Reading, item: ToolEvidence, checks: Sequence[tuple[str, str
     activities = ", ".join(f"{step.get('activity_name')} ({step.get('status')})" for step in get("activities") or []
                            if isinstance(step, dict))
     facts = [label(row)] if kind in ("incident", "change") else [f"Activities in order: {activities}"] if activities else []
+    notes = [f"{name}: {clause(get(key), 300)}" for key, name in NOTES if get(key) and get(key) != get("short_description")]
+    if reading.ask.shape in ("why", "how") or reading.cues & {"cause", "text"}:  # "why was it canceled?": its own words
+        sentence = " ".join([sentence, *(note if note.endswith(".") else f"{note}." for note in notes)])
     answers = [holds(row, vocabulary, value) for vocabulary, value in checks]
     value = all(answers) if lead and reading.ask.shape == "yes_no" and answers and None not in answers else None
     return PartAnswer(yes_no(value, sentence), facts)

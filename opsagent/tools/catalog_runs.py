@@ -58,7 +58,8 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                  pipeline_filter("Only runs of this pipeline: its name or part of it (case-insensitive), as the user "
                                  "or a tool wrote it ('<pipeline name>'). Omit for every pipeline"),
                  _FACTORY, limit_filter())),
-    ToolSpec(name="get_pipeline_history", specialist="log_analytics", record="pipeline",
+    ToolSpec(name="get_pipeline_history", specialist="log_analytics", record="pipeline", past=True,
+             latest_of=(("run_status", "Failed"), ("run_status", "Succeeded")),
              purpose="a pipeline's last failure and success, usual run durations with a run compared, and its "
                      "earlier failures grouped by error, over the whole history kept", filters=(
                  pipeline_filter("The pipeline's exact name, as the user or a tool wrote it ('<pipeline name>')"),

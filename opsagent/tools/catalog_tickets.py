@@ -87,7 +87,7 @@ TICKET_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(name="get_change_request", specialist="servicenow", record="change", purpose="one change by number",
              filters=(FilterSpec(parameter="number", kind="lookup", row_field="number",
                                  help="Change request number as listed: CHG and 7 digits ('CHG0000000')"),)),
-    ToolSpec(name="find_similar_incidents", specialist="servicenow", record="incident", fixed={
+    ToolSpec(name="find_similar_incidents", specialist="servicenow", record="incident", past=True, fixed={
         "incident_state": "not open"}, purpose="past (resolved, closed, canceled) incidents like an incident, "
                                               "pipeline, CI or error text, with what fixed them", filters=(
                  FilterSpec(parameter="incident_number", kind="lookup", row_field="number", help=(

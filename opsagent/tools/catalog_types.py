@@ -86,6 +86,12 @@ class ToolSpec(BaseModel):
     """Filters the tool always applies, by vocabulary: list_failed_pipelines is {"run_status": "Failed"}."""
     platform: str = ""
     """Health tools: the platform they report on."""
+    past: bool = False
+    """Reads a record's past over all the history kept (earlier failures, usual durations, incidents like it):
+    the tool for "before", "last time", "usual", never for what is going on now."""
+    latest_of: tuple[tuple[str, str], ...] = ()
+    """(vocabulary, value) pairs whose latest record the tool returns whenever it happened: the last failure and
+    the last success of a pipeline."""
 
     def filter(self, parameter: str) -> FilterSpec | None:
         return next((item for item in self.filters if item.parameter == parameter), None)
