@@ -14,8 +14,9 @@ from typing import Any
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.intake.asks import SHAPES
 from opsagent.local_model.reading import Reading
-from opsagent.tools.rendering import plural
 from opsagent.local_model.templates import PartAnswer, clause, first_sentence, label, leads_yes_no, when, yes_no
+from opsagent.tools.rendering import plural
+from opsagent.tools.run_history import DurationStats
 
 MAX_SHOWN = 3
 YES_NO = dict(SHAPES)["yes_no"]
@@ -59,10 +60,10 @@ def _durations(row: Row) -> tuple[str, str]:
     sentence = f"The latest run of {row['pipeline_name']} ({run.get('status')}, started {when(run.get('start'))}) {took}"
     if not stats:
         return f"{sentence}; there is no successful run to compare it with.", ""
-    compared = str(run.get("compared", ""))
-    verdict = next((word for word in ("longer", "shorter", "within") if word in compared.split(":")[-1]), "")
+    minutes = run.get("running_for_min", run.get("duration_min"))
+    verdict = DurationStats.from_row(stats).place(minutes) if isinstance(minutes, (int, float)) else ""
     return (f"{sentence}; its successful runs take {stats['median_min']} min (median of {stats['successful_runs']}, "
-            f"middle half {stats['p25_min']}-{stats['p75_min']} min): {compared}.", verdict)
+            f"middle half {stats['p25_min']}-{stats['p75_min']} min): {run.get('compared', '')}.", verdict)
 
 
 def _like(row: Row) -> Row | None:
@@ -98,9 +99,9 @@ def _history(reading: Reading, row: Row, *, lead: bool) -> PartAnswer:
     durations, verdict = _durations(row)
     earlier, any_earlier = _earlier(row)
     value: bool | None = None
-    if reading.cues & {"usual", "slower"}:
+    if reading.cues & {"usual", "slower"}:  # a yes or no only when the run could be placed
         first = durations
-        value = (verdict == "longer") if "slower" in reading.cues else (verdict == "within") if verdict else None
+        value = None if not verdict else verdict == "longer" if "slower" in reading.cues else verdict == "within"
     elif "past" in reading.cues:
         first, value = earlier, any_earlier
     elif "Succeeded" in statuses and "Failed" not in statuses:
@@ -108,7 +109,7 @@ def _history(reading: Reading, row: Row, *, lead: bool) -> PartAnswer:
     else:
         first = last_failure
     asks_yes_no = leads_yes_no(reading, lead) or lead and bool(YES_NO.match(reading.ask.text))  # "is it slower than…?"
-    value = value if asks_yes_no and (verdict or first is not durations) else None
+    value = value if asks_yes_no else None
     facts = [sentence for sentence in (last_failure, last_success, durations, earlier) if sentence != first]
     facts += [f"{plural(group.get('count'), 'failure')} with {group.get('error_code')} in {group.get('failed_activity') or '?'} "
               f"(last {when(group.get('last_seen'))}): {clause(group.get('error_message'), 160)}"

@@ -175,8 +175,8 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
     scope, found = analysis.in_span(ask.span.start, ask.span.end), read_words(analysis, ask, lexicon)
     extra = [EntityMention(kind=item.name, value=item.value, text=item.value, span=ask.span)  # type: ignore[arg-type]
              for item in found.aliases]
-    own = any(item.usable and item.kind in ID_RECORDS for item in scope.entities)
-    after = _anaphor(found, before, borrowed, extra, names_own=own, chained=chained)
+    ids = [ID_RECORDS[item.kind] for item in scope.entities if item.usable and item.kind in ID_RECORDS]
+    after = _anaphor(found, before, borrowed, extra, names_own=bool(ids), chained=chained)
     if chained and not after and found.cues.keys() & {"during", "link"} and not scope.entities and not extra:
         after = PREVIOUS  # "Which incidents were opened during that time?" after a change was shown
     said = nouns(analysis, ask, lexicon)
@@ -186,7 +186,6 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
         text.lower().endswith("s") for text in valued)
     if singular and (order := order_said(scope)):
         found.cues.setdefault("first", order)  # "the most recent incident": the first row in that order
-    ids = [ID_RECORDS[item.kind] for item in scope.entities if item.usable and item.kind in ID_RECORDS]
     settled = _settle(found, scope, list(dict.fromkeys([*named_nouns, *ids])), lexicon, ask.shape)  # an id names its kind
     scope = _record_window(settled, found, named_nouns)
     records, named = _kinds(named_nouns, found, scope, extra)
@@ -207,11 +206,12 @@ def _inherit(scope: QuestionAnalysis, found: Found, before: Reading | None, afte
              topic: Reading | None = None) -> tuple[QuestionAnalysis, list, list]:
     """What an ask takes from the one before: its records ("…, and which still need approval?"), its names
     ("Why did X fail? Show its latest run"); and an opening time from the scene set before it."""
-    if not records and (topic := before or topic) and not (found.values or found.cues.keys() - {"cause"} or
-                                                            scope.filters or found.ranks) and ask.shape in WORD_ONLY:
-        found.values += topic.values  # "last failure of pl_x - when and why?": a question word asks about the topic
-        found.cues |= {cue: "" for cue in topic.cues if cue not in found.cues}
-        before = topic
+    source = before or topic
+    if not records and source and ask.shape in WORD_ONLY and not (
+            found.values or found.cues.keys() - {"cause"} or scope.filters or found.ranks):
+        found.values += source.values  # "last failure of pl_x - when and why?": a question word asks about the topic
+        found.cues |= {cue: "" for cue in source.cues if cue not in found.cues}
+        before = source
     if not records and before is not None and (found.values or found.cues or scope.filters or found.ranks):
         records, named = list(before.records), list(before.named)
     if before is not None and not after and not scope.entities and set(records) & set(before.records) and (

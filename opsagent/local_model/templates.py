@@ -193,8 +193,8 @@ def record(reading: Reading, item: ToolEvidence, checks: Sequence[tuple[str, str
     activities = ", ".join(f"{step.get('activity_name')} ({step.get('status')})" for step in get("activities") or []
                            if isinstance(step, dict))
     facts = [label(row)] if kind in ("incident", "change") else [f"Activities in order: {activities}"] if activities else []
-    notes = [f"{name}: {clause(get(key), 300)}" for key, name in NOTES if get(key) and get(key) != get("short_description")]
     if reading.ask.shape in ("why", "how") or reading.cues & {"cause", "text"}:  # "why was it canceled?": its own words
+        notes = [f"{name}: {clause(get(key), 300)}" for key, name in NOTES if get(key) and get(key) != get("short_description")]
         sentence = " ".join([sentence, *(note if note.endswith(".") else f"{note}." for note in notes)])
     answers = [holds(row, vocabulary, value) for vocabulary, value in checks]
     value = all(answers) if lead and reading.ask.shape == "yes_no" and answers and None not in answers else None

@@ -10,10 +10,10 @@ everything becomes one row (with nested parts) and a message that states the his
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from opsagent.backends.base import FailureGroup, PipelineHistory, PipelineRun
 from opsagent.tools.pipeline_rows import split_target
@@ -47,15 +47,24 @@ class DurationStats:
         return {"successful_runs": self.count, "median_min": self.median, "p25_min": self.p25, "p75_min": self.p75,
                 "shortest_min": self.shortest, "longest_min": self.longest}
 
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> DurationStats:
+        """Back from ``as_row`` (a history row's ``durations``)."""
+        return cls(count=row["successful_runs"], median=row["median_min"], p25=row["p25_min"], p75=row["p75_min"],
+                   shortest=row["shortest_min"], longest=row["longest_min"])
+
+    def place(self, minutes: float) -> Literal["longer", "shorter", "within"]:
+        """Where a run's minutes fall against the middle half of the successful runs."""
+        return "longer" if minutes > self.p75 else "shorter" if minutes < self.p25 else "within"
+
     def compare(self, minutes: float) -> str:
         """"1.8x the median: longer than any of the 20 recent successful runs"."""
-        if minutes > self.longest:
-            where = f"longer than any of the {self.count} recent successful runs"
-        elif minutes < self.shortest:
-            where = f"shorter than any of the {self.count} recent successful runs"
-        elif minutes > self.p75:
+        place = self.place(minutes)
+        if minutes > self.longest or minutes < self.shortest:  # beyond the extremes, so beyond the middle half
+            where = f"{place} than any of the {self.count} recent successful runs"
+        elif place == "longer":
             where = "longer than usual (above the middle half)"
-        elif minutes < self.p25:
+        elif place == "shorter":
             where = "shorter than usual (below the middle half)"
         else:
             where = "within the usual range (the middle half)"

@@ -135,7 +135,7 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
                 continue  # no history fetched: what came before is not known (the "none" checks judge that)
             groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
                       and (group.get("like_the_run") or not ALIKE.search(unit))]
-            failures = max(sum(int(group.get("count") or 0) for group in groups), 0)
+            failures = sum(int(group.get("count") or 0) for group in groups)
             checks.append(GroundingCheck.of("history", unit, failures < 2,
                                             f"{key}'s history counts {failures} such failures: not its first",
                                             "a failure called the first while the history shows earlier ones"))
@@ -194,8 +194,10 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
     baseline = any(has_baseline(item) for item in index.items)
     for claim in claims:
         keys = record_keys(claim.clause)
-        if TEMPORAL.search(claim.clause) or baseline:  # another time: another window, or a baseline (a median)
-            ok = baseline or any(len(found) >= 2 for found in windows.values())
+        if baseline:  # the other side is the usual: a median the rows hold
+            ok = True
+        elif TEMPORAL.search(claim.clause):  # the other side is another time: another window
+            ok = any(len(found) >= 2 for found in windows.values())
         else:
             ok = (len(keys) >= 2 and all(index.rows_for(key) for key in keys)) or any(
                 len(signatures) >= 2 for signatures in sides.values())
