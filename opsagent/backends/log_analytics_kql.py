@@ -110,8 +110,8 @@ union
   (failed | top 1 by Start desc | extend Kind = "last_failure"),
   (succeeded | top {int(recent)} by Start desc | extend Kind = "success"),
   (failed | extend FailedActivity = extract(@"^Operation on target (\\S+) failed", 1, ErrorMessage)
-    | summarize Count = count(), FirstSeen = min(Start), arg_max(Start, RunId, ErrorMessage)
-      by ErrorCode, FailedActivity, FailureType
+    | summarize Count = count(), FirstSeen = min(Start), Starts = make_list(Start, 256),
+      arg_max(Start, RunId, ErrorMessage) by ErrorCode, FailedActivity, FailureType
     | extend Kind = "failure_group"),
   (runs | count | extend Kind = "total")"""
 

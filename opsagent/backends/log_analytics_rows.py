@@ -76,7 +76,8 @@ def parse_group_from_row(row: Row) -> FailureGroup:
     return FailureGroup(error_code=text(row, "ErrorCode"), failed_activity=text(row, "FailedActivity"),
                         failure_type=text(row, "FailureType"), count=int(row.get("Count") or 0),
                         first_seen=row.get("FirstSeen") or row.get("Start"), last_seen=row.get("Start"),
-                        last_run_id=text(row, "RunId"), error_message=text(row, "ErrorMessage"))
+                        last_run_id=text(row, "RunId"), error_message=text(row, "ErrorMessage"),
+                        starts=parse_list(row.get("Starts")))
 
 
 def parse_history(rows: list[Row], *, pipeline_name: str, since: datetime, until: datetime) -> PipelineHistory:
@@ -118,6 +119,16 @@ def end_time(value: Any) -> datetime | None:
     if isinstance(value, str) and value and not value.startswith("1601-"):
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     return None
+
+
+def parse_list(value: Any) -> list[Any]:
+    """A ``dynamic`` array column (JSON text or already a list); anything else is an empty list."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value else []
+        except ValueError:
+            return []
+    return list(value) if isinstance(value, list) else []
 
 
 def parse_parameters(value: Any) -> dict[str, str]:

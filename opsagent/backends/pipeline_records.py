@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from opsagent.backends.page import Page
 
@@ -106,6 +106,10 @@ class RunCount(BaseModel):
     queued: int = 0
 
 
+FAILURE_STARTS = 5
+"""How many start times a failure group lists."""
+
+
 class FailureGroup(BaseModel):
     """Earlier failures of a pipeline with the same error code and failure type in the same activity."""
 
@@ -118,6 +122,14 @@ class FailureGroup(BaseModel):
     last_run_id: str = ""
     error_message: str = ""
     """The latest such failure's message."""
+    starts: list[datetime] = Field(default_factory=list)
+    """When the latest such failures started, newest first (at most ``FAILURE_STARTS``): "when did it fail like
+    this before?" is answered with dates, not only the first and the last."""
+
+    @field_validator("starts")
+    @classmethod
+    def _latest_first(cls, starts: list[datetime]) -> list[datetime]:
+        return sorted(starts, reverse=True)[:FAILURE_STARTS]
 
 
 class PipelineHistory(BaseModel):

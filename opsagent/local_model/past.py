@@ -83,10 +83,11 @@ def _earlier(row: Row) -> tuple[str, bool | None]:
     if count <= 1:  # a "no" only about the latest run's failure: "like this" after a success points at nothing
         return (f"The failure of {row['pipeline_name']} at {when(group.get('last_seen'))} is its only one with {what} "
                 f"in the history searched ({days}).", False if group.get("like_the_run") else None)
-    starts = f": {', '.join(when(start) for start in group['starts'])}" if group.get("starts") else \
-        f", the first at {when(group.get('first_seen'))}"
+    earlier = [when(start) for start in (group.get("starts") or [])[1:]]
+    first = "" if len(earlier) + 1 >= count else f", the first at {when(group.get('first_seen'))}"
+    listed = f"; before it at {', '.join(earlier)}{first}" if earlier else first
     return (f"{row['pipeline_name']} has {count} failures with {what} in the history searched ({days}), the latest at "
-            f"{when(group.get('last_seen'))}{starts}.", True)
+            f"{when(group.get('last_seen'))}{listed}.", True)
 
 
 def _history(reading: Reading, row: Row, *, lead: bool) -> PartAnswer:

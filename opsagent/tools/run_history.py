@@ -132,7 +132,8 @@ def _group(group: FailureGroup, run: PipelineRun) -> dict[str, Any]:
     _, error = split_target(group.error_message)
     return {"error_code": group.error_code, "failed_activity": group.failed_activity,
             "failure_type": group.failure_type, "count": group.count, "first_seen": iso_minute(group.first_seen),
-            "last_seen": iso_minute(group.last_seen), "last_run_id": group.last_run_id,
+            "last_seen": iso_minute(group.last_seen), "starts": [iso_minute(start) for start in group.starts],
+            "last_run_id": group.last_run_id,
             "error_message": shorten(error, _MESSAGE_CHARS), "like_the_run": is_like(group, run)}
 
 

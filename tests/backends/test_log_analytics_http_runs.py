@@ -27,7 +27,7 @@ RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, 
 COLUMNS = [("Kind", "string"), ("RunId", "string"), ("PipelineName", "string"), ("Factory", "string"),
            ("Status", "string"), ("Start", "datetime"), ("End", "datetime"), ("FailureType", "string"),
            ("ErrorCode", "string"), ("ErrorMessage", "string"), ("FailedActivity", "string"), ("Count", "long"),
-           ("FirstSeen", "datetime")]
+           ("FirstSeen", "datetime"), ("Starts", "dynamic")]
 
 
 def table(columns: list[tuple[str, str]], rows: list[list[Any]]) -> dict[str, Any]:
@@ -99,7 +99,7 @@ async def test_counts_per_factory_are_summarized_by_the_workspace(
 
 def run(kind: str, run_id: str, status: str, start: str, end: str | None, code: str = "", message: str = "") -> list[Any]:
     return [kind, run_id, "pl_ingest_sales", "adf-prod-weu", status, start, end, "UserError" if code else "", code,
-            message, None, None, None]
+            message, None, None, None, None]
 
 
 async def test_pipeline_history_query_and_reading(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
@@ -112,8 +112,10 @@ async def test_pipeline_history_query_and_reading(server: FakeServer, backend: L
         run("success", "11111111-0000-4000-8000-000000000003", "Succeeded", "2025-01-09T20:00:00Z", "2025-01-09T20:20:00Z"),
         run("success", "11111111-0000-4000-8000-000000000002", "Succeeded", "2025-01-09T23:40:00Z", "2025-01-10T00:03:00Z"),
         ["failure_group", "11111111-0000-4000-8000-000000000001", None, None, None, "2025-01-10T08:42:00Z", None,
-         "UserError", "2200", failed, "Copy_Sales", 8, "2024-12-28T17:42:00Z"],
-        ["total", None, None, None, None, None, None, None, None, None, None, 112, None],
+         "UserError", "2200", failed, "Copy_Sales", 8, "2024-12-28T17:42:00Z",
+         '["2025-01-02T08:42:00Z","2025-01-10T08:42:00Z","2024-12-28T17:42:00Z","2025-01-09T08:42:00Z",'
+         '"2025-01-05T08:42:00Z","2025-01-07T08:42:00Z","2024-12-30T08:42:00Z","2025-01-01T08:42:00Z"]'],
+        ["total", None, None, None, None, None, None, None, None, None, None, 112, None, None],
     ]
     server.script("POST", QUERY_PATH, json_reply(table(COLUMNS, rows)))
     history = await backend.pipeline_history("pl_ingest_sales", recent=20)
@@ -121,8 +123,8 @@ async def test_pipeline_history_query_and_reading(server: FakeServer, backend: L
     assert body["query"].startswith('let runs = ADFPipelineRun\n| where TimeGenerated >= datetime(2024-12-11T09:30:00Z)\n'
                                     '| where PipelineName =~ "pl_ingest_sales"\n| summarize arg_max(TimeGenerated, *) by RunId')
     assert "(succeeded | top 20 by Start desc | extend Kind = \"success\")" in body["query"]
-    assert ("| summarize Count = count(), FirstSeen = min(Start), arg_max(Start, RunId, ErrorMessage)\n"
-            "      by ErrorCode, FailedActivity, FailureType") in body["query"]
+    assert ("| summarize Count = count(), FirstSeen = min(Start), Starts = make_list(Start, 256),\n"
+            "      arg_max(Start, RunId, ErrorMessage) by ErrorCode, FailedActivity, FailureType") in body["query"]
     assert body["timespan"].startswith("2024-12-11T09:30:00")
     assert (history.searched_from, history.searched_to, history.runs) == (NOW - timedelta(days=30), NOW, 112)
     assert history.latest_run is not None and history.latest_run.status == "Failed"
@@ -130,9 +132,10 @@ async def test_pipeline_history_query_and_reading(server: FakeServer, backend: L
     (group,) = history.failure_groups
     assert (group.error_code, group.failed_activity, group.count, group.first_seen.day, group.last_seen.day) == (
         "2200", "Copy_Sales", 8, 28, 10)
+    assert [start.day for start in group.starts] == [10, 9, 7, 5, 2], "the latest five failures, newest first"
 
 
 async def test_pipeline_history_without_runs_is_not_found(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
-    server.script("POST", QUERY_PATH, json_reply(table(COLUMNS, [["total", *([None] * 10), 0, None]])))
+    server.script("POST", QUERY_PATH, json_reply(table(COLUMNS, [["total", *([None] * 10), 0, None, None]])))
     with pytest.raises(BackendNotFoundError, match="no runs of pipeline 'pl_x' since 2024-12-11 09:30 UTC"):
         await backend.pipeline_history("pl_x")

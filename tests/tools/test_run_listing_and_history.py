@@ -122,6 +122,13 @@ async def test_history_groups_earlier_failures_by_error(run_tool: RunTool, demo_
     assert [(g["error_code"], g["failed_activity"], g["failure_type"], g["count"], g["first_seen"], g["last_seen"])
             for g in row["failure_groups"]] == [(c, a, t, n, when(first), when(last)) for c, a, t, n, first, last in groups]
     assert [g["like_the_run"] for g in row["failure_groups"]] == [True] + [False] * (len(groups) - 1)
+    for group in row["failure_groups"]:  # when each kind of failure happened: the latest five, newest first
+        starts = demo_sql(
+            "SELECT r.start_min FROM pipeline_runs r JOIN activity_runs a ON a.run_id = r.run_id AND a.status = 'Failed' "
+            "WHERE r.pipeline_name = 'pl_ingest_sales' AND r.status = 'Failed' AND r.start_min >= ? AND r.error_code = ? "
+            "AND a.activity_name = ? AND r.failure_type = ? ORDER BY r.start_min DESC LIMIT 5", HISTORY_START,
+            group["error_code"], group["failed_activity"], group["failure_type"])
+        assert group["starts"] == [when(start) for (start,) in starts] and len(starts) == min(group["count"], 5)
 
 
 async def test_history_compares_a_given_run_and_a_slow_success(run_tool: RunTool, demo_sql: DemoSql) -> None:

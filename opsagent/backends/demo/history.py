@@ -30,7 +30,10 @@ WITH failed AS (
            MIN(start_min) OVER (PARTITION BY error_code, failed_activity, failure_type) AS first_seen
     FROM failed
 )
-SELECT error_code, failed_activity, failure_type, count, first_seen, start_min AS last_seen, run_id AS last_run_id, error_message
+SELECT error_code, failed_activity, failure_type, count, first_seen, start_min AS last_seen, run_id AS last_run_id,
+       error_message,
+       (SELECT group_concat(f.start_min) FROM failed f WHERE f.error_code IS ranked.error_code
+          AND f.failed_activity IS ranked.failed_activity AND f.failure_type IS ranked.failure_type) AS starts
 FROM ranked WHERE n = 1
 ORDER BY count DESC, last_seen DESC
 """
@@ -71,4 +74,5 @@ def _group(row: sqlite3.Row, now: datetime) -> FailureGroup:
     return FailureGroup(error_code=row["error_code"], failed_activity=row["failed_activity"],
                         failure_type=row["failure_type"], count=row["count"],
                         first_seen=at(now, row["first_seen"]), last_seen=at(now, row["last_seen"]),
-                        last_run_id=row["last_run_id"], error_message=row["error_message"])
+                        last_run_id=row["last_run_id"], error_message=row["error_message"],
+                        starts=[now + timedelta(minutes=float(start)) for start in str(row["starts"] or "").split(",") if start])
