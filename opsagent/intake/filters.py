@@ -44,6 +44,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\bon[\s-]hold\b", ("on_hold",)),
         (r"\bin progress\b", ("in_progress",)),
         (rf"(?:\b{NEGATION}|n't(?:\s+(?:yet|been))?)\s*resolved\b|\bunresolved\b|\bstill open\b|\bopen\b", ("open",)),
+        (r"\bclosed (?:out|off)\b|\bwrapped up\b|\bresolved or closed\b", ("resolved", "closed")),
         (r"\bresolved\b", ("resolved",)),
         (r"\bclosed\b", ("closed",)),
         (r"\bcancell?ed\b", ("canceled",)),

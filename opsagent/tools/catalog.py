@@ -26,23 +26,25 @@ __all__ = ["BY_NAME", "FilterKind", "FilterSpec", "InventoryList", "RECORDS", "R
            "health_tools", "record_of_noun", "tool_names", "tool_spec", "tools_for", "tools_of",
            "tools_with_vocabulary"]
 
+_ADF = ("Data Factory", "Azure Data Factory", "Log Analytics", "Azure Monitor")
 RECORDS: dict[str, RecordKind] = {kind.name: kind for kind in (
     RecordKind(name="incident", nouns=("incident", "incidents", "ticket", "tickets", "inc", "incs", "issue", "issues",
                                        "case", "cases", "outage", "outages"),
-               key_field="number", id_prefix="INC", time_fields=("opened_at", "resolved_at", "updated_at")),
+               key_field="number", id_prefix="INC", time_fields=("opened_at", "resolved_at", "updated_at"),
+               systems=("ServiceNow",)),
     RecordKind(name="change", nouns=("change", "changes", "change request", "change requests", "cr", "crs", "chg",
                                      "chgs", "rfc", "rfcs", "maintenance", "deployment", "deployments"),
                key_field="number", id_prefix="CHG", time_fields=("start_date", "end_date"),
-               window_fields=("start_date", "end_date")),
+               window_fields=("start_date", "end_date"), systems=("ServiceNow",)),
     RecordKind(name="run", nouns=("run", "runs", "pipeline run", "pipeline runs", "job", "jobs", "load", "loads",
                                   "execution", "executions"),
-               key_field="run_id", time_fields=("start", "end")),
+               key_field="run_id", time_fields=("start", "end"), systems=_ADF),
     RecordKind(name="pipeline", nouns=("pipeline", "pipelines", "pipe", "pipes", "adf pipeline", "adf pipelines",
                                        "data factory pipeline", "etl", "ingestion"),
-               key_field="pipeline_name", time_fields=("last_start", "last_success")),
+               key_field="pipeline_name", time_fields=("last_start", "last_success"), systems=_ADF),
     RecordKind(name="run_count", nouns=("how many runs", "number of runs", "run count", "run counts",  # "count" alone
                                         "runs per pipeline", "runs per factory"),                  # counts anything
-               key_field="pipeline_name"),
+               key_field="pipeline_name", systems=_ADF),
     RecordKind(name="health", nouns=("health", "status page", "status", "platform", "service health", "component",
                                      "components", "region", "service issue", "service issues", "platform issue",
                                      "platform issues"),

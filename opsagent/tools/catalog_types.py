@@ -40,6 +40,9 @@ class RecordKind(BaseModel):
     """Row fields holding times (for placement checks: "failed during CHG…'s window")."""
     window_fields: tuple[str, str] | None = None
     """The start and end fields of a record's own window (a change's planned window)."""
+    systems: tuple[str, ...] = ()
+    """The products these records live in ("ServiceNow", "Data Factory"): an answer may name where its data came
+    from, and where to act on it, without any row naming them."""
 
 
 class FilterSpec(BaseModel):

@@ -28,7 +28,8 @@ CHANGE_RISK_ORDER: tuple[str, ...] = get_args(ChangeRisk)
 _OPEN = ("New", "In Progress", "On Hold")
 INCIDENT_STATES: dict[str, tuple[str, ...]] = {
     "open": _OPEN, "active": _OPEN, "new": ("New",), "in_progress": ("In Progress",), "on_hold": ("On Hold",),
-    "resolved": ("Resolved",), "closed": ("Closed",), "canceled": ("Canceled",), "cancelled": ("Canceled",),
+    "resolved": ("Resolved",), "closed": ("Closed",), "done": ("Resolved", "Closed"), "canceled": ("Canceled",),
+    "cancelled": ("Canceled",),
     "all": INCIDENT_STATE_ORDER,
 }
 _CHANGE_ACTIVE = tuple(state for state in CHANGE_STATE_ORDER if state not in ("Closed", "Canceled"))

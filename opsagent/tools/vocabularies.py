@@ -166,8 +166,10 @@ INCIDENT_STATE = Vocabulary(
         "Closed": (),
         "Canceled": ("cancelled", "cancel", "withdrawn"),
     }),
-    groups={"open": ("new", "in_progress", "on_hold"), "all": tuple(_key(s) for s in get_args(IncidentState))},
+    groups={"open": ("new", "in_progress", "on_hold"), "done": ("resolved", "closed"),
+            "all": tuple(_key(s) for s in get_args(IncidentState))},
     group_synonyms={"open": ("active", "unresolved", "outstanding", "still open", "not resolved", "ongoing"),
+                    "done": ("closed out", "closed off", "wrapped up", "resolved or closed"),
                     "all": ("any state", "all states", "every state")},
 )
 CHANGE_STATE = Vocabulary(

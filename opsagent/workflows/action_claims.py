@@ -38,6 +38,10 @@ VERBS = frozenset(word for phrases in ACTIONS.values() for phrase in phrases for
 SUBJECT = (r"(?:^|[.;:!—–-]\s*|\b(?i:and|so|then|but|also|now)\s+)"  # "I" opening a clause, not "Phase I"
            r"I(?:'ve|\s+have|\s+had|'ll|\s+will|\s+am going to|'m going to)?")
 ADVERB = r"(?:\s+(?i:just|already|now|also|gone ahead and|went ahead and|successfully))*"
+OBJECTED = frozenset(word for phrases in ACTIONS.values() for phrase in phrases for word in [phrase.split()[0]]
+                    if word in AMBIGUOUS_VERBS)
+"""Verbs that are actions only with an object ("I've paged Leila", "I fixed it"; not "I set the window to …")."""
+OBJECT = re.compile(r"\s+(?:(?:INC|CHG)\d+|[A-Z][a-z]+|him|her|them|someone|everyone|it)\b")
 CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>(?i:[a-z][a-z-]+))(?P<particle>\s+(?i:off|out|over|up|back))?\b")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 
@@ -53,6 +57,8 @@ def action_claims(sentence: str) -> list[str]:
             continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record
         verb = match.group("verb")
         stem = next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in VERBS), None)
+        if stem is None and OBJECT.match(sentence[match.end():]):
+            stem = next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in OBJECTED), None)
         if stem is not None:
             found.append(stem)
     return found

@@ -1,4 +1,4 @@
-"""Claims checked against the evidence: values, links, comparisons, placements and yes/no leads.
+"""Claims checked against the evidence: values, links, comparisons, placements, causes, counts and ages.
 
 Each check returns ``GroundingCheck``s whose ``detail`` tells the writer what to fix and whose
 ``public`` text says, in the product's words only, what was left out — never the model's sentence.
@@ -8,25 +8,22 @@ Each check returns ``GroundingCheck``s whose ``detail`` tells the writer what to
 - a **link** ("pl_x has INC…") needs one row naming both, or a search for one that returned the other;
 - a **comparison** needs both sides fetched (two windows or names searched, or a baseline in a row);
 - a **placement** ("failed during CHG…'s window") must agree with the times in the rows;
-- a **yes/no lead** must answer the ask's own predicate: a search must have applied every filter,
-  window and name the ask states, and what it found must say yes (or no).
+- yes/no leads are ``lead_claims.py``'s; the rows they read are read here (``rows_read``, ``row_matches``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
 from datetime import datetime, timedelta
 from typing import Any
 
-from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
+from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.asks import EXISTENCE
-from opsagent.intake.vocabulary import REGIONS, STOPWORDS
+from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
-from opsagent.tools.vocabularies import HEALTH_STATUS, RUN_STATUS, Vocabulary
+from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
     ComparisonClaim,
@@ -36,11 +33,11 @@ from opsagent.workflows.claims import (
     record_keys,
     says,
 )
-from opsagent.workflows.claims import LEAD
-from opsagent.workflows.claims import sentences as read_sentences
+from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, record_of_tool, records_in
-from opsagent.workflows.fitting import Qualifier, asked_windows, fits, narrowed_by, searched_values, unapplied, windows_of
+from opsagent.workflows.health_claims import OVERALL
+from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -73,6 +70,8 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
             continue  # another record's value, quoted text, or a key the identifier check already fails
         seen = observed_values(index, claim.key, claim.vocabulary)
         field = claim.vocabulary.row_fields[0]
+        if not seen and index.text_says(claim.key, claim.words):
+            continue  # restated from a record's text
         if not seen:
             checks.append(GroundingCheck.of("value", claim.item, False,
                                  f"no row shows the {field} of {claim.key} (\"{claim.words}\" is not backed)",
@@ -207,7 +206,7 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
     return checks
 
 
-def _record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime] | None:
+def record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime] | None:
     fields = RECORDS["change"].window_fields or ("start_date", "end_date")
     for _, row in index.rows_for(record):
         start, end = iso_moment(row.get(fields[0])), iso_moment(row.get(fields[1]))
@@ -219,7 +218,7 @@ def _record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetim
 def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
-        window = _record_window(index, claim.record)
+        window = record_window(index, claim.record)
         starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
                                            in claim.pipelines) and (moment := iso_moment(row.get("start")))]
@@ -238,39 +237,8 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
 
 # ------------------------------------------------------------------------------------ leads
 
-WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
-SMALL_WORDS = frozenset("the any are is was were did does do has have there for of in on to and or it its".split())
 
-
-BARE_LEAD = re.compile(r"^\W*(?:yes|no)\W*$", re.IGNORECASE)
-
-
-def leads_of(summary: str) -> list[tuple[str, str]]:
-    """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence (a bare "No."
-    with the sentence after it, which says what it is about)."""
-    said = read_sentences(summary)
-    return [(match.group(1).lower(), sentence + (f" {said[number + 1]}" if BARE_LEAD.match(sentence)
-                                                 and number + 1 < len(said) else ""))
-            for number, sentence in enumerate(said) if (match := LEAD.match(sentence))]
-
-
-def _words(text: str) -> set[str]:
-    return set(WORD.findall(text.lower())) - SMALL_WORDS
-
-
-def _answered_ask(sentence: str, asks: Sequence[Ask]) -> Ask:
-    """The yes/no ask a lead sentence answers: the one whose words and records it shares most (then the first)."""
-    words, records = _words(sentence), set(_noun_records(sentence)) | {
-        VALUE_VOCABULARIES[name].record for name in _asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
-    return max(asks, key=lambda ask: (len(words & _words(ask.text)) + 2 * len(records & set(ask.records)),
-                                      -asks.index(ask)))
-
-
-def _scope(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
-    return analysis.in_span(ask.span.start, ask.span.end)
-
-
-def _asked_values(ask: Ask) -> dict[str, set[str]]:
+def asked_values(ask: Ask) -> dict[str, set[str]]:
     """The values an ask asks about, whatever intake made of them ("is INC… still open?": open)."""
     found: dict[str, set[str]] = {}
     for name, vocabulary in VALUE_VOCABULARIES.items():
@@ -295,19 +263,19 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
     return shown
 
 
-def _same_kind(first: str, second: str) -> bool:
+def same_kind(first: str, second: str) -> bool:
     """Runs and pipelines share the run vocabulary."""
     return first == second or {first, second} == {"run", "pipeline"}
 
 
-def _row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
+def row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
                  windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
     """The row has every asked value it can show (a value of another record kind, or one it cannot show,
     does not count against it) and, when the ask is placed in windows (its own, or a record's), happened inside
     one."""
     record = record_of_tool(item.tool)
     for name, values in asked.items():
-        if not _same_kind(VALUE_VOCABULARIES[name].record, record):
+        if not same_kind(VALUE_VOCABULARIES[name].record, record):
             continue
         shown = row_values(item, row, VALUE_VOCABULARIES[name])
         if shown and not shown & values:
@@ -326,10 +294,9 @@ def row_moments(record: str, row: dict[str, Any]) -> list[datetime]:
 EXCLUDED = re.compile(r"\b(?:besides|except(?: for)?|other than|apart from|aside from|excluding|not counting)\s+"
                       r"(?:the\s+)?(?P<name>[\w.-]{3,})", re.IGNORECASE)
 """A name an ask leaves out ("anything unhealthy besides Databricks?"): rows naming it do not answer it."""
-OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 
 
-def _rows(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
+def rows_read(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
     """The rows a yes/no is read from. A health report is one row, its overall status (for the region or
     service it was asked about), plus one "degraded" row per active incident: "is X healthy?" holds only
     when all of X is, and an unfiltered report lists only what is not operational. A component the ask
@@ -339,7 +306,7 @@ def _rows(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
     left_out = EXCLUDED.search(asked)
     if left_out is not None:  # "any Azure service unhealthy besides Databricks?": the rows that do not name it
         word = left_out.group("name").lower()
-        kept = [row for row in item.rows if word not in _text_of(row).lower()]
+        kept = [row for row in item.rows if word not in text_of(row).lower()]
         return kept if overall is None else _health_rows(kept)
     if overall is None:
         return list(item.rows)
@@ -371,219 +338,9 @@ def _in_region(row: dict[str, Any], region: str) -> bool:
     return any(says(where, word) for word in REGIONS[region])
 
 
-def _found(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
+def found_in(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
            windows: Sequence[tuple[datetime, datetime]] = (), text: str = "") -> bool:
-    return any(_row_matches(item, row, asked, windows) for item in items for row in _rows(item, text))
-
-
-DESCRIBING_WORD = re.compile(r"\b[a-z][a-z0-9-]{3,}\b")
-
-
-@cache
-def _value_words() -> frozenset[str]:
-    return frozenset(word for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.text_phrases
-                     for word in phrase.lower().split())
-
-
-def _described(asked: str, items: Sequence[ToolEvidence]) -> list[tuple[ToolEvidence, dict[str, Any]]] | None:
-    """"Is *the* change for the portal approved?": a yes/no about one record described by its words, not named.
-    The rows whose own text has a describing word of the ask (not a value, a record noun or a function word),
-    when some rows do and others do not; else ``None`` (every row is read)."""
-    if not re.search(r"\bthe\b", asked, re.IGNORECASE):
-        return None
-    words = [word for word in DESCRIBING_WORD.findall(asked.lower()) if word not in STOPWORDS
-             and word not in _value_words() and record_of_noun(word) is None]
-    rows = [(item, row) for item in items for row in _rows(item, asked)]
-    picked = [(item, row) for item, row in rows
-              if any(re.search(rf"\b{re.escape(word)}", _text_of(row).lower()) for word in words)]
-    return picked if picked and len(picked) < len(rows) else None
-
-
-
-
-def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) -> set[str]:
-    """The record kinds whose existence an ask is about: the first record a noun or a name gives after
-    "any / is there" ("any *pipeline* failure before CHG…", "anyone raised a *ticket* for the x failure",
-    "any *azure* service issues"); else those of the values it asks ("any open P1s"); else its nouns.
-    A ticket it names by id is the anchor of the question, not its subject. Empty when the words do not say."""
-    existence = EXISTENCE.search(ask.text)
-    valued = {VALUE_VOCABULARIES[name].record for name in asked}
-    if existence:  # a noun after it, else the values asked, else a name after it
-        after = ask.text[existence.end():]
-        nouns = sorted(((match.start(), -len(noun), kind.name) for kind in RECORDS.values() for noun in kind.nouns
-                        for match in re.finditer(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", after, re.IGNORECASE)))
-        offset = ask.span.start + existence.end()
-        names = sorted((item.span.start, record) for item in analysis.entities if item.usable
-                       and item.span.start >= offset and item.span.end <= ask.span.end
-                       for record in ENTITY_SUBJECT.get(item.kind, ()))
-        chosen = {nouns[0][2]} if nouns else valued or ({names[0][1]} if names else set())
-        if chosen:
-            return _with_runs(chosen)
-    anchors = {KEY_RECORDS[key[:3]] for key in record_keys(ask.text) if key[:3] in KEY_RECORDS}
-    return _with_runs(valued or set(_noun_records(ask.text)) - anchors)
-
-
-ENTITY_SUBJECT = {"pipeline": ("pipeline",), "factory": ("pipeline",), "platform": ("health",),
-                  "component": ("health",), "azure_service": ("health",), "run_id": ("run",)}
-
-
-def _with_runs(records: set[str]) -> set[str]:
-    return records | ({"run"} if "pipeline" in records else set()) | ({"pipeline"} if "run" in records else set())
-
-
-def _noun_records(text: str) -> list[str]:
-    low = text.lower()
-    return [kind.name for kind in RECORDS.values()
-            if any(re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low) for noun in kind.nouns)]
-
-
-def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
-    return [item for item in index.items if item.answered and tool_spec(item.tool)
-            and any(_same_kind(tool_spec(item.tool).record, subject) for subject in subjects)]
-
-
-def _the_record_said(sentence: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
-    """"Is *the* emergency change for the portal approved?" answered "No — CHG… is in Authorize": a definite
-    question about one record the lead names (and the evidence has), judged on that record's row."""
-    keys = record_keys(sentence)
-    if len(keys) != 1 or not index.rows_for(keys[0]) or not re.search(r"\b(?:the|this|that|its|my|our)\b", ask.text,
-                                                                       re.IGNORECASE):
-        return None
-    kind = record_of_key(keys[0])
-    return keys[0] if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
-
-
-def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
-    """"Is INC… still open?": one record named by key, asked about a value of its own kind."""
-    keys = record_keys(ask.text)
-    if len(keys) != 1:
-        return None
-    kind = record_of_key(keys[0])
-    return keys[0] if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
-
-
-def _placed_windows(scope: QuestionAnalysis, index: EvidenceIndex) -> list[tuple[datetime, datetime]]:
-    """The exact windows the ask places by a record ("during the window of CHG…"), from its fetched row."""
-    windows = []
-    for relative in scope.record_windows:
-        found = _record_window(index, relative.record.lower()) if relative.record else None
-        if found:
-            windows.append(relative.window(found[0], found[1], scope.now))
-    return windows
-
-
-def check_leads(summary: str, analysis: QuestionAnalysis | None, index: EvidenceIndex) -> list[GroundingCheck]:
-    """Each yes/no lead against the ask it answers (the yes/no asks, in order)."""
-    if analysis is None:
-        return []
-    asks = [ask for ask in analysis.asks if ask.shape in ("yes_no", "compare")]
-    return [_lead_check(lead, _answered_ask(sentence, asks), analysis, index, sentence)
-            for lead, sentence in leads_of(summary) if asks]
-
-
-def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
-    """A filter no search applied whose value every row shows (the assignee, the state): the answer could
-    read it from the rows ("are any of the open P3s unassigned?" over the open P3s). A name no search was
-    asked for is readable when a row names it (the record was found another way)."""
-    rows = [row for item in items for row in item.rows]
-    if qualifier.kind == "name" and region_said(qualifier.text) and any(
-            (spec := tool_spec(item.tool)) and spec.platform and not item.query.get("region") for item in items):
-        return True  # a whole-platform health report covers every region: one it does not list is operational
-    if qualifier.kind == "name":
-        return any(qualifier.text.lower() in _text_of(row).lower() for row in rows)
-    if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
-        return bool(rows) and all(row_moments(record_of_tool(item.tool), row) for item in items for row in item.rows)
-    vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
-    return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
-        any(field in row for field in vocabulary.row_fields) for row in rows)
-
-
-def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
-    claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
-    kind = record_of_key(key)
-    seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
-            if _same_kind(VALUE_VOCABULARIES[name].record, kind)}
-    if not any(seen.values()):
-        # "did pl_x fail in the last 7 days?" over an empty search for pl_x's failures: no
-        empty = [item for item in index.empty_searches() if key in str(item.arguments).lower()
-                 and set(seen) <= narrowed_by(item)]
-        if empty:
-            return GroundingCheck.of("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
-                          public + " (the data says otherwise)")
-        return GroundingCheck.of("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
-                      public + " (no data showed it)")
-    expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
-    return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
-                  public + " (the data says otherwise)")
-
-
-PER_NAME = ("platform", "pipeline")
-"""Names a question may ask about several of at once ("is Databricks or Snowflake degraded?")."""
-
-
-def _named_in(sentence: str, analysis: QuestionAnalysis) -> set[str]:
-    return {item.value.lower() for item in analysis.entities if item.usable and item.kind in PER_NAME
-            and re.search(rf"(?<![\w-]){re.escape(item.value)}(?![\w-])", sentence, re.IGNORECASE)}
-
-
-def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: QuestionAnalysis) -> list[ToolEvidence]:
-    """A lead sentence that names one of several platforms or pipelines the ask names ("Yes — Databricks is
-    degraded. No — Snowflake …") answers for that one: only its searches count."""
-    values = _named_in(sentence, analysis)
-    if not values:
-        return relevant
-    narrowed = [item for item in relevant if (tool_spec(item.tool).platform or "").lower() in values
-                or any(value in str(item.arguments).lower() for value in values)]
-    return narrowed or relevant
-
-
-def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: EvidenceIndex,
-                sentence: str = "") -> GroundingCheck:
-    claim = f"{lead.capitalize()} — {ask.text}"
-    public = f"the yes/no answer to \"{ask.text}\""
-    asked = _asked_values(ask)
-    existence = EXISTENCE.search(ask.text) is not None
-    key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
-    if key is not None:
-        return _record_lead(lead, key, ask, asked, index)
-    subjects = _subjects(ask, asked, analysis)
-    relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
-                or [item for item in index.items if item.answered])
-    relevant = _about_sentence(relevant, sentence, analysis)
-    subjects = subjects or ({tool_spec(item.tool).record for item in relevant} if existence else set())
-    kinds = {tool_spec(item.tool).record for item in relevant}
-    asked = {name: values for name, values in asked.items()
-             if any(_same_kind(VALUE_VOCABULARIES[name].record, kind) for kind in kinds)}
-    if existence and kinds == {"health"} and "health_status" not in asked:  # "any problems with X?"
-        asked["health_status"] = {label for label in HEALTH_STATUS.labels() if label not in ("operational", "unknown")}
-    # the words say what yes means: a value the searches can show, or "any …" over records they name
-    judged = bool(subjects) and (bool(asked) or existence)
-    if not relevant:
-        return GroundingCheck.of("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
-    scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
-    named = _named_in(sentence, analysis)
-    if named:  # the sentence answers for the names it gives; the others are other sentences' business
-        scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
-                                                      or item.value.lower() in named]})
-    missing = [item for item in unapplied(scope, relevant) if not readable(item, relevant)]
-    if missing:
-        words = ", ".join(f"\"{item.text}\"" for item in missing)
-        return GroundingCheck.of("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
-                      public + f" (no search applied {words})")
-    fitting = [item for item in relevant if fits(scope, item)] or relevant
-    if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting):
-        return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
-                      public + " (only one side was fetched)")
-    if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
-        return GroundingCheck.of("lead", claim, True, "", "")
-    windows = _placed_windows(scope, index) + asked_windows(scope)
-    described = None if existence else _described(ask.text, fitting)
-    found = any(_row_matches(item, row, asked, windows) for item, row in described) if described is not None \
-        else _found(fitting, asked, windows, ask.text)
-    expected = "yes" if found else "no"
-    return GroundingCheck.of("lead", claim, lead == expected,
-                  f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
-                  public + " (the data says otherwise)")
+    return any(row_matches(item, row, asked, windows) for item in items for row in rows_read(item, text))
 
 
 # ----------------------------------------------------------------- codes, times and causes of one record
@@ -598,8 +355,10 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:ended|finished|completed)\b", re.IGNORECASE), ("end", "end_date")),
 )
 """Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
-CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of|fixed by|resolved by|solved by|"
-                   r"mitigated by|the fix was(?: to)?|was fixed by)\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of|the fix was(?: to)?|"
+                   r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
+                   r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by)\b\s+(?P<cause>[^.;]+)",
+                   re.IGNORECASE)
 """A cause or a fix said of a record: it must be in that record's own rows."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
@@ -619,7 +378,7 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
     for unit in units:
         key = _single_key(unit) or (only if not record_keys(unit) else None)
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
-        own = " ".join(_text_of(row) for _, row in index.rows_for(key)) if codes else ""
+        own = " ".join(text_of(row) for _, row in index.rows_for(key)) if codes else ""
         for match in CODE.finditer(unit):
             code = match.group(1) or match.group(2)
             if codes:  # its code, or one its own error text quotes ("ODBC error 57014")
@@ -662,21 +421,24 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
     names no record is about ``only``, the one record the whole answer names, if there is one."""
     checks = []
     for unit in units:
-        key, match = _single_key(unit) or (only if not record_keys(unit) else None), CAUSE.search(unit)
+        fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
+        key = fetched[0] if len(fetched) == 1 else only if not fetched else None
+        match = CAUSE.search(unit)
         if match and HEDGED.search(unit[:match.start()]):
             continue
         if key is None or match is None or not index.rows_for(key):
             continue
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
-        own = " ".join(_text_of(row) for _, row in index.rows_for(key)).lower()
+        own = " ".join(text_of(row) for _, row in index.rows_for(key)).lower()
         found = {word for word in words if word in own}
-        ok = not words or len(found) * 2 >= len(words)
+        action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
+        ok = (not words or len(found) * 2 >= len(words)) and (action is None or action.group(1)[:5] in own)
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
 
 
-def _text_of(row: dict[str, Any]) -> str:
+def text_of(row: dict[str, Any]) -> str:
     return " ".join(str(value) for value in row.values() if isinstance(value, str))
 
 
@@ -696,11 +458,11 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
     """What a count of ``record`` with ``values`` may be — of one record's rows when the sentence is about
     one ("pl_x: 3 failed runs"): the rows of that kind having them (by key), the totals of searches that
     applied exactly them, and the summary's own count fields."""
-    items = [item for item in index.items if tool_spec(item.tool) and _same_kind(tool_spec(item.tool).record, record)
-             and (key is None or key in _text_of(item.arguments).lower() or index.rows_for(key))]
+    items = [item for item in index.items if tool_spec(item.tool) and same_kind(tool_spec(item.tool).record, record)
+             and (key is None or key in text_of(item.arguments).lower() or index.rows_for(key))]
     rows = [(item, row) for item in items for top in item.rows for row in records_in(top)
             if key is None or any(str(row.get(field, "")).lower() == key for field in ("number", "run_id", "pipeline_name"))]
-    matching = {_key_of(record, row) for item, row in rows if _row_matches(item, row, values)}
+    matching = {_key_of(record, row) for item, row in rows if row_matches(item, row, values)}
     counted = {row[field] for _, row in rows for field in COUNT_FIELDS if isinstance(row.get(field), int)}
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
@@ -734,9 +496,9 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     checks = []
     # counts written in words are counts too ("three open incidents")
     for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(digits(pair[0]))):
-        values = _asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
+        values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
         record = record_of_noun(match.group("noun").lower()) or "run"
-        values = {name: wanted for name, wanted in values.items() if _same_kind(VALUE_VOCABULARIES[name].record, record)}
+        values = {name: wanted for name, wanted in values.items() if same_kind(VALUE_VOCABULARIES[name].record, record)}
         if not values:
             continue
         allowed = qualified_counts(index, record, values, key)
@@ -758,16 +520,25 @@ def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> 
     checks = []
     for match in (match for sentence in sentences for match in EXISTENTIAL.finditer(sentence)):
         record = record_of_noun(match.group("noun").split()[-1].lower()) or "run"
-        asked = {name: wanted for name, wanted in _asked_values(Ask(id="", text=match.group("words"),
+        asked = {name: wanted for name, wanted in asked_values(Ask(id="", text=match.group("words"),
                                                                     span=Span(start=0, end=0))).items()
-                 if _same_kind(VALUE_VOCABULARIES[name].record, record)}
+                 if same_kind(VALUE_VOCABULARIES[name].record, record)}
         rows = [(item, row) for item in index.items if item.answered and (spec := tool_spec(item.tool))
-                and _same_kind(spec.record, record) for row in item.rows]
-        if asked and rows and not any(_row_matches(item, row, asked) for item, row in rows):
+                and same_kind(spec.record, record) for row in item.rows]
+        if asked and rows and not any(row_matches(item, row, asked) for item, row in rows):
             checks.append(GroundingCheck.of("value", match.group(), False,
                                             f"\"{match.group()}\": none of the {len(rows)} {record} rows shows "
                                             f"{' and '.join(sorted(asked))} as said", "a record the data does not show"))
     return checks
+
+
+AGE_DENIED = re.compile(r"\b(?:no|none|not|never|nobody|nothing|neither)\b|n't\b", re.IGNORECASE)
+"""Before an age: the sentence says the records are not that old ("so none has waited more than a week")."""
+
+
+def _clause_of(sentence: str, at: int) -> str:
+    return next((clause for clause in read_clauses(sentence) if sentence.find(clause) <= at < sentence.find(clause)
+                 + len(clause)), sentence)
 
 
 def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None) -> list[GroundingCheck]:
@@ -778,10 +549,15 @@ def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None)
     for unit in (unit for unit in units if now is not None):
         for match in AGE.finditer(unit):
             limit = now - timedelta(minutes=duration_minutes(match))
-            for key in (key for key in record_keys(unit) if key[:3] == "inc"):
+            younger = AGE_DENIED.search(unit[max(0, match.start() - 30):match.start()]) is not None  # "none is …"
+            listed = unit[match.end():]  # "… for over two days: INC…, INC…" lists the records it is said of
+            keys = record_keys(listed if listed.lstrip().startswith(":") else _clause_of(unit, match.start()))
+            for key in (key for key in keys if key[:3] == "inc"):
                 opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))]
                 if opened:
-                    checks.append(GroundingCheck.of("value", unit, all(moment <= limit for moment in opened),
-                                         f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}, not {match.group()}",
+                    checks.append(GroundingCheck.of("value", unit, all((moment > limit) if younger else (moment <= limit)
+                                                                       for moment in opened),
+                                         f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}: "
+                                         f"{'it is' if younger else 'not'} {match.group()}",
                                          "an age the data contradicts"))
     return checks

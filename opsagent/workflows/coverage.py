@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.evidence import TaskResult
 from opsagent.contracts.plans import PartGap, QuestionPart
-from opsagent.workflows.claim_checks import readable
+from opsagent.workflows.lead_claims import readable
 from opsagent.workflows.fitting import unapplied
 from opsagent.workflows.parts import asks_of
 

@@ -128,8 +128,10 @@ def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
 
 
 def moments_of(row: dict[str, Any]) -> list[datetime]:
-    """The moments a row gives: its ISO times, and a run's end (its start plus its duration)."""
-    found = [parsed for value in row.values()
+    """The moments a row gives: its ISO times (one, or a list: a failure group's starts), and a run's end (its
+    start plus its duration)."""
+    values = [part for value in row.values() for part in (value if isinstance(value, list) else [value])]
+    found = [parsed for value in values
              if isinstance(value, str) and ISO_MOMENT.match(value) and (parsed := iso_moment(value))]
     start, minutes = iso_moment(row.get("start")), row.get("duration_min")
     if start and isinstance(minutes, (int, float)) and math.isfinite(minutes) \
@@ -225,6 +227,8 @@ class EvidenceIndex:
     counts: set[int] = field(default_factory=set)
     text: str = ""
     """All row values and messages, lower-cased: for names the inventory knows."""
+    row_text: str = ""
+    """The rows' values alone, lower-cased: what the records themselves say (not the question, not a summary)."""
     phrased_counts: dict[str, set[float]] = field(default_factory=dict)
     """What the tools' own summary lines count: "failed pipeline runs in" -> {9}."""
     record_counts: dict[str, set[int]] = field(default_factory=dict)
@@ -263,6 +267,7 @@ class EvidenceIndex:
         index.cross_counts = _cross_counts(index.items)
         index.counts |= index.cross_counts
         index.text = "\n".join(texts).lower()
+        index.row_text = "\n".join(_text(item.rows) for item in index.items).lower()
         return index
 
     def vouches_for_count(self, number: float, records: set[str]) -> bool:
@@ -304,6 +309,13 @@ class EvidenceIndex:
         """The text is copied from the evidence (a record's own description), not a claim of the writer's."""
         flat = " ".join(text.lower().strip(" .…:;,-—").split())
         return len(flat) >= 12 and flat in self.text
+
+    def text_says(self, key: str, words: str) -> bool:
+        """A record's text says ``words`` of ``key`` ("pl_x failed: warehouse suspended" in a past incident's
+        title): a claim that restates it is the record's, not the writer's."""
+        near = r"\W+(?:[\w-]+\W+){0,2}"
+        key, said = re.escape(key.lower()), re.escape(" ".join(words.lower().split()))
+        return re.search(rf"\b{key}{near}{said}\b|\b{said}{near}{key}\b", self.row_text) is not None
 
     def rows_for(self, key: str) -> list[tuple[ToolEvidence, dict[str, Any]]]:
         """The rows that are about one record: its own row by key field (a ticket's number, a run's id, a

@@ -4,7 +4,8 @@ One test shared by coverage (a part is covered only by evidence with its filters
 checks (a "none" or a yes/no lead rests only on a search that fits what was asked) and the stated-filter
 limitations. A search's own ``query`` says what it applied — resolved sets, priority levels, exact
 windows — so the test compares values, not words. The vocabularies and the tools that take them come
-from the tool catalog.
+from the tool catalog. What a search left open (a group, an assignee, an age it did not filter by) may still be
+read from its rows when each row's own fields say it (``row_meets``, ``read_from_rows``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.analysis import EntityMention, FilterMention, QuestionAnalysis, TimeMention
 from opsagent.contracts.evidence import ToolEvidence
-from opsagent.tools.catalog import BY_NAME, FilterSpec, ToolSpec, tool_spec
-from opsagent.tools.timewindow import unit_minutes
+from opsagent.tools.catalog import BY_NAME, RECORDS, TOOLS, FilterSpec, ToolSpec, tool_spec
+from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
 
 ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
@@ -28,6 +29,9 @@ ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
     "region": ("health", "run", "pipeline"), "azure_service": ("health",), "person": ("incident", "change"),
 }
 """The record kinds whose searches can be narrowed by a kind of name."""
+NAME_FIELDS: dict[str, str] = {item.inventory: item.row_field for spec in TOOLS for item in spec.filters
+                               if item.inventory and item.row_field}
+"""The row field that holds a kind of name (an assignment group: ``assignment_group``)."""
 
 
 @dataclass(frozen=True)
@@ -223,13 +227,58 @@ def applies(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: datetim
 def unapplied(scope: QuestionAnalysis, searches: Sequence[ToolEvidence]) -> list[Qualifier]:
     """The scope's qualifiers that no answered search able to apply them applied. A qualifier no
     search could apply (no tool of its record kind ran) is left to coverage, not reported here."""
+    return [qualifier for qualifier, _ in unapplied_mentions(scope, searches)]
+
+
+def unapplied_mentions(scope: QuestionAnalysis, searches: Sequence[ToolEvidence]) -> list[tuple[Qualifier, Any]]:
+    """``unapplied``, each qualifier with what intake read of it (its values, its name)."""
     missing = []
     for qualifier, mention in qualifiers(scope):
         verdicts = [applies(qualifier, mention, call, scope.now) for call in searches if call.answered]
         judged = [verdict for verdict in verdicts if verdict is not None]
         if judged and not any(judged):
-            missing.append(qualifier)
+            missing.append((qualifier, mention))
     return missing
+
+
+def row_meets(qualifier: Qualifier, mention: Any, row: dict[str, Any], record: str,
+              now: datetime | None) -> bool | None:
+    """Whether one row meets a qualifier its search did not apply, read from the row's own fields ("does Data
+    Platform Ops have a P1 open?" over every open P1: each row's group); ``None`` when the row cannot say."""
+    if qualifier.kind == "name" and isinstance(mention, EntityMention):
+        field = NAME_FIELDS.get(mention.kind)
+        return None if field is None or field not in row else mention.value.lower() in str(row[field] or "").lower()
+    if not isinstance(mention, FilterMention):
+        return None
+    if mention.field == "assignee":
+        field = NAME_FIELDS["person"]
+        if field not in row:
+            return None
+        person = str(row[field] or "").strip().lower()
+        return not person if mention.values == ["unassigned"] else person == mention.values[0].lower()
+    if mention.field == "age":  # open longer than: opened before now minus the age
+        kind = RECORDS.get(record)
+        opened = iso_moment(row.get(kind.time_fields[0])) if kind and kind.time_fields else None
+        minutes = _minutes(mention.values[0])
+        return None if opened is None or minutes is None or now is None else opened <= now - timedelta(minutes=minutes)
+    return None
+
+
+def read_from_rows(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: datetime | None) -> bool:
+    """The search left this qualifier open (it asked for no value of its own there: a wider search, not another
+    one) and each of its rows can say whether it meets it. An empty such search: none does."""
+    spec = tool_spec(call.tool)
+    if spec is None:
+        return False
+    if qualifier.kind == "name" and isinstance(mention, EntityMention) and mention.kind in NAME_FIELDS:
+        parameters = [item.parameter for item in spec.filters if item.inventory == mention.kind]
+    elif qualifier.kind == "filter" and isinstance(mention, FilterMention) and mention.field in ("assignee", "age"):
+        parameters = [taken.parameter] if (taken := spec.taking(mention.field)) else []
+    else:
+        return False
+    if any(_asked(call, parameter) not in (None, "", [], {}) for parameter in parameters):
+        return False
+    return all(row_meets(qualifier, mention, row, spec.record, now) is not None for row in call.rows)
 
 
 def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -42,7 +43,6 @@ from opsagent.workflows.claim_checks import (
     check_existential_claims,
     check_first_failures,
     check_key_counts,
-    check_leads,
     check_links,
     check_placements,
     check_qualified_counts,
@@ -61,9 +61,25 @@ from opsagent.workflows.evidence_index import (
     moments_of,
     records_counted,
 )
-from opsagent.workflows.fitting import asked_windows, fits, narrowed_by, text_names_something, windows_of
+from opsagent.workflows.fitting import (
+    asked_windows,
+    fits,
+    narrowed_by,
+    read_from_rows,
+    row_meets,
+    text_names_something,
+    unapplied_mentions,
+    windows_of,
+)
 from opsagent.workflows.health_claims import check_health_claims
-from opsagent.workflows.time_claims import check_clock_times, check_ordinals
+from opsagent.workflows.lead_claims import check_leads
+from opsagent.workflows.time_claims import (
+    check_clock_times,
+    check_ordinals,
+    check_since_times,
+    evidence_clocks,
+    said_clocks,
+)
 from opsagent.workflows.universal_claims import check_universal_claims
 
 FAILURE_CAP = 0.6
@@ -72,7 +88,8 @@ CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
 NEGATION = re.compile(
     r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
-    r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b",
+    r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b"
+    r"|\b(?:not|\w+n't)\s+(?:\w+\s+){0,2}any(?:one|thing|body)?\b",  # "hasn't resolved any incidents"
     re.IGNORECASE,
 )
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
@@ -88,6 +105,7 @@ COMMON_WORDS = frozenset(
 )
 """Words too common to show that an answer covers a part."""
 Fit = Callable[[ToolEvidence], bool]
+RowsRead = Callable[[ToolEvidence], list[dict[str, Any]] | None]
 
 
 @dataclass(frozen=True)
@@ -124,15 +142,28 @@ def _family(text: str) -> set[str]:
     return {spec.name for spec in TOOLS if spec.record in records}
 
 
+PERSON = re.compile(r"\b(?:by|to|with|paged|called|pinged|contacted|messaged|owner is|assignee is)\s+"
+                    r"(?P<name>[A-Z][a-z]+ [A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+"""A person said to hold, do or be told of something ("picked up by Ravi Patel", "assigned to Elif Demir")."""
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
                      "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
     lowered = text.lower()
+    systems = {system.lower() for item in index.items if (spec := tool_spec(item.tool))
+               for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
     for name in sorted(known_names):
         low = name.lower()
-        if _words_in(lowered, [low]) and low not in index.text and not identifiers_in(low):
+        if _words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
+    known = {name.lower() for name in known_names}
+    for name in sorted({match.group("name") for match in PERSON.finditer(text)}):
+        low = name.lower()
+        if low not in index.text and low not in known and low not in systems:  # a person nobody's data names
+            checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
+                                            "a person no data showed"))
     return checks
 
 
@@ -168,8 +199,20 @@ def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                    "a time window no search covered") for said, minutes in sorted(_windows_said(text).items())]
 
 
+TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:about |around |roughly |approximately |nearly "
+                  r"|almost |just )?(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?)\b", re.IGNORECASE)
+"""How long something took ("ran for about 35 minutes before it was cancelled"): a span of the evidence, even
+where the words after it ("… before …") read like a window."""
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
+    for match in TOOK.finditer(digits(text)):
+        number, unit = float(match.group(1)), unit_minutes(match.group(2)) or 1
+        checks.append(GroundingCheck.of("number", match.group(), index.vouches_for_elapsed(number, unit)
+                                        or index.vouches_for_number(number),
+                                        f"nothing in the evidence lasted {match.group(1)} {match.group(2)}",
+                                        "a length of time the data does not show"))
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         names = {minutes: name for name, minutes in (("minutes", 1), ("hours", 60), ("days", 1440), ("weeks", 10080))}
@@ -202,7 +245,16 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
         return False
     before = len(sentence[: match.start()].split())
     quoted = " ".join(words[max(0, before - 2): before + 3])
-    return quoted in index.text
+    if quoted in index.text:
+        return True
+    # reworded ("because no proxy was configured" for "(no proxy configured)"): the evidence's text negates the
+    # same thing — the first word of substance after the negation, a few words after a negation of its own
+    after = [word for word in re.findall(r"[a-z]+", sentence[match.end():].lower())[:4]
+             if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
+    if len(after) < 2:  # "none found" names nothing the evidence's own negation could be about
+        return False
+    return re.search(rf"\b(?:no|not|none|never|without|cannot)\W+(?:\w+\W+){{0,3}}{re.escape(after[0][:5])}"
+                     rf"\w*\W+(?:\w+\W+){{0,3}}{re.escape(after[1][:5])}", index.row_text) is not None
 
 
 def _health_narrowed(words: str, tools: set[str]) -> set[str]:
@@ -229,7 +281,8 @@ def _stated(text: str) -> set[str]:
 
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
-                    windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None) -> str | None:
+                    windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None,
+                    read_rows: RowsRead | None = None) -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
     count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
     run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
@@ -261,6 +314,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"{len(zero)} rows of {relevant[0].tool} count none"
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
+    # a search that did not apply something asked, every row seen, none of them meeting it by its own fields
+    read = [(item, kept) for item in index.items if read_rows and (not tools or item.tool in tools)
+            and (kept := read_rows(item)) is not None]
+    if read and not any(kept for _, kept in read):
+        return f"none of the rows of {read[0][0].tool} meets what was asked"
     # a wider search, every row of it seen, none of them inside the window asked: "nothing in the last 30 minutes"
     wide = [item for item in index.items if windows and fit_any_time and item.answered and (not tools or item.tool in tools)
             and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows) and _covers(item, windows)]
@@ -299,12 +357,26 @@ def _without_values(text: str) -> str:
     """The text with value phrases blanked: "no one assigned", "not requested" are values, not negations."""
     for vocabulary in VALUE_VOCABULARIES.values():
         for match, _ in vocabulary.find(text):
+            if match.group().lower() in NOBODY and not ASSIGNING.match(text[match.end():]) \
+                    and not HOLDING.search(text[:match.start()]):
+                continue  # "nobody has raised a ticket": a negation, not "unassigned"
             text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
     return text
 
 
+NOBODY = frozenset({"nobody", "no one", "noone"})
+ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
+                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)", re.IGNORECASE)
+HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
+"""Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
+
+
+SELF = re.compile(r"\bI(?:'m| am)?\s+(?:can't|cannot|can not|won't|unable|not able|don't|do not)\b", re.IGNORECASE)
+"""What the writer says of itself ("I can't page anyone from here"): not a statement about the data."""
+
+
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
-                          fit_any_time: Fit | None = None) -> list[GroundingCheck]:
+                          fit_any_time: Fit | None = None, read_rows: RowsRead | None = None) -> list[GroundingCheck]:
     """Each clause saying nothing matched is backed by a fitting search that came back empty — or by a wider
     one (``fit_any_time``: it fits but for its window) that covers the ``windows`` asked and whose rows, all of
     them seen, all fall outside them."""
@@ -312,9 +384,10 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
             if not NEGATION.search(_without_details(_without_values(LEAD_WORD.sub("", clause)))) or \
-                    clause.lower().strip(" .!—-") in BARE_ANSWERS:
+                    clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
-            why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time)
+            why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
+                                  read_rows=read_rows)
             checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
@@ -351,20 +424,20 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
                                      for item in evidence_of(part.id, other=True)))
         ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence)) - shared
         topics = {word for item in evidence for word in _topics(item.tool)}
+        # a time only this part's rows show ("its last failure was at 17:40"): the answer speaks of it
+        clocks = evidence_clocks(evidence) - evidence_clocks(evidence_of(part.id, other=True))
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
-        ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics)
+        ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics) \
+            or bool(clocks & said_clocks(text))
         checks.append(GroundingCheck.of("part_coverage", f"{part.id}: {part.text}", ok,
                              f"the answer says nothing about \"{part.text}\"", f"the part \"{part.text}\""))
     return checks
 
 
-def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> Fit:
-    """Whether an answered search fits what the question asked of its record kind (see ``fitting.py``)."""
-    if analysis is None:
-        return lambda item: True
-
+def _scoper(analysis: QuestionAnalysis) -> Callable[[str], QuestionAnalysis]:
+    """What the question asks of one record kind: the qualifiers inside the asks about it."""
     def scope(record: str) -> QuestionAnalysis:
         asks = [ask for ask in analysis.asks if record in ask.records or record == "run" and "pipeline" in ask.records]
         if not asks:
@@ -376,13 +449,51 @@ def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> 
             "filters": [item for item in analysis.filters if inside(item.span)],
         })
 
+    return scope
+
+
+def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str], seen: str = "") -> Fit:
+    """Whether an answered search fits what the question asked of its record kind (see ``fitting.py``), and
+    narrows by no name that neither the question nor the rows ``seen`` gave (an empty search of another CI
+    than the one asked backs no "none")."""
+    if analysis is None:
+        return lambda item: True
+    scope = _scoper(analysis)
+    given = " ".join([analysis.resolved_question, analysis.question, *(item.value for item in analysis.entities),
+                      *(str(reference) for reference in analysis.references), seen]).lower()
+
     def fit(item: ToolEvidence) -> bool:
         spec = tool_spec(item.tool)
         if spec is None or spec.is_lookup:
             return True
-        return fits(scope(spec.record), item) and text_names_something(item, known_names, analysis)
+        unasked = [value for taken in spec.filters if taken.kind in ("name", "person")
+                   and (value := str(item.arguments.get(taken.parameter) or "").strip().lower())
+                   and value not in given]
+        return fits(scope(spec.record), item) and text_names_something(item, known_names, analysis) and not unasked
 
     return fit
+
+
+def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> RowsRead:
+    """The rows of a search that meet what the question asked and the search did not apply, read from the rows
+    themselves (each row's group, assignee, opening time); ``None`` when the search fits, or some of what it did
+    not apply no row can say, or some rows were not shown."""
+    if analysis is None:
+        return lambda item: None
+    scope = _scoper(analysis)
+
+    def read(item: ToolEvidence) -> list[dict[str, Any]] | None:
+        spec = tool_spec(item.tool)
+        if spec is None or spec.is_lookup or not item.answered or item.total > len(item.rows) \
+                or not text_names_something(item, known_names, analysis):
+            return None
+        unread = unapplied_mentions(scope(spec.record), [item])
+        if not unread or not all(read_from_rows(qualifier, mention, item, analysis.now) for qualifier, mention in unread):
+            return None
+        return [row for row in item.rows if all(row_meets(qualifier, mention, row, spec.record, analysis.now)
+                                                for qualifier, mention in unread)]
+
+    return read
 
 
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
@@ -397,7 +508,8 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     placements = [claim for clause in clauses for claim in read.placement_claims(clause)]
     placed = {claim.clause for claim in placements}
     keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
-    about = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
+    # (a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
+    about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else None if len(keys) > 1 else index.sole_record()
     return [
         *check_values((claim for unit in units for claim in read.value_claims(unit)), index),
         *check_key_counts(units, index),
@@ -405,7 +517,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_codes(units, index, only=about),
         *check_times(units, index, now),
         *check_causes(units, index, only=about),
-        *check_ages(clauses, index, now),
+        *check_ages(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
@@ -421,7 +533,8 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     """Clock times said of one record, "the latest / oldest is …" (``time_claims.py``) and components'
     statuses (``health_claims.py``)."""
     said = sentences(text)
-    return [*check_clock_times(said, index, question=question, now=now), *check_ordinals(said, index.items),
+    return [*check_clock_times(said, index, question=question, now=now),
+            *check_since_times(said, index, question=question, now=now), *check_ordinals(said, index.items),
             *check_health_claims(said, index)]
 
 
@@ -440,8 +553,11 @@ def evaluate(
     return [
         *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
-        *check_negative_claims(text, index, fit_for(analysis, known_names), windows=asked_windows(analysis),
-                               fit_any_time=fit_for(analysis and analysis.model_copy(update={"times": []}), known_names)),
+        *check_negative_claims(text, index, fit_for(analysis, known_names, index.row_text),
+                               windows=asked_windows(analysis),
+                               fit_any_time=fit_for(analysis and analysis.model_copy(update={"times": []}), known_names,
+                                                    index.row_text),
+                               read_rows=read_for(analysis, known_names)),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),

@@ -14,12 +14,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.catalog import tool_spec
 from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
 PARTS = re.compile(r"[;:]\s+|,\s+but\s+|\.\s+", re.IGNORECASE)
+OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
+"""A health report's first words: "Snowflake: degraded." """
 REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeast|southwest|northwest)\s+[a-z]+",
                          re.IGNORECASE)
 
@@ -41,16 +44,51 @@ def _status_said(part: str) -> str | None:
     return said.pop() if len(said) == 1 else None
 
 
+def _overall(index: EvidenceIndex) -> dict[str, tuple[str, str]]:
+    """Each platform checked: (its overall status as its report states it, the region the check was asked for)."""
+    found = {}
+    for item in index.items:
+        spec = tool_spec(item.tool)
+        stated = OVERALL.match(item.message) if spec is not None and spec.platform and item.answered else None
+        if stated:
+            found[spec.platform] = (stated.group(1).lower(), " ".join(str(item.arguments.get("region") or "").lower().split()))
+    return found
+
+
+def check_platform_claims(parts: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"Databricks, Snowflake and every Azure service in North Europe are operational": a status said of a whole
+    platform is its report's overall status (for the region the report was asked for, when the part names one)."""
+    checks = []
+    overall = _overall(index)
+    for part in parts:
+        status = None if EXCEPT.search(part) else _status_said(part)
+        if status is None:
+            continue
+        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
+        for platform, (shown, asked_region) in overall.items():
+            said = re.search(rf"\b{re.escape(platform)}\b.*?\b(?:is|are|looks?|seems?|remains?|stays?)\b", part,
+                             re.IGNORECASE)  # the platform as the subject of a status, not in a title
+            if said is None or "'" in part or regions and not any(region in asked_region for region in regions):
+                continue
+            if shown != status:
+                checks.append(GroundingCheck(kind="value", claim=part, passed=False,
+                                             detail=f"{platform}'s report says {shown}, not {status}",
+                                             public="a platform status the data contradicts"))
+    return checks
+
+
 def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    parts = [part for sentence in sentences for part in PARTS.split(sentence) if part.strip()]
+    platform_checks = check_platform_claims(parts, index)
     rows = _components(index)
     if not rows:
-        return []
+        return platform_checks
     # a report over every region lists only what is not operational: a component missing there is fine
     problems_only = any("not operational" in item.message for item in index.items if any(
         row.get("kind") == "component" for row in item.rows))
     names = sorted({str(row["name"]) for row in rows}, key=len, reverse=True)
-    checks = []
-    for part in (part for sentence in sentences for part in PARTS.split(sentence) if part.strip()):
+    checks = platform_checks
+    for part in parts:
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
         named = [name for name in names if says(part, name)]
         if status is None or not named:

@@ -16,6 +16,7 @@ from typing import Any
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
+from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, moments_of, record_of_tool
@@ -58,21 +59,85 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
                       now: datetime | None) -> list[GroundingCheck]:
     """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's)."""
     checks = []
+    searched = {clock for item in index.items for clock in _said(str(item.query))}  # the windows searched
+    given = searched | _said(question) | ({_clock(now)} if now is not None else set())
+    anywhere: set[str] | None = None
     for sentence in sentences:
-        said = _said(sentence) if not OTHER_EVENTS.search(sentence) else set()
-        rows = _subject_rows(sentence, index) if said else None
-        if not rows:
+        said = _said(sentence)
+        rows = _subject_rows(sentence, index) if said and not OTHER_EVENTS.search(sentence) else None
+        if rows:
+            own = _clocks(rows)
+            for clock in sorted(said - own - given):
+                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                             detail=f"{clock} is not one of the times of the record this sentence is "
+                                                    f"about ({', '.join(sorted(own)) or 'none shown'})",
+                                             public="a time the data does not show for that record"))
             continue
-        own = {_clock(moment) for row in rows for moment in moments_of(row)}
-        own |= {clock for row in rows for value in row.values() if isinstance(value, str) for clock in _said(value)}
-        searched = {clock for item in index.items for clock in _said(str(item.query))}  # the windows searched
-        allowed = own | searched | _said(question) | ({_clock(now)} if now is not None else set())
-        for clock in sorted(said - allowed):
-            checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
-                                         detail=f"{clock} is not one of the times of the record this sentence is about "
-                                                f"({', '.join(sorted(own)) or 'none shown'})",
-                                         public="a time the data does not show for that record"))
+        if said:  # about no one record (or placing events): still a time some row or search shows
+            anywhere = evidence_clocks(index.items) if anywhere is None else anywhere
+            for clock in sorted(said - anywhere - given):
+                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                             detail=f"{clock} is not a time any row or search shows",
+                                             public="a time the data does not show"))
     return checks
+
+
+SINCE = re.compile(r"\bsince\s+(?:[\w,-]+\s+){0,3}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])", re.IGNORECASE)
+""""degraded since 07:45": the time something began, not when it was last updated."""
+STARTING = re.compile(r"start|since|opened|first|began|begin|created", re.IGNORECASE)
+
+
+def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
+                      now: datetime | None) -> list[GroundingCheck]:
+    """A time said with "since" is when something in the evidence began (a start, an opening, a first failure),
+    or a time the question or a searched window gave."""
+    begun: set[str] | None = None
+    given = {clock for item in index.items for clock in _said(str(item.query))} | _said(question) | (
+        {_clock(now)} if now is not None else set())
+    checks = []
+    for sentence in sentences:
+        for match in SINCE.finditer(sentence):
+            clock = f"{int(match.group(1)):02d}:{match.group(2)}"
+            begun = _starting_clocks(index) if begun is None else begun
+            if clock not in begun | given:
+                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                             detail=f"nothing in the data began at {clock} (began: "
+                                                    f"{', '.join(sorted(begun)) or 'none shown'})",
+                                             public="a start time the data does not show"))
+    return checks
+
+
+def _starting_clocks(index: EvidenceIndex) -> set[str]:
+    rows = [record for item in index.items for row in item.rows for record in _nested(row)]
+    moments = [iso_moment(part) for row in rows for name, value in row.items() if STARTING.search(name)
+               for part in (value if isinstance(value, list) else [value]) if isinstance(part, str)]
+    return {_clock(moment) for moment in moments if moment is not None} | {
+        clock for item in index.items for found in re.finditer(r"since (\S+)", item.message)
+        for clock in _said(found.group(1))}
+
+
+def _clocks(rows: Iterable[dict[str, Any]]) -> set[str]:
+    """The clock times rows give: their moments, and times their own text says."""
+    return ({_clock(moment) for row in rows for moment in moments_of(row)}
+            | {clock for row in rows for value in row.values() if isinstance(value, str) for clock in _said(value)})
+
+
+def evidence_clocks(items: Iterable[ToolEvidence]) -> set[str]:
+    """Every clock time the evidence shows: each row's and each record nested in it, and the tools' messages."""
+    items = list(items)
+    rows = [record for item in items for row in item.rows for record in _nested(row)]
+    return _clocks(rows) | {clock for item in items for clock in _said(item.message)}
+
+
+def said_clocks(text: str) -> set[str]:
+    """The 24-hour clock times a text says exactly ("17:40")."""
+    return _said(text)
+
+
+def _nested(row: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = [value for value in row.values() if isinstance(value, dict)]
+    parts += [part for value in row.values() if isinstance(value, list) for part in value if isinstance(part, dict)]
+    return [row, *(record for part in parts for record in _nested(part))]
 
 
 def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> list[GroundingCheck]:

@@ -36,6 +36,10 @@ NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
     ("I have not paged anyone.", []),
     ("I checked the runs and found 3 failures.", []),
     ("We have three open incidents.", []),
+    ("I've paged Leila Sato, the Network Operations on-call, about INC0010042.", ["page"]),
+    ("I fixed it.", ["fix"]),
+    ("I set the window to the last 24 hours.", []),
+    ("I can page them if you want?", []),
 ])
 def test_an_action_is_a_claim_only_when_the_writer_says_it_acted(sentence: str, claimed: list[str]) -> None:
     assert action_claims(sentence) == claimed

@@ -1,0 +1,357 @@
+"""Yes/no leads: "Yes — …" / "No — …" must answer the ask's own predicate.
+
+A lead is judged against the ask it answers (intake's asks, in order): a search must have applied every filter,
+window and name the ask states — or, for what no search applied, every row must say it by its own fields (a
+group, an assignee, an age) — and what the rows then show must say yes or no. A lead about one record is read
+from that record's rows; "every run" needs each row to have it; "slower than usual" is the run's place among its
+pipeline's recent successful runs. The rows are read with ``claim_checks``' helpers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
+from opsagent.contracts.evidence import ToolEvidence
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.asks import EXISTENCE
+from opsagent.intake.vocabulary import STOPWORDS
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.run_history import DurationStats
+from opsagent.tools.vocabularies import HEALTH_STATUS, VALUE_VOCABULARIES
+from opsagent.workflows.claim_checks import (
+    KEY_RECORDS,
+    asked_values,
+    found_in,
+    record_window,
+    row_matches,
+    rows_read,
+    same_kind,
+    text_of,
+    has_baseline,
+    observed_values,
+    record_of_key,
+    region_said,
+    row_moments,
+    row_values,
+)
+from opsagent.workflows.claims import LEAD, record_keys
+from opsagent.workflows.claims import sentences as read_sentences
+from opsagent.workflows.evidence_index import EvidenceIndex, record_of_tool
+from opsagent.workflows.fitting import (
+    Qualifier,
+    asked_windows,
+    fits,
+    narrowed_by,
+    read_from_rows,
+    row_meets,
+    unapplied_mentions,
+)
+
+
+WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
+
+
+SMALL_WORDS = frozenset("the any are is was were did does do has have there for of in on to and or it its".split())
+
+
+BARE_LEAD = re.compile(r"^\W*(?:yes|no)\W*$", re.IGNORECASE)
+
+
+def leads_of(summary: str) -> list[tuple[str, str]]:
+    """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence (a bare "No."
+    with the sentence after it, which says what it is about)."""
+    said = read_sentences(summary)
+    return [(match.group(1).lower(), sentence + (f" {said[number + 1]}" if BARE_LEAD.match(sentence)
+                                                 and number + 1 < len(said) else ""))
+            for number, sentence in enumerate(said) if (match := LEAD.match(sentence))]
+
+
+def _words(text: str) -> set[str]:
+    return set(WORD.findall(text.lower())) - SMALL_WORDS
+
+
+def _answered_ask(sentence: str, asks: Sequence[Ask]) -> Ask:
+    """The yes/no ask a lead sentence answers: the one whose words and records it shares most (then the first)."""
+    words, records = _words(sentence), set(_noun_records(sentence)) | {
+        VALUE_VOCABULARIES[name].record for name in asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
+    return max(asks, key=lambda ask: (len(words & _words(ask.text)) + 2 * len(records & set(ask.records)),
+                                      -asks.index(ask)))
+
+
+def _scope(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
+    return analysis.in_span(ask.span.start, ask.span.end)
+
+
+DESCRIBING_WORD = re.compile(r"\b[a-z][a-z0-9-]{3,}\b")
+
+
+@cache
+def _value_words() -> frozenset[str]:
+    return frozenset(word for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.text_phrases
+                     for word in phrase.lower().split())
+
+
+def _described(asked: str, items: Sequence[ToolEvidence]) -> list[tuple[ToolEvidence, dict[str, Any]]] | None:
+    """"Is *the* change for the portal approved?": a yes/no about one record described by its words, not named.
+    The rows whose own text has a describing word of the ask (not a value, a record noun or a function word),
+    when some rows do and others do not; else ``None`` (every row is read)."""
+    if not re.search(r"\bthe\b", asked, re.IGNORECASE):
+        return None
+    words = [word for word in DESCRIBING_WORD.findall(asked.lower()) if word not in STOPWORDS
+             and word not in _value_words() and record_of_noun(word) is None]
+    rows = [(item, row) for item in items for row in rows_read(item, asked)]
+    picked = [(item, row) for item, row in rows
+              if any(re.search(rf"\b{re.escape(word)}", text_of(row).lower()) for word in words)]
+    return picked if picked and len(picked) < len(rows) else None
+
+
+def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) -> set[str]:
+    """The record kinds whose existence an ask is about: the first record a noun or a name gives after
+    "any / is there" ("any *pipeline* failure before CHG…", "anyone raised a *ticket* for the x failure",
+    "any *azure* service issues"); else those of the values it asks ("any open P1s"); else its nouns.
+    A ticket it names by id is the anchor of the question, not its subject. Empty when the words do not say."""
+    existence = EXISTENCE.search(ask.text)
+    valued = {VALUE_VOCABULARIES[name].record for name in asked}
+    if existence:  # a noun after it, else the values asked, else a name after it
+        after = ask.text[existence.end():]
+        nouns = sorted(((match.start(), -len(noun), kind.name) for kind in RECORDS.values() for noun in kind.nouns
+                        for match in re.finditer(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", after, re.IGNORECASE)))
+        offset = ask.span.start + existence.end()
+        names = sorted((item.span.start, record) for item in analysis.entities if item.usable
+                       and item.span.start >= offset and item.span.end <= ask.span.end
+                       for record in ENTITY_SUBJECT.get(item.kind, ()))
+        chosen = {nouns[0][2]} if nouns else valued or ({names[0][1]} if names else set())
+        if chosen:
+            return _with_runs(chosen)
+    anchors = {KEY_RECORDS[key[:3]] for key in record_keys(ask.text) if key[:3] in KEY_RECORDS}
+    return _with_runs(valued or set(_noun_records(ask.text)) - anchors)
+
+
+ENTITY_SUBJECT = {"pipeline": ("pipeline",), "factory": ("pipeline",), "platform": ("health",),
+                  "component": ("health",), "azure_service": ("health",), "run_id": ("run",)}
+
+
+def _with_runs(records: set[str]) -> set[str]:
+    return records | ({"run"} if "pipeline" in records else set()) | ({"pipeline"} if "run" in records else set())
+
+
+def _noun_records(text: str) -> list[str]:
+    low = text.lower()
+    return [kind.name for kind in RECORDS.values()
+            if any(re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low) for noun in kind.nouns)]
+
+
+def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
+    return [item for item in index.items if item.answered and tool_spec(item.tool)
+            and any(same_kind(tool_spec(item.tool).record, subject) for subject in subjects)]
+
+
+def _the_record_said(sentence: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
+    """"Is *the* emergency change for the portal approved?" answered "No — CHG… is in Authorize": a definite
+    question about one record the lead names (and the evidence has), judged on that record's row."""
+    keys = record_keys(sentence)
+    if len(keys) != 1 or not index.rows_for(keys[0]) or not re.search(r"\b(?:the|this|that|its|my|our)\b", ask.text,
+                                                                       re.IGNORECASE):
+        return None
+    kind = record_of_key(keys[0])
+    return keys[0] if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
+
+
+def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
+    """"Is INC… still open?": one record named by key, asked about a value of its own kind."""
+    keys = record_keys(ask.text)
+    if len(keys) != 1:
+        return None
+    kind = record_of_key(keys[0])
+    return keys[0] if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
+
+
+def _placed_windows(scope: QuestionAnalysis, index: EvidenceIndex) -> list[tuple[datetime, datetime]]:
+    """The exact windows the ask places by a record ("during the window of CHG…"), from its fetched row."""
+    windows = []
+    for relative in scope.record_windows:
+        found = record_window(index, relative.record.lower()) if relative.record else None
+        if found:
+            windows.append(relative.window(found[0], found[1], scope.now))
+    return windows
+
+
+def check_leads(summary: str, analysis: QuestionAnalysis | None, index: EvidenceIndex) -> list[GroundingCheck]:
+    """Each yes/no lead against the ask it answers (the yes/no asks, in order)."""
+    if analysis is None:
+        return []
+    asks = [ask for ask in analysis.asks if ask.shape in ("yes_no", "compare")]
+    return [_lead_check(lead, _answered_ask(sentence, asks), analysis, index, sentence)
+            for lead, sentence in leads_of(summary) if asks]
+
+
+def readable(qualifier: Qualifier, items: Sequence[ToolEvidence]) -> bool:
+    """A filter no search applied whose value every row shows (the assignee, the state): the answer could
+    read it from the rows ("are any of the open P3s unassigned?" over the open P3s). A name no search was
+    asked for is readable when a row names it (the record was found another way)."""
+    rows = [row for item in items for row in item.rows]
+    if qualifier.kind == "name" and region_said(qualifier.text) and any(
+            (spec := tool_spec(item.tool)) and spec.platform and not item.query.get("region") for item in items):
+        return True  # a whole-platform health report covers every region: one it does not list is operational
+    if qualifier.kind == "name":
+        return any(qualifier.text.lower() in text_of(row).lower() for row in rows)
+    if qualifier.kind == "window":  # a wider search: each row says when it happened, so the window can be read
+        return bool(rows) and all(row_moments(record_of_tool(item.tool), row) for item in items for row in item.rows)
+    vocabulary = VALUE_VOCABULARIES.get(qualifier.field)
+    return qualifier.kind == "filter" and vocabulary is not None and bool(rows) and all(
+        any(field in row for field in vocabulary.row_fields) for row in rows)
+
+
+def _rows_say(qualifier: Qualifier, mention: Any, items: Sequence[ToolEvidence], now: datetime | None) -> bool:
+    """Every row can say whether it meets a qualifier no search applied (its group, assignee, opening time)."""
+    return any(item.rows for item in items) and all(read_from_rows(qualifier, mention, item, now) for item in items)
+
+
+def _rows_meeting(read: Sequence[tuple[Qualifier, Any]], items: Sequence[ToolEvidence],
+                  now: datetime | None) -> list[ToolEvidence]:
+    """The searches with only the rows that meet the qualifiers read from rows (the search did not apply them)."""
+    if not read:
+        return list(items)
+    return [item.model_copy(update={"rows": [row for row in item.rows if all(
+        row_meets(qualifier, mention, row, record_of_tool(item.tool), now) for qualifier, mention in read)]})
+        for item in items]
+
+
+def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
+    claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
+    kind = record_of_key(key)
+    seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
+            if same_kind(VALUE_VOCABULARIES[name].record, kind)}
+    if not any(seen.values()):
+        # "did pl_x fail in the last 7 days?" over an empty search for pl_x's failures: no
+        empty = [item for item in index.empty_searches() if key in str(item.arguments).lower()
+                 and set(seen) <= narrowed_by(item)]
+        if empty:
+            return GroundingCheck.of("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
+                          public + " (the data says otherwise)")
+        return GroundingCheck.of("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
+                      public + " (no data showed it)")
+    expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
+    if EVERY.search(ask.text):  # "has pl_x failed on every run?": each of its rows that shows a status
+        expected = "yes" if all(shown & asked[name] for name in seen for item, row in index.rows_for(key)
+                                if (shown := row_values(item, row, VALUE_VOCABULARIES[name]))) else "no"
+    return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
+                  public + " (the data says otherwise)")
+
+
+PER_NAME = ("platform", "pipeline")
+"""Names a question may ask about several of at once ("is Databricks or Snowflake degraded?")."""
+
+
+def _named_in(sentence: str, analysis: QuestionAnalysis) -> set[str]:
+    return {item.value.lower() for item in analysis.entities if item.usable and item.kind in PER_NAME
+            and re.search(rf"(?<![\w-]){re.escape(item.value)}(?![\w-])", sentence, re.IGNORECASE)}
+
+
+def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: QuestionAnalysis) -> list[ToolEvidence]:
+    """A lead sentence that names one of several platforms or pipelines the ask names ("Yes — Databricks is
+    degraded. No — Snowflake …") answers for that one: only its searches count."""
+    values = _named_in(sentence, analysis)
+    if not values:
+        return relevant
+    narrowed = [item for item in relevant if (tool_spec(item.tool).platform or "").lower() in values
+                or any(value in str(item.arguments).lower() for value in values)]
+    return narrowed or relevant
+
+
+EVERY = re.compile(r"\b(?:every|each|always)\b|(?<!\bat )\ball\b(?!\s+(?:day|night|week|morning|the time)\b)",
+                   re.IGNORECASE)
+"""A yes/no about every record ("has it failed on every run?", "are all the P1s assigned?"): one that does not
+have it makes the answer no."""
+
+
+SLOWER = re.compile(r"\b(?:slow(?:er)?|long(?:er)?|overr?un(?:ning)?|dragging|taking (?:ages|forever|a while))\b",
+                    re.IGNORECASE)
+
+
+FASTER = re.compile(r"\b(?:fast(?:er)?|quick(?:er)?|short(?:er)?)\b", re.IGNORECASE)
+
+
+def _usual_lead(lead: str, ask: Ask, index: EvidenceIndex, claim: str) -> GroundingCheck | None:
+    """"Is pl_x taking longer than normal?" against the history the tool read: its run's minutes placed in the
+    middle half of its recent successful runs (``DurationStats.place``); ``None`` when no history was read."""
+    slower, faster = SLOWER.search(ask.text), FASTER.search(ask.text)
+    if not slower and not faster:
+        return None
+    places = [DurationStats.from_row(row["durations"]).place(minutes) for item in index.items for row in item.rows
+              if isinstance(row.get("durations"), dict) and isinstance(row.get("run"), dict)
+              and isinstance(minutes := row["run"].get("running_for_min", row["run"].get("duration_min")), (int, float))]
+    if not places:
+        return None
+    expected = "yes" if ("longer" if slower else "shorter") in places else "no"
+    return GroundingCheck.of("lead", claim, lead == expected,
+                             f"the lead says {lead} but the run's time against its usual says {expected} ({places[0]})",
+                             f"the yes/no answer to \"{ask.text}\" (the data says otherwise)")
+
+
+def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: EvidenceIndex,
+                sentence: str = "") -> GroundingCheck:
+    claim = f"{lead.capitalize()} — {ask.text}"
+    public = f"the yes/no answer to \"{ask.text}\""
+    usual = _usual_lead(lead, ask, index, claim)
+    if usual is not None:
+        return usual
+    asked = asked_values(ask)
+    existence = EXISTENCE.search(ask.text) is not None
+    key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
+    if key is not None:
+        return _record_lead(lead, key, ask, asked, index)
+    subjects = _subjects(ask, asked, analysis)
+    relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
+                or [item for item in index.items if item.answered])
+    relevant = _about_sentence(relevant, sentence, analysis)
+    subjects = subjects or ({tool_spec(item.tool).record for item in relevant} if existence else set())
+    kinds = {tool_spec(item.tool).record for item in relevant}
+    asked = {name: values for name, values in asked.items()
+             if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for kind in kinds)}
+    if existence and kinds == {"health"} and "health_status" not in asked:  # "any problems with X?"
+        asked["health_status"] = {label for label in HEALTH_STATUS.labels() if label not in ("operational", "unknown")}
+    # the words say what yes means: a value the searches can show, or "any …" over records they name
+    judged = bool(subjects) and (bool(asked) or existence)
+    if not relevant:
+        return GroundingCheck.of("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
+    scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
+    named = _named_in(sentence, analysis)
+    if named:  # the sentence answers for the names it gives; the others are other sentences' business
+        scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
+                                                      or item.value.lower() in named]})
+    unread = unapplied_mentions(scope, relevant)
+    by_rows = [(item, mention) for item, mention in unread if _rows_say(item, mention, relevant, scope.now)]
+    missing = [item for item, mention in unread if (item, mention) not in by_rows and not readable(item, relevant)]
+    searched = [item for item in relevant if fits(scope, item)] or relevant
+    fitting = _rows_meeting(by_rows, searched, scope.now)
+    if by_rows and not found_in(fitting, asked, asked_windows(scope), ask.text) and any(
+            item.total > len(item.rows) for item in searched):  # a "no" read from some of the rows only
+        missing += [item for item, _ in by_rows]
+    if missing:
+        words = ", ".join(f"\"{item.text}\"" for item in missing)
+        return GroundingCheck.of("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
+                      public + f" (no search applied {words})")
+    if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting):
+        return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
+                      public + " (only one side was fetched)")
+    if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
+        return GroundingCheck.of("lead", claim, True, "", "")
+    windows = _placed_windows(scope, index) + asked_windows(scope)
+    described = None if existence else _described(ask.text, fitting)
+    if described is not None:
+        found = any(row_matches(item, row, asked, windows) for item, row in described)
+    elif EVERY.search(ask.text) and asked:  # "has it failed on every run since …?": yes only if each row has
+        rows = [(item, row) for item in fitting for row in rows_read(item, ask.text)]
+        found = bool(rows) and all(row_matches(item, row, asked, windows) for item, row in rows)
+    else:
+        found = found_in(fitting, asked, windows, ask.text)
+    expected = "yes" if found else "no"
+    return GroundingCheck.of("lead", claim, lead == expected,
+                  f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
+                  public + " (the data says otherwise)")

@@ -1,0 +1,168 @@
+"""Claims the checks read from the rows themselves: a qualifier no search applied but every row can say (a group,
+an assignee, an age), "every run", a run's time against its usual, when something began, who holds a ticket, a
+whole platform's status, a fix, how long something took, and a "none" resting on a search narrowed by a name
+nobody asked for. Evidence comes from the real tools on the demo data; each oracle is computed from its rows."""
+
+from __future__ import annotations
+
+import statistics
+from datetime import timedelta
+
+from opsagent.contracts.evidence import TaskResult
+from opsagent.intake.analyzer import analyse_question
+from opsagent.intake.inventory import InventorySnapshot
+from opsagent.tools.catalog import tool_spec
+from opsagent.workflows.grounding_check import evaluate
+from opsagent.workflows.health_claims import OVERALL
+from tests.workflows.test_claim_kinds import NOW, evidence
+
+INVENTORY = InventorySnapshot(assignment_groups=("Data Platform Ops", "Cloud Infrastructure", "Network Operations",
+                                                 "Database Administration"))
+
+
+def failed(question: str, text: str, results: list[TaskResult], kind: str | None = None) -> list[str]:
+    analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+    return [f"{check.kind}: {check.detail}" for check in evaluate(text, results, analysis=analysis, question=question)
+            if not check.passed and (kind is None or check.kind == kind)]
+
+
+def rows_of(results: list[TaskResult]) -> list[dict]:
+    return [dict(row) for item in results[0].evidence for row in item.rows]
+
+
+def test_a_group_no_search_applied_is_read_from_every_rows_group() -> None:
+    question = "does data platform ops have a P1 open?"
+    results = evidence("list_incidents", state="open", priority=1, priority_match="exactly")
+    rows = rows_of(results)
+    assert rows and all("assignment_group" in row for row in rows)
+    truth = "Yes" if any(row["assignment_group"] == "Data Platform Ops" for row in rows) else "No"
+    lie = "No" if truth == "Yes" else "Yes"
+    assert not failed(question, f"{truth} — see the open P1 incidents below.", results, "lead")
+    assert failed(question, f"{lie} — see the open P1 incidents below.", results, "lead")
+
+
+def test_an_age_no_search_applied_is_read_from_every_rows_opening_time() -> None:
+    question = "any ticket been sitting unassigned for over a week?"
+    results = evidence("list_incidents", state="open", assigned_to="unassigned", order="oldest")
+    rows = rows_of(results)
+    older = [row["number"] for row in rows if row["opened_at"] <= (NOW - timedelta(days=7)).strftime("%Y-%m-%dT%H:%MZ")]
+    truth, lie = ("Yes", "No") if older else ("No", "Yes")
+    assert not failed(question, f"{truth} — see the unassigned tickets below.", results, "lead")
+    assert failed(question, f"{lie} — see the unassigned tickets below.", results, "lead")
+    if not older:  # the "none" is backed by every row seen, none of them that old
+        assert not failed(question, "No — none of them has waited more than a week.", results, "negative_claim")
+
+
+def test_a_none_from_a_search_narrowed_by_another_name_backs_nothing() -> None:
+    results = evidence("list_incidents", state="open", configuration_item="vm-shir-02", text="pl_copy_crm_accounts")
+    assert not rows_of(results), "the narrowed search finds nothing"
+    claim = "No — there is no open incident for pl_copy_crm_accounts."
+    assert failed("is there a ticket open for the crm copy pipeline?", claim, results, "negative_claim")
+    assert not failed("any open ticket on vm-shir-02 about pl_copy_crm_accounts?", claim, results, "negative_claim")
+
+
+def test_every_run_means_each_row() -> None:
+    results = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 24 hours")
+    statuses = [row["status"] for row in rows_of(results)]
+    assert statuses
+    truth, lie = ("Yes", "No") if all(status == "Failed" for status in statuses) else ("No", "Yes")
+    question = "has pl_copy_crm_accounts failed on every run in the last 24 hours?"
+    assert not failed(question, f"{truth} — see its runs below.", results, "lead")
+    assert failed(question, f"{lie} — see its runs below.", results, "lead")
+
+
+def test_longer_than_usual_is_judged_on_the_runs_place_among_its_successful_runs() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [row] = rows_of(results)
+    minutes = row["run"].get("running_for_min", row["run"].get("duration_min"))
+    upper = statistics.quantiles([minutes_ for minutes_ in _successful_minutes()], n=4, method="inclusive")[2]
+    truth, lie = ("Yes", "No") if minutes > upper else ("No", "Yes")
+    question = "is pl_transform_pricing_model taking longer than normal?"
+    assert not failed(question, f"{truth} — its latest run took {minutes:g} minutes.", results, "lead")
+    assert failed(question, f"{lie} — its latest run took {minutes:g} minutes.", results, "lead")
+
+
+def _successful_minutes() -> list[float]:
+    """The oracle: the durations of the pipeline's recent successful runs, from the run listing itself."""
+    runs = rows_of(evidence("list_pipeline_runs", pipeline_name="pl_transform_pricing_model", status="Succeeded",
+                            time_window="last 14 days", limit=20))
+    return [float(row["duration_min"]) for row in runs if row.get("duration_min") is not None]
+
+
+def test_a_time_no_row_shows_fails_even_in_a_sentence_about_no_record() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    starts = [start for group in row["failure_groups"] for start in group["starts"]]
+    earlier = starts[1]
+    assert not failed("has it failed like this before?", f"Yes, it failed the same way at {earlier[11:16]} UTC on "
+                      f"{earlier[:10]}.", results, "placement")
+    shown = {start[11:16] for start in starts}
+    invented = next(f"{hour:02d}:37" for hour in range(24) if f"{hour:02d}:37" not in shown)
+    assert failed("has it failed like this before?", f"Yes, it failed the same way at {invented} UTC.", results,
+                  "placement")
+
+
+def test_since_is_when_something_began_not_when_it_was_updated() -> None:
+    results = evidence("check_snowflake_health")
+    incident = next(row for row in rows_of(results) if row.get("kind") == "incident")
+    began, updated = incident["started_at"][11:16], incident["updated_at"][11:16]
+    assert began != updated
+    assert not failed("since when has snowflake had the latency problem", f"Since {began} UTC today.", results)
+    assert failed("since when has snowflake had the latency problem", f"Since {updated} UTC today.", results)
+
+
+def test_a_person_no_row_names_is_unsupported() -> None:
+    results = evidence("list_incidents", state="open")
+    held = next(row for row in rows_of(results) if row.get("assigned_to"))
+    assert not failed("who has it?", f"{held['number']} is assigned to {held['assigned_to']}.", results, "identifier")
+    assert failed("who has it?", f"{held['number']} was picked up by Ravi Patelson.", results, "identifier")
+
+
+def test_a_whole_platforms_status_is_its_reports_overall_status() -> None:
+    results = evidence("check_azure_service_health", region="north europe")
+    overall = OVERALL.match(results[0].evidence[0].message).group(1)  # type: ignore[union-attr]
+    assert tool_spec("check_azure_service_health").platform == "Azure"  # type: ignore[union-attr]
+    other = "degraded" if overall == "operational" else "operational"
+    question = "quick health sweep of north europe"
+    assert failed(question, f"Every Azure service in North Europe is {other}.", results, "value")
+    assert not failed(question, f"Azure in North Europe is {overall}.", results, "value")
+    assert not failed(question, f"Azure incident 'Planned {other}' is listed below.", results, "value")
+
+
+def test_a_fix_is_what_the_records_notes_say_was_done() -> None:
+    results = evidence("get_incident", number="INC0010028")
+    [row] = rows_of(results)
+    assert "auto-inflate enabled" in row["close_notes"].lower() and "rais" not in row["close_notes"].lower()
+    question = "how did we sort out INC0010028?"
+    assert failed(question, "Amira fixed it by raising the Event Hubs throughput units manually.", results, "link")
+    assert not failed(question, "Amira fixed it by enabling auto-inflate on the Event Hubs namespace.", results, "link")
+
+
+def test_how_long_a_run_took_is_its_duration() -> None:
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_archive_logs")
+    minutes = rows_of(results)[0]["duration_min"]
+    question = "how long did the archive logs run go before someone cancelled it"
+    assert not failed(question, f"It ran for about {minutes:g} minutes before it was cancelled.", results, "number")
+    assert failed(question, f"It ran for about {minutes + 24:g} minutes before it was cancelled.", results, "number")
+
+
+def test_negations_people_write_are_read_and_the_writers_own_limits_are_not() -> None:
+    results = evidence("list_incidents", state="all", assignment_group="Database Administration",
+                       resolved_within="this week")
+    assert rows_of(results), "the group resolved something this week"
+    question = "has the dba team resolved anything this week?"
+    assert failed(question, "Database Administration hasn't resolved any incidents since Monday.", results,
+                  "negative_claim")
+    assert failed(question, "Nobody has raised or resolved an incident this week.", results, "negative_claim")
+    assert not failed(question, "I can't page anyone from here.", results, "negative_claim")
+
+
+def test_closed_out_means_resolved_or_closed() -> None:
+    results = evidence("list_incidents", state="all", assignment_group="Database Administration",
+                       resolved_within="this week")
+    states = {row["state"] for row in rows_of(results)}
+    assert states and states <= {"Resolved", "Closed"}
+    question = "has the dba team closed out anything this week?"
+    assert analyse_question(question, now=NOW).filters[0].values == ["resolved", "closed"]
+    assert not failed(question, "Yes — see below.", results, "lead")
+    assert failed(question, "No — see below.", results, "lead")
