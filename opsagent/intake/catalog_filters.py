@@ -46,8 +46,11 @@ def duration_minutes(match: re.Match[str]) -> int:
 
 def age_filters(text: str) -> Iterator[FilterMention]:
     for match in AGE.finditer(text):
-        yield FilterMention(field="age", values=[_duration(match)], text=match.group(),
-                            span=Span(start=match.start(), end=match.end()))
+        # the bound is the filter's own words: "open" in "open for more than a day" stays the state's
+        bound = re.search(r"\b(?:older|more|longer|over)\b", match.group(), re.IGNORECASE)
+        start = match.start() + (bound.start() if bound else 0)
+        yield FilterMention(field="age", values=[_duration(match)], text=text[start:match.end()],
+                            span=Span(start=start, end=match.end()))
 
 
 def assignee_filters(text: str, entities: Sequence[EntityMention]) -> Iterator[FilterMention]:

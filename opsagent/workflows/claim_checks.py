@@ -64,6 +64,7 @@ def observed_values(index: EvidenceIndex, key: str, vocabulary: Vocabulary) -> s
 
 def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
+    claims = list(claims)
     for claim in claims:
         if claim.vocabulary.name not in _vocabularies_for(record_of_key(claim.key)) or index.quotes(claim.item) \
                 or claim.key not in index.identifiers:
@@ -72,6 +73,9 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
         field = claim.vocabulary.row_fields[0]
         if not seen and index.text_says(claim.key, claim.words):
             continue  # restated from a record's text
+        if not seen and any(other.key == claim.key and other is not claim and _overlap(other.words, claim.words)
+                            and observed_values(index, other.key, other.vocabulary) & other.values for other in claims):
+            continue  # the same words read as another field's value, which the row shows ("awaiting authorisation")
         if not seen:
             checks.append(GroundingCheck.of("value", claim.item, False,
                                  f"no row shows the {field} of {claim.key} (\"{claim.words}\" is not backed)",
@@ -82,6 +86,10 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
                              f"{claim.key} has {field} {', '.join(sorted(seen))}, not \"{claim.words}\"",
                              f"a statement about a record's {field} that the data contradicts"))
     return checks
+
+
+def _overlap(first: str, second: str) -> bool:
+    return first.lower() in second.lower() or second.lower() in first.lower()
 
 
 RUN_COUNT = re.compile(r"(?<![\w.:/-])(\d+)(?=\s+(?:of\s+(?:the\s+)?\d+\s+)?(?:failed|failures?|runs?|times?)\b)",
@@ -158,6 +166,30 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
     return checks
 
 
+RESULTING = re.compile(r"\b(?:as a result|because of (?:it|this|that|the (?:change|upgrade|update|deployment))|"
+                       r"caused by|led to|broke|triggered|due to (?:the|that|this) (?:change|upgrade|update))\b",
+                       re.IGNORECASE)
+"""A sentence that says one record caused another ("CHG… upgraded the SHIR, and pl_x started failing as a result")."""
+
+
+def check_causal_links(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """A cause said between a change and a pipeline or ticket needs a row linking them (not only nearby words)."""
+    checks = []
+    for sentence in sentences:
+        said = RESULTING.search(sentence)
+        if said is None or HEDGED.search(sentence[max(0, said.start() - 25):said.start()]):
+            continue
+        keys = record_keys(sentence)
+        changes = [key for key in keys if key.startswith("chg")]
+        others = [key for key in keys if not key.startswith("chg")]
+        for change in changes:
+            for other in others:
+                checks.append(GroundingCheck.of("link", sentence, index.linked(change, other),
+                                                f"no row links {change} and {other}, which the sentence says caused it",
+                                                "a cause between two records that no data showed"))
+    return checks
+
+
 def _windows_searched(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for item in items:
@@ -218,6 +250,8 @@ def record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime
 def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
+        if index.restates(claim.clause):
+            continue  # a record's own words ("failed twice during and after the CHG… window"), not the writer's
         window = record_window(index, claim.record)
         starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
@@ -264,8 +298,8 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
 
 
 def same_kind(first: str, second: str) -> bool:
-    """Runs and pipelines share the run vocabulary."""
-    return first == second or {first, second} == {"run", "pipeline"}
+    """Runs, pipelines and run counts share the run vocabulary."""
+    return first == second or {first, second} <= {"run", "pipeline", "run_count"}
 
 
 def row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
@@ -464,6 +498,8 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
             if key is None or any(str(row.get(field, "")).lower() == key for field in ("number", "run_id", "pipeline_name"))]
     matching = {_key_of(record, row) for item, row in rows if row_matches(item, row, values)}
     counted = {row[field] for _, row in rows for field in COUNT_FIELDS if isinstance(row.get(field), int)}
+    counted |= {sum(given) for field in COUNT_FIELDS  # "14 failed runs" over per-pipeline counts of failed runs
+                if len(given := [row[field] for _, row in rows if isinstance(row.get(field), int)]) > 1}
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
                                                          for name, wanted in values.items())}

@@ -26,7 +26,9 @@ from opsagent.workflows.evidence_index import RUN_ID, TICKET, identifiers_in
 SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
                       r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")
 """Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed")."""
-CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
+CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|,\s+and\s+(?=(?:the|a|an)\s)|[:;]\s+|\s+[-–—]\s+",
+                    re.IGNORECASE)
+"""Where a sentence starts a new statement: "…, but …", "…, and the change CHG… is …" (a new subject), ":" …"""
 LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
 """A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
@@ -141,17 +143,32 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
     keys = record_keys(item)
     if len(keys) != 1:
         return  # no subject, or several: the values cannot be pinned on one record
+    # "it was canceled because it fell inside CHG…'s window", "on hold awaiting CHG…": a record named after a value
+    # only as an owner (KEY's) or an object is not that value's subject
+    owner = re.search(rf"(?<![\w-]){re.escape(keys[0])}['’]s\b", item, re.IGNORECASE) or re.search(
+        rf"\b(?:awaiting|waiting (?:for|on)|pending|blocked by|until|after|before|during|for|by|of|with|about|from|"
+        rf"to|via|behind)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{re.escape(keys[0])}\b", item, re.IGNORECASE)
     for vocabulary in VALUE_VOCABULARIES.values():
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
+            if owner and match.end() <= owner.start():
+                continue
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
 
 
+APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after|before)\s+(?:the\s+)?\S+\s+window\b|"
+                   r"\b(?:unrelated|not related|no link|not linked|can't have|cannot have|couldn't have)\b",
+                   re.IGNORECASE)
+"""An item that says two records are apart in time or unrelated: not a link between them."""
+
+
 def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
     """Pairs of names in one item: each record key with every other name the item gives."""
     item = unquoted(item)
+    if APART.search(item):
+        return  # "… began seven hours after CHG…'s window ended": the item sets them apart, it links nothing
     names = identifiers_in(item) | {name.lower() for name in known if says(item, name)}
     keys = [key for key in record_keys(item) if key in names]
     for key in keys:

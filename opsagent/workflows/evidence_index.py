@@ -218,6 +218,11 @@ def _row_values(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
     return values
 
 
+ATTRIBUTED = re.compile(r"^.*?\b(?:states?|says?|reads?|notes?|mentions?|according to)\b(?:\s+that)?[\s,:]*",
+                        re.IGNORECASE)
+"""What introduces a record's own words ("the description states that …")."""
+
+
 @dataclass
 class EvidenceIndex:
     """Everything the evidence vouches for, ready for fast membership checks."""
@@ -310,11 +315,21 @@ class EvidenceIndex:
         flat = " ".join(text.lower().strip(" .…:;,-—").split())
         return len(flat) >= 12 and flat in self.text
 
+    def restates(self, text: str) -> bool:
+        """The text repeats, word for word (punctuation aside), six or more words of a record's own text: "the
+        description states that Copy_X failed during and after the CHG… window" is the record's claim."""
+        words = re.findall(r"[\w-]+", ATTRIBUTED.sub("", text.lower()))
+        words = words[1:] if words[:1] in (["the"], ["a"], ["an"]) else words
+        flat = " ".join(re.findall(r"[\w-]+", self.row_text))
+        return len(words) >= 6 and " ".join(words) in flat
+
     def text_says(self, key: str, words: str) -> bool:
         """A record's text says ``words`` of ``key`` ("pl_x failed: warehouse suspended" in a past incident's
         title): a claim that restates it is the record's, not the writer's."""
         near = r"\W+(?:[\w-]+\W+){0,2}"
-        key, said = re.escape(key.lower()), re.escape(" ".join(words.lower().split()))
+        flat = " ".join(words.lower().split())
+        key = re.escape(key.lower())
+        said = re.escape(flat[:4]) + r"\w*" if " " not in flat and len(flat) > 4 else re.escape(flat)  # "failing"
         return re.search(rf"\b{key}{near}{said}\b|\b{said}{near}{key}\b", self.row_text) is not None
 
     def rows_for(self, key: str) -> list[tuple[ToolEvidence, dict[str, Any]]]:
@@ -365,11 +380,14 @@ def record_of_tool(tool: str) -> str:
 def records_in(row: dict[str, Any]) -> list[dict[str, Any]]:
     """The row and the runs nested in it (a history's last failure, latest run, failure groups, durations), each
     carrying the naming fields of the row it sits in: "pl_x last failed at …" is about pl_x's row. A run's
-    activities are parts of it, not runs: an activity that succeeded says nothing of the run's status."""
+    activities are parts of it, not runs: an activity that succeeded says nothing of the run's status. Records a
+    row links (a ticket's change, with its number and state) are rows of their own."""
     naming = {field: row[field] for field in (*KEY_FIELDS, "factory") if field in row and field != "run_id"}
     nested = [value for value in row.values() if isinstance(value, dict)]
     nested += [part for value in row.values() if isinstance(value, list) for part in value if isinstance(part, dict)]
-    return [row, *({**naming, **part} for part in nested if "run_id" in part or part.keys() & COUNT_FIELDS)]
+    own = [{**naming, **part} for part in nested if "run_id" in part or part.keys() & COUNT_FIELDS]
+    linked = [part for part in nested if "run_id" not in part and part.get("number")]  # a ticket's linked change
+    return [row, *own, *linked]
 
 
 def _item_counts(item: ToolEvidence) -> set[int]:

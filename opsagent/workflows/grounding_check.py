@@ -37,6 +37,7 @@ from opsagent.workflows import claims as read
 from opsagent.workflows.action_claims import check_action_claims
 from opsagent.workflows.claim_checks import (
     check_ages,
+    check_causal_links,
     check_causes,
     check_codes,
     check_comparisons,
@@ -50,6 +51,7 @@ from opsagent.workflows.claim_checks import (
     check_values,
 )
 from opsagent.workflows.evidence_index import (
+    ISO_MOMENT,
     WINDOW_LABEL,
     WORD_NUMBERS,
     EvidenceIndex,
@@ -147,6 +149,12 @@ PERSON = re.compile(r"\b(?:by|to|with|paged|called|pinged|contacted|messaged|own
 """A person said to hold, do or be told of something ("picked up by Ravi Patel", "assigned to Elif Demir")."""
 
 
+PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|\s+(?:in|from|of)\s+(?:[A-Z][\w-]*\s*){1,3})?"
+                           r"\s+(?:picked up|is working|owns|took|has taken|is looking|is on it|is handling|handles|"
+                           r"acknowledged|resolved|fixed|closed)\b")
+"""A person said to act on a ticket ("Marco Bianchi in Analytics Engineering picked up INC…")."""
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
                      "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
@@ -159,7 +167,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
-    for name in sorted({match.group("name") for match in PERSON.finditer(text)}):
+    for name in sorted({match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)}):
         low = name.lower()
         if low not in index.text and low not in known and low not in systems:  # a person nobody's data names
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
@@ -282,7 +290,7 @@ def _stated(text: str) -> set[str]:
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
                     windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None,
-                    read_rows: RowsRead | None = None) -> str | None:
+                    read_rows: RowsRead | None = None, answer: str = "") -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
     count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
     run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
@@ -314,6 +322,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"{len(zero)} rows of {relevant[0].tool} count none"
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
+    complete = [item for item in relevant if item.rows and item.total == len(item.rows)]
+    if OTHERWISE.search(sentence) and complete and all(  # "nothing else failed": every row is one the answer names
+            any(str(row.get(field) or "").lower() in answer.lower() for field in ("number", "run_id", "pipeline_name")
+                if row.get(field)) for item in complete for row in item.rows):
+        return f"every row of {complete[0].tool} is named in the answer"
     # a search that did not apply something asked, every row seen, none of them meeting it by its own fields
     read = [(item, kept) for item in index.items if read_rows and (not tools or item.tool in tools)
             and (kept := read_rows(item)) is not None]
@@ -371,6 +384,8 @@ HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
 """Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 
 
+OTHERWISE = re.compile(r"\b(?:else|other|others|besides|apart from)\b", re.IGNORECASE)
+"""A "none" beyond what the answer names ("nothing else failed", "no other incidents")."""
 SELF = re.compile(r"\bI(?:'m| am)?\s+(?:can't|cannot|can not|won't|unable|not able|don't|do not)\b", re.IGNORECASE)
 """What the writer says of itself ("I can't page anyone from here"): not a statement about the data."""
 
@@ -387,7 +402,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
-                                  read_rows=read_rows)
+                                  read_rows=read_rows, answer=text)
             checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
@@ -407,6 +422,12 @@ def _topics(tool: str) -> set[str]:
         {spec.platform.lower()} if spec.platform else set())
 
 
+def _short_values(items: Sequence[ToolEvidence]) -> set[str]:
+    """The names rows give (an assignee, a group, a CI): short text values, not descriptions or times."""
+    return {value.lower() for item in items for row in item.rows for value in row.values()
+            if isinstance(value, str) and 6 <= len(value) <= 40 and " " in value.strip() and not ISO_MOMENT.match(value)}
+
+
 def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
     """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
     lowered = text.lower()
@@ -424,13 +445,15 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
                                      for item in evidence_of(part.id, other=True)))
         ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence)) - shared
         topics = {word for item in evidence for word in _topics(item.tool)}
-        # a time only this part's rows show ("its last failure was at 17:40"): the answer speaks of it
+        # a time or a short value only this part's rows show ("its last failure was at 17:40", "Amira Haddad has
+        # it"): the answer speaks of it
         clocks = evidence_clocks(evidence) - evidence_clocks(evidence_of(part.id, other=True))
+        values = _short_values(evidence) - _short_values(evidence_of(part.id, other=True))
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
         ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics) \
-            or bool(clocks & said_clocks(text))
+            or bool(clocks & said_clocks(text)) or any(value in lowered for value in values)
         checks.append(GroundingCheck.of("part_coverage", f"{part.id}: {part.text}", ok,
                              f"the answer says nothing about \"{part.text}\"", f"the part \"{part.text}\""))
     return checks
@@ -521,6 +544,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
+        *check_causal_links(sentences(text), index),
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
         *check_placements(placements, index),
         *check_action_claims(sentences(text)),

@@ -44,35 +44,43 @@ def _status_said(part: str) -> str | None:
     return said.pop() if len(said) == 1 else None
 
 
-def _overall(index: EvidenceIndex) -> dict[str, tuple[str, str]]:
-    """Each platform checked: (its overall status as its report states it, the region the check was asked for)."""
-    found = {}
+def _overall(index: EvidenceIndex) -> list[tuple[str, str, str]]:
+    """Each platform check: (the platform, its overall status as its report states it, the region it was asked for)."""
+    found = []
     for item in index.items:
         spec = tool_spec(item.tool)
         stated = OVERALL.match(item.message) if spec is not None and spec.platform and item.answered else None
         if stated:
-            found[spec.platform] = (stated.group(1).lower(), " ".join(str(item.arguments.get("region") or "").lower().split()))
+            found.append((spec.platform, stated.group(1).lower(),
+                          " ".join(str(item.arguments.get("region") or "").lower().split())))
     return found
 
 
 def check_platform_claims(parts: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     """"Databricks, Snowflake and every Azure service in North Europe are operational": a status said of a whole
-    platform is its report's overall status (for the region the report was asked for, when the part names one)."""
+    platform is its report's overall status (for the region the report was asked for, when the part names one).
+    A part that names a region but no platform and no component speaks of the report asked for that region."""
     checks = []
-    overall = _overall(index)
+    reports = _overall(index)
+    components = {str(row["name"]).lower() for row in _components(index)}
     for part in parts:
         status = None if EXCEPT.search(part) else _status_said(part)
-        if status is None:
+        if status is None or "'" in part:
             continue
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
-        for platform, (shown, asked_region) in overall.items():
-            said = re.search(rf"\b{re.escape(platform)}\b.*?\b(?:is|are|looks?|seems?|remains?|stays?)\b", part,
-                             re.IGNORECASE)  # the platform as the subject of a status, not in a title
-            if said is None or "'" in part or regions and not any(region in asked_region for region in regions):
+        named = {platform for platform, _, _ in reports if says(part, platform)}
+        bare = not named and not any(name in part.lower() for name in components)
+        for platform, shown, asked_region in reports:
+            # the platform as the subject of a status ("Azure is …", "every other Azure service is …"), not a title
+            said = re.search(rf"\b{re.escape(platform)}\b.*?\b(?:is|are|looks?|seems?|remains?|stays?)\b|"
+                             rf"\b(?:every|all|each)(?:\s+other)?\s+{re.escape(platform)}\b", part, re.IGNORECASE)
+            in_region = any(region in asked_region for region in regions)
+            if not (said or bare and in_region) or regions and not in_region:
                 continue
             if shown != status:
                 checks.append(GroundingCheck(kind="value", claim=part, passed=False,
-                                             detail=f"{platform}'s report says {shown}, not {status}",
+                                             detail=f"{platform}'s report{f' for {asked_region}' if asked_region else ''}"
+                                                    f" says {shown}, not {status}",
                                              public="a platform status the data contradicts"))
     return checks
 

@@ -151,12 +151,16 @@ def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
             and any(same_kind(tool_spec(item.tool).record, subject) for subject in subjects)]
 
 
+DEFINITE = re.compile(r"\b(?:the|this|its|my|our)\b|\bthat\s+(?!(?:is|are|was|were|has|have|had)\b)[a-z]",
+                      re.IGNORECASE)
+"""A definite record ("the change", "that run"), not a relative "that" ("any P1 that's been open …")."""
+
+
 def _the_record_said(sentence: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
     """"Is *the* emergency change for the portal approved?" answered "No — CHG… is in Authorize": a definite
     question about one record the lead names (and the evidence has), judged on that record's row."""
     keys = record_keys(sentence)
-    if len(keys) != 1 or not index.rows_for(keys[0]) or not re.search(r"\b(?:the|this|that|its|my|our)\b", ask.text,
-                                                                       re.IGNORECASE):
+    if len(keys) != 1 or not index.rows_for(keys[0]) or not DEFINITE.search(ask.text):
         return None
     kind = record_of_key(keys[0])
     return keys[0] if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
@@ -222,7 +226,8 @@ def _rows_meeting(read: Sequence[tuple[Qualifier, Any]], items: Sequence[ToolEvi
         for item in items]
 
 
-def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> GroundingCheck:
+def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex,
+                 windows: Sequence[tuple[datetime, datetime]] = ()) -> GroundingCheck:
     claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
     kind = record_of_key(key)
     seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
@@ -237,13 +242,21 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
         return GroundingCheck.of("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
                       public + " (no data showed it)")
     expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
-    if EVERY.search(ask.text):  # "has pl_x failed on every run?": each of its rows that shows a status
+    if len(windows) > 1 and not EITHER.search(ask.text):  # "did it fail both yesterday and today?": in each
+        expected = "yes" if all(any(row_matches(item, row, asked, [window]) and row_moments(record_of_tool(item.tool), row)
+                                    for item, row in index.rows_for(key)) for window in windows) else "no"
+    elif EVERY.search(ask.text):  # "has pl_x failed on every run?": each of its rows that shows a status
         expected = "yes" if all(shown & asked[name] for name in seen for item, row in index.rows_for(key)
                                 if (shown := row_values(item, row, VALUE_VOCABULARIES[name]))) else "no"
     return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
                   public + " (the data says otherwise)")
 
 
+CAUSAL = re.compile(r"\b(?:break|broke|broken|cause[ds]?|behind|responsible for|due to|because of|related to|"
+                    r"linked to|to blame)\b", re.IGNORECASE)
+"""An ask whether one record caused another ("did the firewall change break the finance load?"): not a status."""
+EITHER = re.compile(r"\b(?:or|either)\b", re.IGNORECASE)
+"""Windows an ask joins by "or": one of them is enough."""
 PER_NAME = ("platform", "pipeline")
 """Names a question may ask about several of at once ("is Databricks or Snowflake degraded?")."""
 
@@ -264,7 +277,7 @@ def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: Quest
     return narrowed or relevant
 
 
-EVERY = re.compile(r"\b(?:every|each|always)\b|(?<!\bat )\ball\b(?!\s+(?:day|night|week|morning|the time)\b)",
+EVERY = re.compile(r"\b(?:every|each|always|both)\b|(?<!\bat )\ball\b(?!\s+(?:day|night|week|morning|the time)\b)",
                    re.IGNORECASE)
 """A yes/no about every record ("has it failed on every run?", "are all the P1s assigned?"): one that does not
 have it makes the answer no."""
@@ -301,11 +314,14 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     usual = _usual_lead(lead, ask, index, claim)
     if usual is not None:
         return usual
+    kinds_named = set(_noun_records(ask.text)) | {record_of_key(key) for key in record_keys(ask.text)}
+    if CAUSAL.search(ask.text) and len(kinds_named - {"pipeline"} | ({"run"} if "pipeline" in kinds_named else set())) > 1:
+        return GroundingCheck.of("lead", claim, True, "", "")  # a cause between two records: its placements are checked
     asked = asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
     key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
     if key is not None:
-        return _record_lead(lead, key, ask, asked, index)
+        return _record_lead(lead, key, ask, asked, index, asked_windows(_scope(analysis, ask)))
     subjects = _subjects(ask, asked, analysis)
     relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
                 or [item for item in index.items if item.answered])

@@ -9,7 +9,7 @@ contradicted by a later row of the same kind in the evidence (an earlier one for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -79,7 +79,52 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"{clock} is not a time any row or search shows",
                                              public="a time the data does not show"))
+    return [*checks, *_check_dated_times(sentences, index, given)]
+
+
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+DATE = re.compile(r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>" + "|".join(MONTHS) + r")[a-z]*|"
+                  r"(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b|"
+                  r"(?P<iso>\d{4}-\d\d-\d\d)|(?P<weekday>mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+"""A calendar day said with a time ("Wed 8 Jan at 04:00", "2025-01-08 04:00", "Wednesday at 04:00")."""
+WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+
+
+def _on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
+    if match.group("iso"):
+        return lambda moment: moment.strftime("%Y-%m-%d") == match.group("iso")
+    if match.group("weekday") and not (match.group("day") or match.group("day2")):
+        weekday = WEEKDAYS.index(match.group("weekday").lower())
+        return lambda moment: moment.weekday() == weekday
+    day = int(match.group("day") or match.group("day2"))
+    month = MONTHS.index((match.group("month") or match.group("month2")).lower()[:3]) + 1
+    return lambda moment: (moment.month, moment.day) == (month, day)
+
+
+def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
+    """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"): some moment of the evidence
+    is on that day at that time — the right hour on the wrong day is still wrong."""
+    moments: list[datetime] | None = None
+    checks = []
+    for sentence in sentences:
+        said, days = _said(sentence), [match for match in DATE.finditer(sentence)
+                                       if not (match.group("weekday") and DATE.search(sentence[match.end():match.end() + 8]))]
+        if len(said) != 1 or len(days) != 1 or said & given:
+            continue
+        clock, on_day = next(iter(said)), _on_day(days[0])
+        moments = _evidence_moments(index) if moments is None else moments
+        at_clock = [moment for moment in moments if _clock(moment) == clock]
+        if at_clock and not any(on_day(moment) for moment in at_clock):
+            checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                         detail=f"{clock} on \"{days[0].group()}\" is not a time the data shows ("
+                                                f"{', '.join(sorted({f'{moment:%a %d %b}' for moment in at_clock}))} "
+                                                f"at {clock})", public="a date the data does not show"))
     return checks
+
+
+def _evidence_moments(index: EvidenceIndex) -> list[datetime]:
+    return [moment for item in index.items for row in item.rows for record in _nested(row)
+            for moment in moments_of(record)]
 
 
 SINCE = re.compile(r"\bsince\s+(?:[\w,-]+\s+){0,3}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])", re.IGNORECASE)

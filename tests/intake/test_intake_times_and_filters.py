@@ -146,3 +146,15 @@ def test_the_weekend_in_the_past_tense_is_the_one_that_ended() -> None:
 def test_a_stated_risk_is_a_change_filter() -> None:
     assert [(item.field, item.values) for item in find_filters("how many high risk changes are open?")] == [
         ("change_risk", ["high"]), ("change_state", ["open"])]
+
+
+def test_an_age_keeps_the_state_word_its_phrase_starts_with() -> None:
+    """"open for more than a day": "open" is the state, "more than a day" the age; both are read."""
+    from datetime import UTC, datetime
+
+    from opsagent.intake.analyzer import analyse_question
+
+    analysis = analyse_question("any P1 that's been sitting open for more than a day?",
+                                now=datetime(2025, 1, 10, 9, tzinfo=UTC))
+    assert {(item.field, tuple(item.values)) for item in analysis.filters} >= {
+        ("incident_state", ("open",)), ("age", ("1 day",)), ("priority", ("1",))}

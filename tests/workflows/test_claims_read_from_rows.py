@@ -166,3 +166,95 @@ def test_closed_out_means_resolved_or_closed() -> None:
     assert analyse_question(question, now=NOW).filters[0].values == ["resolved", "closed"]
     assert not failed(question, "Yes — see below.", results, "lead")
     assert failed(question, "No — see below.", results, "lead")
+
+
+def test_the_right_time_on_the_wrong_day_is_wrong() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_load_finance_dwh")
+    [row] = rows_of(results)
+    success = row["last_success"]["start"]  # e.g. 2025-01-09T04:00Z
+    day = int(success[8:10])
+    question = "when was the finance dwh load last green?"
+    right = f"The last successful pl_load_finance_dwh run was on {day} Jan at {success[11:16]} UTC."
+    wrong = f"The last successful pl_load_finance_dwh run was on {day - 1} Jan at {success[11:16]} UTC."
+    assert not failed(question, right, results, "placement")
+    assert failed(question, wrong, results, "placement")
+
+
+def test_both_days_need_a_matching_row_in_each() -> None:
+    today = evidence("list_failed_pipelines", pipeline_name="pl_transform_customer360", time_window="since yesterday")
+    yesterday = evidence("list_pipeline_runs", pipeline_name="pl_transform_customer360", time_window="yesterday")
+    results = [today[0], yesterday[0].model_copy(update={"part": "p1"})]
+    day = (NOW - timedelta(days=1)).strftime("%Y-%m-%d")
+    failed_on = {row["start"][:10] for item in results for row in item.evidence[0].rows if row.get("status", "Failed") == "Failed"}
+    truth, lie = ("Yes", "No") if {day, NOW.strftime("%Y-%m-%d")} <= failed_on else ("No", "Yes")
+    question = "did pl_transform_customer360 fail both yesterday and today?"
+    assert not failed(question, f"{truth} — see its runs below.", results, "lead")
+    assert failed(question, f"{lie} — see its runs below.", results, "lead")
+
+
+def test_nothing_else_is_backed_by_a_complete_listing_the_answer_names_in_full() -> None:
+    results = evidence("list_failed_pipelines", factory="adf-prod-neu", time_window="last 7 days")
+    rows = rows_of(results)
+    assert rows and results[0].evidence[0].total == len(rows)
+    named = ", ".join(sorted({row["pipeline_name"] for row in rows}))
+    question = "neu factory - anything fail in the past 7 days?"
+    assert not failed(question, f"Yes: {named}. Nothing else in adf-prod-neu failed in that window.", results,
+                      "negative_claim")
+    assert failed(question, "Yes, a few runs. Nothing else in adf-prod-neu failed in that window.", results,
+                  "negative_claim")
+
+
+def test_a_cause_between_a_change_and_a_pipeline_needs_a_row_linking_them() -> None:
+    change = evidence("get_change_request", number="CHG0030017")
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="since yesterday")
+    results = [change[0], runs[0]]
+    assert "pl_ingest_sales" not in str(rows_of(change)).lower()
+    question = "did yesterday's SHIR upgrade cause the sales ingest failures?"
+    assert failed(question, "CHG0030017 upgraded the SHIR, and pl_ingest_sales started failing as a result.", results,
+                  "link")
+    assert not failed(question, "No — pl_ingest_sales failed hours after CHG0030017's window ended.", results)
+
+
+def test_a_value_is_pinned_on_the_record_it_is_said_of() -> None:
+    results = evidence("get_incident", number="INC0010048")
+    [row] = rows_of(results)
+    linked = next(link for link in row["links"] if link.get("state"))
+    question = "show INC0010048"
+    assert not failed(question, f"INC0010048 is {row['state']}, awaiting {linked['number']}.", results, "value")
+    assert not failed(question, f"It is {row['state']}, and the change {linked['number']} is {linked['state']}.",
+                      results, "value")
+    other = "Closed" if linked["state"] != "Closed" else "Scheduled"
+    assert failed(question, f"It is {row['state']}, and the change {linked['number']} is {other}.", results, "value")
+
+
+def test_a_records_own_words_restated_are_not_the_writers_placement() -> None:
+    results = evidence("get_incident", number="INC0010048")
+    description = rows_of(results)[0]["description"]
+    quoted = description.split(":")[0].replace("(", "").replace(")", "")
+    assert "CHG0030017" in quoted
+    assert not failed("show INC0010048", f"The description states that {quoted}.", results, "placement")
+
+
+def test_a_person_said_to_act_must_be_in_the_data() -> None:
+    results = evidence("list_incidents", state="open")
+    held = next(row for row in rows_of(results) if row.get("assigned_to"))
+    assert not failed("who has it?", f"{held['assigned_to']} picked up {held['number']}.", results, "identifier")
+    assert failed("who has it?", f"Marco Bianchini in Analytics Engineering picked up {held['number']}.", results,
+                  "identifier")
+
+
+def test_a_regions_status_without_a_platform_name_is_that_regions_report() -> None:
+    west = evidence("check_snowflake_health", region="west europe")
+    overall = OVERALL.match(west[0].evidence[0].message).group(1)  # type: ignore[union-attr]
+    other = "operational" if overall != "operational" else "degraded"
+    question = "snowflake ok in west europe?"
+    assert failed(question, f"Azure West Europe (Netherlands) is {other} again.", west, "value")
+    assert not failed(question, f"Azure West Europe (Netherlands) is {overall}.", west, "value")
+
+
+def test_a_total_over_per_pipeline_counts_is_a_count() -> None:
+    results = evidence("count_pipeline_runs", group_by="pipeline", status="Failed", time_window="this week")
+    total = sum(row["failed"] for row in rows_of(results))
+    question = "how many failed runs since monday?"
+    assert not failed(question, f"{total} failed runs since Monday.", results, "number")
+    assert failed(question, f"{total + 3} failed runs since Monday.", results, "number")
