@@ -123,11 +123,13 @@ def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[Groundi
 
 
 FIRST_FAILURE = re.compile(
-    r"\b(?:(?:is|was|it's|its) (?:the |its )?first (?:time|failure)|for the first time|first time (?:[\w-]+ ){0,2}"
+    r"\b(?:(?:is|was|are|were|it's|its) (?:the |its )?first (?:[\w-]+ ){0,3}?(?:time|failures?)|for the first time|first time (?:[\w-]+ ){0,2}"
     r"(?:has |have )?(?:failed|happened)|one-off|one off|(?:never|not|n't) (?:failed|happened)(?: like (?:this|that)| "
     r"that way| the same way)? before|no (?:earlier|previous|prior|other) failures?)\b", re.IGNORECASE)
 """A failure said to be the first of its kind ("a one-off", "this is the first time pl_x failed", "hasn't failed
 before"); not the first of several ("the first time on 31 December")."""
+PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|were) (?:the |its )?first\b",
+                          re.IGNORECASE)
 ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
 
 
@@ -143,7 +145,8 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
             groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
                       and (group.get("like_the_run") or not ALIKE.search(unit))]
             failures = sum(int(group.get("count") or 0) for group in groups)
-            checks.append(GroundingCheck.of("history", unit, failures < 2,
+            said = PLURAL_FIRST.search(digits(unit))  # "today's 2 failures are the first …": 2 may be all there are
+            checks.append(GroundingCheck.of("history", unit, failures < (int(said.group(1)) + 1 if said else 2),
                                             f"{key}'s history counts {failures} such failures: not its first",
                                             "a failure called the first while the history shows earlier ones"))
     return checks

@@ -196,6 +196,10 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
         for start, end in ((iso_moment(first), iso_moment(last)) for first, last in windows_of(item)):
             if start and end:
                 lengths.add(round((end - start).total_seconds() / 60))
+        for row in item.rows:  # a history searched over its whole retention ("the last 14 days")
+            start, end = iso_moment(row.get("searched_from")), iso_moment(row.get("searched_to"))
+            if start and end:
+                lengths.add(round((end - start).total_seconds() / 60))
     return lengths
 
 
@@ -213,6 +217,22 @@ TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:
 where the words after it ("… before …") read like a window."""
 
 
+ENUMERATED = re.compile(r"(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[a-z]+s\s*\(([^()]+)\)", re.IGNORECASE)
+LISTED_ITEM = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*UTC)?$|^(?:INC|CHG)\d+$|^pl_\w+$|^[0-9a-f]{8}-[0-9a-f-]{27}$",
+                         re.IGNORECASE)
+
+
+def _enumerated_counts(text: str) -> set[float]:
+    """Counts followed by the list of what they count, each item a time or an id ("two failures (03:21 and
+    07:20 UTC)"): the count is the list's length, and each item is checked on its own."""
+    found = set()
+    for match in ENUMERATED.finditer(text):
+        items = [item.strip() for item in re.split(r",|\band\b", match.group(2)) if item.strip()]
+        if int(match.group(1)) == len(items) and all(LISTED_ITEM.match(item) for item in items):
+            found.add(float(match.group(1)))
+    return found
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     for match in TOOK.finditer(digits(text)):
@@ -227,7 +247,10 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
+    listed = _enumerated_counts(digits(text))
     for number, noun in dict.fromkeys(counted_nouns_in(text)):
+        if number in listed:
+            continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
         if noun is None:
             ok = number in lengths or index.vouches_for_number(number)

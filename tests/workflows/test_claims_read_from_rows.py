@@ -12,6 +12,7 @@ from opsagent.contracts.evidence import TaskResult
 from opsagent.intake.analyzer import analyse_question
 from opsagent.intake.inventory import InventorySnapshot
 from opsagent.tools.catalog import tool_spec
+from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.grounding_check import evaluate
 from opsagent.workflows.health_claims import OVERALL
 from tests.workflows.test_claim_kinds import NOW, evidence
@@ -258,3 +259,22 @@ def test_a_total_over_per_pipeline_counts_is_a_count() -> None:
     question = "how many failed runs since monday?"
     assert not failed(question, f"{total} failed runs since Monday.", results, "number")
     assert failed(question, f"{total + 3} failed runs since Monday.", results, "number")
+
+
+def test_a_history_is_a_window_and_its_failures_are_counted_as_listed() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
+    [row] = rows_of(results)
+    start, end = iso_moment(row["searched_from"]), iso_moment(row["searched_to"])
+    assert start and end
+    days = round((end - start).total_seconds() / 86400)
+    today = [start for group in row["failure_groups"] if group["like_the_run"] for start in group["starts"]
+             if start.startswith(NOW.strftime("%Y-%m-%d"))]
+    like = next(group for group in row["failure_groups"] if group["like_the_run"])
+    times = " and ".join(start[11:16] for start in today)
+    question = "first time customer360 has failed on the cluster launch thing?"
+    truth = (f"No. Besides today's {len(today)} failures ({times} UTC), it failed the same way before: "
+             f"{like['count']} times in the last {days} days.")
+    assert not failed(question, truth, results)
+    if like["count"] > len(today):  # the oracle: more such failures than today's
+        assert failed(question, f"Yes — today's {len(today)} failures ({times} UTC) are the first such failures.",
+                      results, "history")
