@@ -92,3 +92,22 @@ async def test_a_tickets_own_words_answer_why_and_what_it_says(demo_runtime, dem
         answer = await ask(demo_runtime, shape.format(number))
         said = " ".join(answer.summary.split())
         assert " ".join(description.split())[:60] in said or " ".join(notes.split())[:60] in said, said
+
+
+@pytest.mark.parametrize("pipeline", ["pl_ingest_sales", "pl_transform_customer360"])
+@pytest.mark.parametrize("shape", ["when else did {} fail?", "has {} failed like this before?"])
+async def test_earlier_failures_like_the_last_one_are_listed_with_their_times(demo_runtime, demo_sql, pipeline: str,
+                                                                               shape: str) -> None:
+    from datetime import timedelta
+
+    from tests.llm.conftest import NOW
+
+    [(code, failure_type)] = demo_sql("SELECT error_code, failure_type FROM pipeline_runs WHERE pipeline_name = ? "
+                                      "AND status = 'Failed' ORDER BY start_min DESC LIMIT 1", pipeline)
+    starts = demo_sql("SELECT start_min FROM pipeline_runs WHERE pipeline_name = ? AND status = 'Failed' AND "
+                      "error_code = ? AND failure_type = ? AND start_min >= ? ORDER BY start_min DESC LIMIT 5",
+                      pipeline, code, failure_type, -14 * 24 * 60)
+    assert len(starts) > 1, "the demo has earlier failures like the last one"
+    answer = await ask(demo_runtime, shape.format(pipeline))
+    for (start,) in starts[1:]:  # the earlier ones, each with its own time
+        assert f"{NOW + timedelta(minutes=start):%Y-%m-%d %H:%M}" in answer.summary, answer.summary
