@@ -314,8 +314,9 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     usual = _usual_lead(lead, ask, index, claim)
     if usual is not None:
         return usual
-    kinds_named = set(_noun_records(ask.text)) | {record_of_key(key) for key in record_keys(ask.text)}
-    if CAUSAL.search(ask.text) and len(kinds_named - {"pipeline"} | ({"run"} if "pipeline" in kinds_named else set())) > 1:
+    records_named = {"run" if kind == "pipeline" else kind  # a pipeline's runs are one kind with it
+                     for kind in (*_noun_records(ask.text), *(record_of_key(key) for key in record_keys(ask.text)))}
+    if CAUSAL.search(ask.text) and len(records_named) > 1:
         return GroundingCheck.of("lead", claim, True, "", "")  # a cause between two records: its placements are checked
     asked = asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
