@@ -28,8 +28,9 @@ NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.
 """Snake or kebab names (``pl_ingest_sales``, ``vm-shir-01``); plain hyphenated words are left out
 unless they carry a digit or an underscore (see ``_is_identifier``)."""
 DATE_OR_TIME = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b"
-    r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:am|pm))?\b"
+    r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:half past|quarter past|quarter to)\s+(?:\d{1,2}|[a-z]+)\b"
+    r"|\b\d{1,2}\s+o'clock\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b",
     re.IGNORECASE,
@@ -68,7 +69,8 @@ COUNTED = re.compile(
 WINDOW_LABEL = re.compile(
     r"\b(?:last|past|next|previous|within|in|over|for|the|first|final)\s+(?:the\s+)?(?:\d+|\w+)\s*"
     r"(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|wks?|w|months?)\b"
-    r"|\b\d+\s*(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|w)\s+(?:ago|before|after|earlier|later|from now)\b"
+    r"|(?<![\d.])\d+(?:\.\d+)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|w)\s+"
+    r"(?:ago|before|after|earlier|later|from now)\b"
     r"|\b\d+(?:h|d|w|m)\b",
     re.IGNORECASE,
 )
@@ -81,9 +83,13 @@ WORD_NUMBERS = {word: index for index, word in enumerate(
 WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(WORD_NUMBERS)})\b(?=\s+(?:of\b|\w+))", re.IGNORECASE)
 
 
+HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
+
+
 def digits(text: str) -> str:
     """Counts written in words as digits ("three pipelines" → "3 pipelines"); "one of" stays countable."""
-    return WORD_NUMBER.sub(lambda match: str(WORD_NUMBERS[match.group().lower()]), text)
+    text = WORD_NUMBER.sub(lambda match: str(WORD_NUMBERS[match.group().lower()]), text)
+    return HALF.sub(lambda match: f"{match.group(1)}.5", text)  # "two and a half hours" is 2.5 hours
 
 
 def _cleaned(text: str) -> str:

@@ -627,9 +627,9 @@ NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
 
 def _mentions(sentence: str, claim: str) -> bool:
     low, needle = sentence.lower(), claim.lower().strip()
-    if len(needle) <= 4:  # a number (in digits or words) or a short name: as a whole token
-        return any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", low) is not None
-                   for form in (needle, NUMBER_WORDS.get(needle, needle)))
+    if len(needle) <= 4:  # a number (in digits or words: "three and a half") or a short name: as a whole token
+        return any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", text) is not None
+                   for form in (needle, NUMBER_WORDS.get(needle, needle)) for text in (low, digits(low)))
     return needle in low
 
 

@@ -278,3 +278,20 @@ def test_a_history_is_a_window_and_its_failures_are_counted_as_listed() -> None:
     if like["count"] > len(today):  # the oracle: more such failures than today's
         assert failed(question, f"Yes — today's {len(today)} failures ({times} UTC) are the first such failures.",
                       results, "history")
+
+
+def test_times_and_lengths_people_write_are_read_as_such() -> None:
+    results = evidence("list_incidents", state="open", priority=1)
+    row = rows_of(results)[0]
+    opened = iso_moment(row["opened_at"])
+    assert opened is not None
+    hours = (NOW - opened).total_seconds() / 3600
+    whole, half = int(hours), " and a half" if hours - int(hours) >= 0.5 else ""
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    clock = f"{opened.hour % 12 or 12}:{opened.minute:02d}{'am' if opened.hour < 12 else 'pm'}"
+    question = "any P1 open?"
+    for said in (f"opened about {words[whole]}{half} hours ago", f"opened at {clock} UTC",
+                 f"opened about {hours:.1f} hours ago"):
+        assert not failed(question, f"Yes — {row['number']}, {said}.", results, "number"), said
+    assert failed(question, f"Yes — {row['number']}, opened about {words[whole + 3]}{half} hours ago.", results,
+                  "number")
