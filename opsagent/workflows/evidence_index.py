@@ -383,14 +383,19 @@ def record_of_tool(tool: str) -> str:
     return spec.record if spec else ""
 
 
+def parts_of(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records a row holds directly: objects among its values, or in its lists."""
+    return [part for value in row.values() for part in (value if isinstance(value, list) else [value])
+            if isinstance(part, dict)]
+
+
 def records_in(row: dict[str, Any]) -> list[dict[str, Any]]:
     """The row and the runs nested in it (a history's last failure, latest run, failure groups, durations), each
     carrying the naming fields of the row it sits in: "pl_x last failed at …" is about pl_x's row. A run's
     activities are parts of it, not runs: an activity that succeeded says nothing of the run's status. Records a
     row links (a ticket's change, with its number and state) are rows of their own."""
     naming = {field: row[field] for field in (*KEY_FIELDS, "factory") if field in row and field != "run_id"}
-    nested = [value for value in row.values() if isinstance(value, dict)]
-    nested += [part for value in row.values() if isinstance(value, list) for part in value if isinstance(part, dict)]
+    nested = parts_of(row)
     own = [{**naming, **part} for part in nested if "run_id" in part or part.keys() & COUNT_FIELDS]
     linked = [part for part in nested if "run_id" not in part and part.get("number")]  # a ticket's linked change
     return [row, *own, *linked]

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
@@ -193,11 +193,9 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
     """The lengths of the windows the searches applied, and of those the question or the tools name."""
     lengths = set(_windows_said(index.text).values())
     for item in index.items:
-        for start, end in ((iso_moment(first), iso_moment(last)) for first, last in windows_of(item)):
-            if start and end:
-                lengths.add(round((end - start).total_seconds() / 60))
-        for row in item.rows:  # a history searched over its whole retention ("the last 14 days")
-            start, end = iso_moment(row.get("searched_from")), iso_moment(row.get("searched_to"))
+        # its windows, and the span a history searched over its whole retention ("the last 14 days")
+        spans = [*windows_of(item), *((row.get("searched_from"), row.get("searched_to")) for row in item.rows)]
+        for start, end in ((iso_moment(first), iso_moment(last)) for first, last in spans):
             if start and end:
                 lengths.add(round((end - start).total_seconds() / 60))
     return lengths
@@ -464,14 +462,14 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
         evidence = evidence_of(part.id)
         if not evidence:
             continue  # a part nobody could answer is a limitation, not a grounding failure
-        shared = set().union(set(), *(identifiers_in(str(item.rows) + str(item.arguments))
-                                     for item in evidence_of(part.id, other=True)))
+        others = evidence_of(part.id, other=True)
+        shared = set().union(set(), *(identifiers_in(str(item.rows) + str(item.arguments)) for item in others))
         ids = set().union(*(identifiers_in(str(item.rows) + str(item.arguments)) for item in evidence)) - shared
         topics = {word for item in evidence for word in _topics(item.tool)}
         # a time or a short value only this part's rows show ("its last failure was at 17:40", "Amira Haddad has
         # it"): the answer speaks of it
-        clocks = evidence_clocks(evidence) - evidence_clocks(evidence_of(part.id, other=True))
-        values = _short_values(evidence) - _short_values(evidence_of(part.id, other=True))
+        clocks = evidence_clocks(evidence) - evidence_clocks(others)
+        values = _short_values(evidence) - _short_values(others)
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for

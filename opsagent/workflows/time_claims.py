@@ -19,7 +19,7 @@ from opsagent.tools.catalog import tool_spec
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import EvidenceIndex, moments_of, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, moments_of, parts_of, record_of_tool
 
 CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
                    re.IGNORECASE)
@@ -36,7 +36,8 @@ def _clock(moment: datetime) -> str:
     return f"{moment.hour:02d}:{moment.minute:02d}"
 
 
-def _said(text: str) -> set[str]:
+def said_clocks(text: str) -> set[str]:
+    """The 24-hour clock times a text says exactly ("17:40")."""
     return {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK.findall(text)}
 
 
@@ -59,11 +60,10 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
                       now: datetime | None) -> list[GroundingCheck]:
     """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's)."""
     checks = []
-    searched = {clock for item in index.items for clock in _said(str(item.query))}  # the windows searched
-    given = searched | _said(question) | ({_clock(now)} if now is not None else set())
+    given = _given_clocks(index, question, now)
     anywhere: set[str] | None = None
     for sentence in sentences:
-        said = _said(sentence)
+        said = said_clocks(sentence)
         rows = _subject_rows(sentence, index) if said and not OTHER_EVENTS.search(sentence) else None
         if rows:
             own = _clocks(rows)
@@ -107,7 +107,7 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
     moments: list[datetime] | None = None
     checks = []
     for sentence in sentences:
-        said, days = _said(sentence), [match for match in DATE.finditer(sentence)
+        said, days = said_clocks(sentence), [match for match in DATE.finditer(sentence)
                                        if not (match.group("weekday") and DATE.search(sentence[match.end():match.end() + 8]))]
         if len(said) != 1 or len(days) != 1 or said & given:
             continue
@@ -123,8 +123,7 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
 
 
 def _evidence_moments(index: EvidenceIndex) -> list[datetime]:
-    return [moment for item in index.items for row in item.rows for record in _nested(row)
-            for moment in moments_of(record)]
+    return [moment for record in _records(index.items) for moment in moments_of(record)]
 
 
 SINCE = re.compile(r"\bsince\s+(?:[\w,-]+\s+){0,3}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])", re.IGNORECASE)
@@ -137,8 +136,7 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     """A time said with "since" is when something in the evidence began (a start, an opening, a first failure),
     or a time the question or a searched window gave."""
     begun: set[str] | None = None
-    given = {clock for item in index.items for clock in _said(str(item.query))} | _said(question) | (
-        {_clock(now)} if now is not None else set())
+    given = _given_clocks(index, question, now)
     checks = []
     for sentence in sentences:
         for match in SINCE.finditer(sentence):
@@ -153,36 +151,40 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
 
 
 def _starting_clocks(index: EvidenceIndex) -> set[str]:
-    rows = [record for item in index.items for row in item.rows for record in _nested(row)]
-    moments = [iso_moment(part) for row in rows for name, value in row.items() if STARTING.search(name)
-               for part in (value if isinstance(value, list) else [value]) if isinstance(part, str)]
+    moments = [iso_moment(part) for row in _records(index.items) for name, value in row.items()
+               if STARTING.search(name) for part in (value if isinstance(value, list) else [value])
+               if isinstance(part, str)]
     return {_clock(moment) for moment in moments if moment is not None} | {
         clock for item in index.items for found in re.finditer(r"since (\S+)", item.message)
-        for clock in _said(found.group(1))}
+        for clock in said_clocks(found.group(1))}
 
 
 def _clocks(rows: Iterable[dict[str, Any]]) -> set[str]:
     """The clock times rows give: their moments, and times their own text says."""
     return ({_clock(moment) for row in rows for moment in moments_of(row)}
-            | {clock for row in rows for value in row.values() if isinstance(value, str) for clock in _said(value)})
+            | {clock for row in rows for value in row.values() if isinstance(value, str)
+               for clock in said_clocks(value)})
 
 
 def evidence_clocks(items: Iterable[ToolEvidence]) -> set[str]:
     """Every clock time the evidence shows: each row's and each record nested in it, and the tools' messages."""
     items = list(items)
-    rows = [record for item in items for row in item.rows for record in _nested(row)]
-    return _clocks(rows) | {clock for item in items for clock in _said(item.message)}
+    return _clocks(_records(items)) | {clock for item in items for clock in said_clocks(item.message)}
 
 
-def said_clocks(text: str) -> set[str]:
-    """The 24-hour clock times a text says exactly ("17:40")."""
-    return _said(text)
+def _given_clocks(index: EvidenceIndex, question: str, now: datetime | None) -> set[str]:
+    """Times an answer may say without a row showing them: the question's, the windows searched, now."""
+    return ({clock for item in index.items for clock in said_clocks(str(item.query))} | said_clocks(question)
+            | ({_clock(now)} if now is not None else set()))
+
+
+def _records(items: Iterable[ToolEvidence]) -> list[dict[str, Any]]:
+    """Every row of the evidence and every record nested in it, at any depth (a history's failure groups)."""
+    return [record for item in items for row in item.rows for record in _nested(row)]
 
 
 def _nested(row: dict[str, Any]) -> list[dict[str, Any]]:
-    parts = [value for value in row.values() if isinstance(value, dict)]
-    parts += [part for value in row.values() if isinstance(value, list) for part in value if isinstance(part, dict)]
-    return [row, *(record for part in parts for record in _nested(part))]
+    return [row, *(record for part in parts_of(row) for record in _nested(part))]
 
 
 def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> list[GroundingCheck]:

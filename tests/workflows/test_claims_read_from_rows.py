@@ -27,6 +27,13 @@ def failed(question: str, text: str, results: list[TaskResult], kind: str | None
             if not check.passed and (kind is None or check.kind == kind)]
 
 
+def judged_lead(question: str, yes: bool, results: list[TaskResult], rest: str) -> None:
+    """The lead the rows say (``yes``, computed by the test from them) passes; the other one fails."""
+    truth, lie = ("Yes", "No") if yes else ("No", "Yes")
+    assert not failed(question, f"{truth}{rest}", results, "lead")
+    assert failed(question, f"{lie}{rest}", results, "lead")
+
+
 def rows_of(results: list[TaskResult]) -> list[dict]:
     return [dict(row) for item in results[0].evidence for row in item.rows]
 
@@ -36,10 +43,8 @@ def test_a_group_no_search_applied_is_read_from_every_rows_group() -> None:
     results = evidence("list_incidents", state="open", priority=1, priority_match="exactly")
     rows = rows_of(results)
     assert rows and all("assignment_group" in row for row in rows)
-    truth = "Yes" if any(row["assignment_group"] == "Data Platform Ops" for row in rows) else "No"
-    lie = "No" if truth == "Yes" else "Yes"
-    assert not failed(question, f"{truth} — see the open P1 incidents below.", results, "lead")
-    assert failed(question, f"{lie} — see the open P1 incidents below.", results, "lead")
+    judged_lead(question, any(row["assignment_group"] == "Data Platform Ops" for row in rows), results,
+                " — see the open P1 incidents below.")
 
 
 def test_an_age_no_search_applied_is_read_from_every_rows_opening_time() -> None:
@@ -47,9 +52,7 @@ def test_an_age_no_search_applied_is_read_from_every_rows_opening_time() -> None
     results = evidence("list_incidents", state="open", assigned_to="unassigned", order="oldest")
     rows = rows_of(results)
     older = [row["number"] for row in rows if row["opened_at"] <= (NOW - timedelta(days=7)).strftime("%Y-%m-%dT%H:%MZ")]
-    truth, lie = ("Yes", "No") if older else ("No", "Yes")
-    assert not failed(question, f"{truth} — see the unassigned tickets below.", results, "lead")
-    assert failed(question, f"{lie} — see the unassigned tickets below.", results, "lead")
+    judged_lead(question, bool(older), results, " — see the unassigned tickets below.")
     if not older:  # the "none" is backed by every row seen, none of them that old
         assert not failed(question, "No — none of them has waited more than a week.", results, "negative_claim")
 
@@ -66,21 +69,17 @@ def test_every_run_means_each_row() -> None:
     results = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 24 hours")
     statuses = [row["status"] for row in rows_of(results)]
     assert statuses
-    truth, lie = ("Yes", "No") if all(status == "Failed" for status in statuses) else ("No", "Yes")
-    question = "has pl_copy_crm_accounts failed on every run in the last 24 hours?"
-    assert not failed(question, f"{truth} — see its runs below.", results, "lead")
-    assert failed(question, f"{lie} — see its runs below.", results, "lead")
+    judged_lead("has pl_copy_crm_accounts failed on every run in the last 24 hours?",
+                all(status == "Failed" for status in statuses), results, " — see its runs below.")
 
 
 def test_longer_than_usual_is_judged_on_the_runs_place_among_its_successful_runs() -> None:
     results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
     [row] = rows_of(results)
     minutes = row["run"].get("running_for_min", row["run"].get("duration_min"))
-    upper = statistics.quantiles([minutes_ for minutes_ in _successful_minutes()], n=4, method="inclusive")[2]
-    truth, lie = ("Yes", "No") if minutes > upper else ("No", "Yes")
-    question = "is pl_transform_pricing_model taking longer than normal?"
-    assert not failed(question, f"{truth} — its latest run took {minutes:g} minutes.", results, "lead")
-    assert failed(question, f"{lie} — its latest run took {minutes:g} minutes.", results, "lead")
+    upper = statistics.quantiles(_successful_minutes(), n=4, method="inclusive")[2]
+    judged_lead("is pl_transform_pricing_model taking longer than normal?", minutes > upper, results,
+                f" — its latest run took {minutes:g} minutes.")
 
 
 def _successful_minutes() -> list[float]:
@@ -165,8 +164,7 @@ def test_closed_out_means_resolved_or_closed() -> None:
     assert states and states <= {"Resolved", "Closed"}
     question = "has the dba team closed out anything this week?"
     assert analyse_question(question, now=NOW).filters[0].values == ["resolved", "closed"]
-    assert not failed(question, "Yes — see below.", results, "lead")
-    assert failed(question, "No — see below.", results, "lead")
+    judged_lead(question, True, results, " — see below.")
 
 
 def test_the_right_time_on_the_wrong_day_is_wrong() -> None:
@@ -187,10 +185,8 @@ def test_both_days_need_a_matching_row_in_each() -> None:
     results = [today[0], yesterday[0].model_copy(update={"part": "p1"})]
     day = (NOW - timedelta(days=1)).strftime("%Y-%m-%d")
     failed_on = {row["start"][:10] for item in results for row in item.evidence[0].rows if row.get("status", "Failed") == "Failed"}
-    truth, lie = ("Yes", "No") if {day, NOW.strftime("%Y-%m-%d")} <= failed_on else ("No", "Yes")
-    question = "did pl_transform_customer360 fail both yesterday and today?"
-    assert not failed(question, f"{truth} — see its runs below.", results, "lead")
-    assert failed(question, f"{lie} — see its runs below.", results, "lead")
+    judged_lead("did pl_transform_customer360 fail both yesterday and today?",
+                {day, NOW.strftime("%Y-%m-%d")} <= failed_on, results, " — see its runs below.")
 
 
 def test_nothing_else_is_backed_by_a_complete_listing_the_answer_names_in_full() -> None:
