@@ -194,11 +194,13 @@ class Ask(BaseModel):
     """Record kinds the ask names (the catalog's: incident, change, run, pipeline, health)."""
 
 
-Intent = Literal["question", "greeting", "help", "thanks", "action", "off_topic", "vague"]
+Intent = Literal["question", "greeting", "help", "thanks", "action", "off_topic", "unrecognised", "vague"]
 """What the message is, read by product code for every model: a question to answer; a greeting, a
 request for help or thanks (answered without tools); a request to act (answered as one: what OpsAgent
-cannot do, what to do instead, the records); nothing about operations; or about operations but naming
-nothing to look at ("is it fixed?" without an earlier turn)."""
+cannot do, what to do instead, the records); a request for something else or a subject outside
+operations (declined by product code); no word that intake knows (a hint: a word list cannot know every
+in-scope word, the model decides); or about operations but naming nothing to look at ("is it fixed?"
+without an earlier turn)."""
 
 
 class ActionRequest(BaseModel):

@@ -129,13 +129,21 @@ def domain_words(text: str, entities: Sequence[EntityMention]) -> list[str]:
     """The words that tie the message to operations: records, values, platforms, entities, domain words
     (misspelt ones too)."""
     low = text.lower()
+    found = _named_things(text, entities)
+    found += [match.group() for vocabulary in VOCABULARIES.values() for match, _ in vocabulary.find(text)]
+    return list(dict.fromkeys(found or _misspelt_domain_words(low)))
+
+
+def _named_things(text: str, entities: Sequence[EntityMention]) -> list[str]:
+    """Records, entities, platforms and domain words: what a message about operations names (a value word
+    alone, "new" or "failed", can be ordinary English)."""
+    low = text.lower()
     found = [item.text for item in entities if item.usable or item.status == "unknown"]
     found += [noun for kind in RECORDS.values() for noun in kind.nouns
               if re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low)]
-    found += [match.group() for vocabulary in VOCABULARIES.values() for match, _ in vocabulary.find(text)]
     found += [word for word in WORD.findall(low) if word in DOMAIN_WORDS]
     found += [word for words in PLATFORMS.values() for word in words if re.search(rf"\b{re.escape(word)}\b", low)]
-    return list(dict.fromkeys(found or _misspelt_domain_words(low)))
+    return found
 
 
 def unplaced_words(text: str, covered: Sequence[Span]) -> list[str]:
@@ -166,6 +174,8 @@ def read_intent(text: str, *, asks: Sequence[Ask], entities: Sequence[EntityMent
     asks_records = names_record or NOUN.search(text) is not None
     if not names_record and _says(text, OFF_TOPIC_REQUESTS) or not asks_records and _says(text, OFF_TOPIC):
         return "off_topic", None
+    if not has_filter and not _named_things(text, entities) and _asks_capabilities(text):
+        return "help", None
     related = bool(domain_words(text, entities))
     action = find_action(text, asks, entities) if related else None  # "reset my password" is the help desk's
     if action is not None:
@@ -175,7 +185,29 @@ def read_intent(text: str, *, asks: Sequence[Ask], entities: Sequence[EntityMent
     if not any(item.usable for item in entities) and _points_back(text):
         return "vague", None  # "is it fixed?" with nothing before it to point at
     # a time alone ("tomorrow") ties nothing to operations; a record, a value, a name or a filter does
-    return ("question" if related or has_filter else "off_topic"), None
+    return ("question" if related or has_filter else "unrecognised"), None
+
+
+QUESTION_WORDS = ("what", "how", "which")
+CAPABILITY_VERBS = ("do", "help", "answer", "ask", "handle", "use", "know")
+FILLER = frozenset({*STOPWORDS, *(word for phrase in (*ADDRESSEE, *COMMAND_LEADS, *GREETINGS) for word in phrase.split()),
+                    "u", "me", "can", "could", "would", "please"})
+
+
+def _like(word: str, targets: Sequence[str]) -> bool:
+    """``word`` is one of ``targets`` or a typo of one ("wat", "halp")."""
+    return word in targets or bool(difflib.get_close_matches(word, targets, n=1, cutoff=0.75))
+
+
+def _asks_capabilities(text: str) -> bool:
+    """A message about nothing in operations that asks what the assistant can do ("what are you able to help
+    with?", "what kind of questions can you answer?") or only asks for help ("help pls", "halp")."""
+    words = [word.lower() for word in WORD.findall(text)]
+    content = [word for word in words if word not in FILLER]
+    if content and all(_like(word, ("help",)) for word in content):
+        return True
+    return (any(word in ("you", "u") for word in words) and any(_like(word, QUESTION_WORDS) for word in words)
+            and any(word in CAPABILITY_VERBS for word in words))
 
 
 COMPOUNDS = "calendar|queue|list|board|log|process|freeze|management|manager|team|schedule|overview|summary|report|" \

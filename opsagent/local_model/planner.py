@@ -51,8 +51,8 @@ class Decision:
 def decide(role_input: PlannerInput, lexicon: Lexicon) -> Decision:
     """Reject, ask back, or plan: the decision for the latest question."""
     analysis, tools = role_input.analysis, {item.name: set(item.tools) for item in role_input.specialists}
-    if analysis.intent in ("off_topic", "vague"):
-        return Decision("reject", OUT_OF_SCOPE) if analysis.intent == "off_topic" else Decision("clarify", VAGUE)
+    if analysis.intent in ("off_topic", "unrecognised", "vague"):
+        return Decision("clarify", VAGUE) if analysis.intent == "vague" else Decision("reject", OUT_OF_SCOPE)
     if analysis.action is not None:  # the product says it cannot act; the plan looks up what it names
         reading = action_reading(analysis)
         return plan([reading], tools) if reading else Decision("reject", "The request names no record to look up.")

@@ -1,25 +1,27 @@
 """store_query: the entry of both workflows. Analyses the question, then sends it where its intent says.
 
 A question (or a request to act, whose records are looked up like a question) goes to the planner; a
-greeting, a request for help or thanks gets a direct reply; one that points at something never named
-("is it fixed?") is asked back. These are product code decisions, the same for every model, and cost
-no model call. A message with nothing about operations also goes to the planner, with that reading as
-a hint: a word list cannot know every in-scope word, a model can decline it.
+greeting, a request for help or thanks gets a direct reply; a request for something else entirely (a
+joke, the weather) is declined; one that points at something never named ("is it fixed?") is asked
+back. These are product code decisions, the same for every model, and cost no model call. A message in
+which intake knows no word goes to the planner with that reading as a hint: a word list cannot know
+every in-scope word, a model can decline it.
 """
 
 from __future__ import annotations
 
 from agent_framework import Executor, WorkflowContext, handler
 
-from opsagent.contracts.messages import ClarifyRequest, DirectReply, PlanningRequest, RunTrail
+from opsagent.contracts.messages import ClarifyRequest, DirectReply, PlanningRequest, Rejection, RunTrail
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import ProgressEvent, WorkflowKind
 from opsagent.intake import QuestionAnalyzer
+from opsagent.workflows.decisions import DEFAULT_REJECT_REASON
 from opsagent.workflows.ids import STORE_QUERY
 from opsagent.workflows.progress import question_analysed
 
 VAGUE = "the question points at something that was not named before (\"it\", \"the change\")"
-IntakeOutcome = PlanningRequest | DirectReply | ClarifyRequest
+IntakeOutcome = PlanningRequest | DirectReply | ClarifyRequest | Rejection
 
 
 def route_by_intent(trail: RunTrail, *, can_clarify: bool = True) -> IntakeOutcome:
@@ -27,6 +29,8 @@ def route_by_intent(trail: RunTrail, *, can_clarify: bool = True) -> IntakeOutco
     intent = trail.analysis.intent
     if intent in ("greeting", "help", "thanks"):
         return DirectReply(trail=trail, kind=intent)
+    if intent == "off_topic":
+        return Rejection(trail=trail, reason=DEFAULT_REJECT_REASON)
     if intent == "vague" and can_clarify:
         return ClarifyRequest(trail=trail, reason=VAGUE)
     return PlanningRequest(trail=trail)

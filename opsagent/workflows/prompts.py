@@ -90,10 +90,26 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
     for runbook in analysis.runbooks:
         steps = "; ".join(f"step {item.step} {item.specialist}: {item.ask}" for item in runbook.steps)
         lines.append(f"runbook \"{runbook.title}\" ({runbook.intent}) matches the words; a suggestion: {steps}")
+    lines += _intent_lines(analysis)
     for item in analysis.unresolved:
         hint = f" (did you mean {', '.join(item.suggestions)}?)" if item.suggestions else ""
         lines.append(f"could not resolve \"{item.text}\": {item.reason}{hint}")
     return lines
+
+
+def _intent_lines(analysis: QuestionAnalysis) -> list[str]:
+    """What product code read the message to be, when that changes the plan (read from word lists: a hint)."""
+    if analysis.action is not None:
+        return [f"asks OpsAgent to {analysis.action.action}, a change (from the words \"{analysis.action.text}\"; "
+                "likely, not certain): OpsAgent is read-only and says so itself; plan only look-ups of the records "
+                "it names"]
+    if analysis.intent == "unrecognised":
+        return ["no word of the message names a record, platform, value or time OpsAgent knows (from word lists; "
+                "likely, not certain): if it is not about operations, reject it"]
+    if analysis.intent == "vague":
+        return ["the message points at something it does not name and there is no earlier turn (from word lists; "
+                "likely, not certain): ask back (clarify)"]
+    return []
 
 
 def _context_block(analysis: QuestionAnalysis) -> str:

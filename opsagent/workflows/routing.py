@@ -53,9 +53,9 @@ def _destination(message: Any, target_ids: list[str]) -> list[str]:
     return _checked([DESTINATIONS[type(message)]], target_ids)
 
 
-def select_intake_outcome(message: PlanningRequest | DirectReply | ClarifyRequest,
+def select_intake_outcome(message: PlanningRequest | DirectReply | ClarifyRequest | Rejection,
                           target_ids: list[str]) -> list[str]:
-    """After intake: plan (the dynamic or the triage planner), reply directly, or ask back."""
+    """After intake: plan (the dynamic or the triage planner), reply directly, decline, or ask back."""
     if isinstance(message, PlanningRequest):
         return _checked([target for target in target_ids if target in (DYNAMIC_TRIAGE, TRIAGE)], target_ids)
     return _destination(message, target_ids)

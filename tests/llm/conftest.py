@@ -83,3 +83,20 @@ def local_runtime(local_settings: Settings) -> Callable[..., Runtime]:
 def demo_runtime(local_settings: Settings) -> Callable[[], Runtime]:
     """A runtime on the local model and the demo data, its clock fixed at ``NOW`` (as the evals run)."""
     return lambda: build_runtime(local_settings, clock=lambda: NOW)
+
+
+async def ask_loopback_model(server: Any, data: Path, question: str, workflow: str = "dynamic") -> Any:
+    """One answer through the real OpenAI provider path, against a loopback Chat Completions server."""
+    from opsagent.contracts.requests import WorkflowInput
+    from opsagent.workflows.runner import answer_chat
+
+    settings = load_settings({"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test", "OPENAI_MODEL": "fake-model",
+                              "OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
+                              "DYNAMIC_PLAN": "true" if workflow == "dynamic" else "false"},
+                             env_file=None, data_dir=data / "var")
+    runtime = build_runtime(settings, clock=lambda: NOW)
+    try:
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(question), workflow=workflow)
+    finally:
+        await runtime.aclose()
+    return answer

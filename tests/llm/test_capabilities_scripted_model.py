@@ -18,10 +18,7 @@ from typing import Any
 import pytest
 
 from evals.loopback import chat_completions_server, completion
-from opsagent.contracts.requests import WorkflowInput
-from opsagent.runtime import build_runtime
-from opsagent.settings import load_settings
-from opsagent.workflows.runner import answer_chat
+from tests.llm.conftest import ask_loopback_model
 
 NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
 Row = dict[str, Any]
@@ -132,15 +129,7 @@ async def test_a_capability_works_through_a_scripted_real_model(model_server, tm
                                                                 agent: str, tool: str, arguments: dict[str, Any],
                                                                 holds: Callable[[list[Row]], bool]) -> None:
     model_server.respond = scripted(agent, tool, arguments)
-    settings = load_settings({"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test", "OPENAI_MODEL": "fake-model",
-                              "OPENAI_BASE_URL": f"http://127.0.0.1:{model_server.server_address[1]}/v1",
-                              "DYNAMIC_PLAN": "true" if workflow == "dynamic" else "false"},
-                             env_file=None, data_dir=tmp_path / "var")
-    runtime = build_runtime(settings, clock=lambda: NOW)
-    try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("What does the data say?"), workflow=workflow)
-    finally:
-        await runtime.aclose()
+    answer = await ask_loopback_model(model_server, tmp_path, "What does the data say?", workflow)
 
     evidence = [item for task in answer.metadata.tasks for item in task.evidence]
     assert answer.metadata.route == "execute", answer.text

@@ -54,9 +54,10 @@ async def test_triage_never_replans_but_names_the_missing_part(make_scripted_run
 
 
 async def test_triage_reject(make_scripted_runtime):
-    runtime, _ = make_scripted_runtime({"triage": [reply({"should_reject": True, "reject_reason": "Jokes are out of scope."})]})
-    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("tell me a joke"), workflow="triage")
-    assert answer.metadata.route == "reject" and answer.text.startswith("Jokes are out of scope.")
+    # a message product code lets through (it names on-call) that the model declines
+    runtime, _ = make_scripted_runtime({"triage": [reply({"should_reject": True, "reject_reason": "Ratings are out of scope."})]})
+    answer, _ = await answer_chat(runtime, WorkflowInput.from_question("rate our on-call rota out of ten"), workflow="triage")
+    assert answer.metadata.route == "reject" and answer.text.startswith("Ratings are out of scope.")
 
 
 async def test_triage_with_no_usable_specialist_is_a_clear_failure(make_scripted_runtime):
