@@ -10,7 +10,7 @@ date library); the window grammar around them is ours:
 - calendar: ``today``, ``yesterday``, ``tomorrow``, ``this morning|afternoon|evening``, ``tonight``,
   ``last night``/``overnight`` (yesterday 18:00 to today 08:00), ``this week`` (Monday to Monday),
   ``this weekend`` (the coming or current Saturday and Sunday), ``last weekend`` (the latest one that ended), ``this month`` / ``last month``,
-  a weekday or a date (that whole day);
+  ``this year`` / ``last year``, ``new year`` (this year's 1 January), a weekday or a date (that whole day);
 - ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
   ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
 - ISO: ``2025-01-10``, ``2025-01-10T02:00Z``, ranges of either.
@@ -257,6 +257,12 @@ def _calendar(label: str, now: datetime) -> tuple[datetime, datetime] | None:
         first = midnight.replace(day=1)
         following = (first + 32 * DAY).replace(day=1)
         return ((first - DAY).replace(day=1), first) if label == "last month" else (first, following)
+    if label in ("this year", "last year"):
+        first = midnight.replace(month=1, day=1)
+        return (first.replace(year=first.year - 1), first) if label == "last year" else (first, first.replace(year=first.year + 1))
+    if label in ("new year", "new year's", "new years", "new year's day", "new years day", "the new year"):
+        first = midnight.replace(month=1, day=1)  # the latest one: this year's 1 January
+        return first, first + DAY
     if label in ("last night", "overnight", "yesterday evening", "last evening"):
         start = datetime.combine(now.date() - DAY, _NIGHT_START, tzinfo=UTC)
         return start, min(datetime.combine(now.date(), _NIGHT_END, tzinfo=UTC), now)

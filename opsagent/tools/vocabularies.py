@@ -251,8 +251,10 @@ HEALTH_STATUS = Vocabulary(
 ASSIGNEE = Vocabulary(
     name="assignee", record="incident", row_fields=("assigned_to",), negatable=False,
     choices=(Choice(value="unassigned", label="unassigned", synonyms=(
-        "nobody", "no one", "noone", "not assigned", "unowned", "no assignee", "without an assignee", "no owner",
-        "nobody has picked up", "no one has picked up", "nobody picked up", "not picked up", "nobody owns")),),
+        "nobody", "no one", "noone", "not assigned", "unowned", "ownerless", "no assignee", "without an assignee",
+        "without assignee", "no owner", "without an owner", "without owner", "without any owner", "no one assigned",
+        "nobody assigned", "nobody has picked up", "no one has picked up", "nobody picked up", "not picked up",
+        "nobody owns", "nobody on it", "no one on it")),),
 )
 """A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
 Any other value is a person's name as the records write it."""

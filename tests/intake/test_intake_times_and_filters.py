@@ -31,6 +31,7 @@ def at(day_offset: int, hour: int, minute: int = 0) -> datetime:
     ("what ran on Wednesday", "Wednesday", at(-2, 0), at(-1, 0)),
     ("failed runs from 2025-01-09T22:00Z to 2025-01-10T01:00Z", "from 2025-01-09T22:00Z to 2025-01-10T01:00Z",
      at(-1, 22), at(0, 1)),
+    ("has anything failed since new year?", "since new year", at(-(NOW.day - 1), 0), NOW),
 ])
 def test_time_expressions_resolve_to_exact_windows(question: str, text: str, start: datetime, end: datetime) -> None:
     [found] = find_times(question, NOW)
@@ -158,3 +159,12 @@ def test_an_age_keeps_the_state_word_its_phrase_starts_with() -> None:
                                 now=datetime(2025, 1, 10, 9, tzinfo=UTC))
     assert {(item.field, tuple(item.values)) for item in analysis.filters} >= {
         ("incident_state", ("open",)), ("age", ("1 day",)), ("priority", ("1",))}
+
+
+@pytest.mark.parametrize("question", ["any p1/p2 sitting there without an owner?", "open tickets with no one assigned",
+                                      "which incidents are ownerless?"])
+def test_nobody_holding_a_ticket_is_the_unassigned_filter(question: str) -> None:
+    from opsagent.intake.analyzer import analyse_question
+
+    analysis = analyse_question(question, now=NOW)
+    assert ("assignee", ["unassigned"]) in [(item.field, item.values) for item in analysis.filters]

@@ -39,6 +39,10 @@ CASES = [
     ("2025-01-09T17:30Z to 2025-01-09T19:30Z", MIDNIGHT - 6.5 * H, MIDNIGHT - 4.5 * H),
     ("since 2025-01-08", MIDNIGHT - 2 * D, NOW),
     ("since 2025-01-10T02:00", MIDNIGHT + 2 * H, NOW),
+    ("this year", MIDNIGHT - 9 * D, datetime(2026, 1, 1, tzinfo=UTC)),  # NOW is Fri 10 Jan 2025
+    ("last year", datetime(2024, 1, 1, tzinfo=UTC), MIDNIGHT - 9 * D),
+    ("since new year", MIDNIGHT - 9 * D, NOW),
+    ("since New Year's Day", MIDNIGHT - 9 * D, NOW),
 ]
 
 
