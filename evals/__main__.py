@@ -104,22 +104,12 @@ async def run_suite(args: argparse.Namespace, settings: Settings) -> int:
 
 async def report_lying_model() -> None:
     """The checks against a model that lies on purpose (``evals/lying_model.py``), written beside the report."""
-    from evals.lying_model import (
-        BLIND_LIES_FILE,
-        DEV2_LIES_FILE,
-        DEV3_LIES_FILE,
-        DEV_LIES_FILE,
-        LIES_FILE,
-        load_lies,
-        run_lies,
-    )
+    from evals.lying_model import BLIND_LIES_FILE, DEV_LIES_FILES, LIES_FILE, load_lies, run_lies
     from evals.report import RESULTS_DIR
 
     # the held-out set: only its totals are printed and written, never which lie got through
     sets = (("lying_model", "lying model", LIES_FILE, False),
-            ("lying_model_dev", "lying model (blind, dev)", DEV_LIES_FILE, False),
-            ("lying_model_dev2", "lying model (blind, dev 2)", DEV2_LIES_FILE, False),
-            ("lying_model_dev3", "lying model (blind, dev 3)", DEV3_LIES_FILE, False),
+            *((f"lying_model_{name}", f"lying model (blind, {name})", path, False) for name, path in DEV_LIES_FILES.items()),
             ("lying_model_heldout", "lying model (blind, held out)", BLIND_LIES_FILE, True))
     for name, title, path, blind in sets:
         with tempfile.TemporaryDirectory() as directory:

@@ -216,8 +216,8 @@ def wrong_placement(graded: GradedAnswer) -> str | None:
     runs = [(row["pipeline_name"], row["start"]) for item in evidence_of(graded) for row in item.rows
             if row.get("pipeline_name") and row.get("start") and row.get("run_id")]
     for number, start, end in changes:
-        for pipeline, started in runs:
-            if not start <= started < end:
+        for pipeline in dict.fromkeys(name for name, _ in runs):  # none of its runs started inside: else it is true
+            if not any(start <= started < end for name, started in runs if name == pipeline):
                 return f"{graded.text}\n{pipeline} failed during {number}'s window."
     return None
 

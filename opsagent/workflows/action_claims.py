@@ -46,12 +46,20 @@ CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>(?i:[a-z][a-z-]+))(?P<particl
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 
 
+TOLD = re.compile(r"^\W*(?P<verb>[A-Z][a-z]+(?:ed|d))\s+(?:[A-Z][a-z]+ [A-Z][a-z]+|him|her|them|the on-call)\b")
+"""A report without its "I" ("Paged Elif Demir about INC…", "Notified them"): telling a person is the writer's
+act; a record's own history names who did it ("Escalated by …") or what changed, not a person told."""
+
+
 def action_claims(sentence: str) -> list[str]:
     """The actions a sentence says the writer took or will take, as intake's verbs ("acknowledge")."""
     found = []
     sentence = QUOTED.sub(" ", sentence).strip()
     if sentence.endswith("?"):
         return found
+    told = TOLD.match(sentence)
+    if told and {_stem(told.group("verb")), told.group("verb").lower().removesuffix("d")} & set(ACTIONS["page"]):
+        found.append("page")
     for match in CLAIM.finditer(sentence):
         if re.match(r"\s+(?:you|u)\b", sentence[match.end():], re.IGNORECASE):
             continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record

@@ -228,8 +228,8 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
     baseline = any(has_baseline(item) for item in index.items)
     for claim in claims:
         keys = record_keys(claim.clause)
-        if baseline:  # the other side is the usual: a median the rows hold
-            ok = True
+        if baseline or index.echoes(claim.clause):  # the other side is the usual (a median the rows hold), or the
+            ok = True  # comparison is a record's own ("queries taking 5-10x longer than usual" in its description)
         elif TEMPORAL.search(claim.clause):  # the other side is another time: another window
             ok = any(len(found) >= 2 for found in windows.values())
         else:
@@ -397,6 +397,9 @@ CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result 
                    r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by)\b\s+(?P<cause>[^.;]+)",
                    re.IGNORECASE)
 """A cause or a fix said of a record: it must be in that record's own rows."""
+LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
+                            r"\s*:\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+"""The same as a label ("Fix last time: …", "Root cause: …")."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
@@ -413,16 +416,26 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
     that names no record: of ``only``, the one record the answer is about)."""
     checks = []
     for unit in units:
-        key = _single_key(unit) or (only if not record_keys(unit) else None)
+        named = _single_key(unit)
+        key = named or (only if not record_keys(unit) else None)
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
         own = " ".join(text_of(row) for _, row in index.rows_for(key)) if codes else ""
         for match in CODE.finditer(unit):
             code = match.group(1) or match.group(2)
+            if not named and _quoted_by_other(unit, code, index):
+                continue  # a sentence about a platform whose status text quotes the code ("the Databricks incident …")
             if codes:  # its code, or one its own error text quotes ("ODBC error 57014")
                 checks.append(GroundingCheck.of("value", unit, code in codes or re.search(rf"\b{code}\b", own) is not None,
                                      f"{key}'s rows show error code {', '.join(sorted(codes))}, not {code}",
                                      "an error code the data contradicts"))
     return checks
+
+
+def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:
+    """The unit names a platform whose report's text gives "error <code>" (a status update quoting it)."""
+    return any(spec.platform and re.search(rf"\b{re.escape(spec.platform)}\b", unit, re.IGNORECASE)
+               and re.search(rf"\berror\W+{code}\b", text_of(row), re.IGNORECASE)
+               for item in index.items if (spec := tool_spec(item.tool)) for top in item.rows for row in records_in(top))
 
 
 DAY_WORDS = re.compile(r"^(?:on\s+)?(?:yesterday|today|tonight|last night|overnight|this (?:morning|afternoon|evening)|"
@@ -460,17 +473,18 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
     for unit in units:
         fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
         key = fetched[0] if len(fetched) == 1 else only if not fetched else None
-        match = CAUSE.search(unit)
+        match = CAUSE.search(unit) or LABELLED_CAUSE.search(unit)
         if match and HEDGED.search(unit[:match.start()]):
             continue
-        if key is None or match is None or not index.rows_for(key):
+        if match is None or key is not None and not index.rows_for(key) or key is None and fetched:
             continue
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
-        own = " ".join(text_of(row) for _, row in index.rows_for(key)).lower()
+        # about no one record ("Fix last time: …" under several): in some record's own text
+        own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
         found = {word for word in words if word in own}
         action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
         ok = (not words or len(found) * 2 >= len(words)) and (action is None or action.group(1)[:5] in own)
-        checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key}'s own rows",
+        checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
 

@@ -79,6 +79,39 @@ def lead_of(text: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+FIELD_LINE = re.compile(r"^\**[A-Za-z][\w /]{1,24}?\**\s*:\**\s")
+"""A bullet that states one field of a record ("- Risk: Moderate", "- **Owner:** Elif")."""
+
+
+def _key_kind(key: str) -> str:
+    return "pipeline" if PIPELINE.fullmatch(key) else key[:3] if TICKET.fullmatch(key) else "run"
+
+
+def carry_subjects(text: str) -> str:
+    """Bullets under a line about one record, written about it: a field bullet ("- Risk: Moderate" under
+    "CHG… is in Authorize") and, under a line that introduces a list (":"), a bullet naming records of another
+    kind ("- `<run id>` — 07:20" under "Two failed runs of pl_x:") — each rewritten as one statement about the
+    record ("CHG… Risk Moderate"), so that its values and links are checked like any other."""
+    lines, subject, introduces = [], None, False
+    for line in text.split("\n"):
+        bullet = BULLET.match(line)
+        if not bullet:
+            if line.strip():
+                keys = record_keys(unquoted(line))
+                subject = keys[0] if len(keys) == 1 else None
+                introduces = line.strip().rstrip("*_ ").endswith(":")
+            lines.append(line)
+            continue
+        body = line[bullet.end():]
+        keys = record_keys(unquoted(body))
+        carried = subject is not None and (
+            not keys and FIELD_LINE.match(body) is not None
+            or keys and introduces and all(_key_kind(key) != _key_kind(subject) for key in keys))
+        lines.append(f"- {subject} " + re.sub(r"\s*[:;]\s+|\s+[-–—]\s+", " ", body) if carried else line)
+    return "\n".join(lines)
+
+
 def record_keys(text: str) -> list[str]:
     """The records an item names by key, in order: tickets, run ids, pipelines (lower case)."""
     found = [(match.start(), match.group().lower()) for pattern in (TICKET, RUN_ID, PIPELINE)

@@ -96,7 +96,7 @@ def _cleaned(text: str) -> str:
     cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
     cleaned = YEAR.sub(" ", WINDOW_LABEL.sub(" ", cleaned))
     cleaned = NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned)
-    return digits(LABEL_NUMBER.sub(" ", cleaned))
+    return COMPOUND.sub(" ", digits(LABEL_NUMBER.sub(" ", cleaned)))  # "6 d 10 h" is one length, checked as one
 
 
 def numbers_in(text: str) -> list[float]:
@@ -125,9 +125,33 @@ BOUND = re.compile(r"\b(?:more than|over|at least|almost|nearly|under|less than|
 ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 
 
+COMPOUND = re.compile(r"(?<![\w.:])(\d+)\s*(d|days?|h|hrs?|hours?)\s*,?\s*(?:and\s+)?(\d+)\s*(h|hrs?|hours?|m|mins?|minutes?)\b",
+                      re.IGNORECASE)
+"""A length in two units ("6 d 10 h", "1h 02m", "2 hours 15 minutes"): one length, not two numbers."""
+
+
+def compound_lengths(text: str) -> list[tuple[str, float, int]]:
+    """Each two-unit length in ``text``: (as written, its minutes, the minutes of its smaller unit)."""
+    found = []
+    for match in COMPOUND.finditer(digits(text)):
+        large, small = unit_minutes(match.group(2)) or 1, unit_minutes(match.group(4)) or 1
+        if small < large:
+            found.append((match.group(), float(int(match.group(1)) * large + int(match.group(3)) * small), small))
+    return found
+
+
+def _content_words(text: str) -> list[str]:
+    """Words and numbers apart ("5-10x" and "5–10×" both read 5, 10, x), without the small words."""
+    tokens = re.findall(r"\d+|[a-z_]+", text.lower().replace("×", "x"))
+    return [token for token in tokens if token.isdigit() or len(token) >= 3 and token not in SMALL_WORDS]
+
+
+SMALL_WORDS = frozenset("the and for with from that this its was were are has have had been into than then".split())
+
+
 def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
     """Each length of time in ``text``: (number, minutes per unit); with ``ago``, only "N units ago"."""
-    flat = digits(text)
+    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), digits(text))
     return [(float(match.group(1)), unit_minutes(match.group(2)) or 1) for match in ELAPSED.finditer(flat)
             if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)
             and not BOUND.search(flat[:match.start()])]  # "more than 24 hours ago" is a bound, not a time
@@ -328,6 +352,21 @@ class EvidenceIndex:
         words = words[1:] if words[:1] in (["the"], ["a"], ["an"]) else words
         flat = " ".join(re.findall(r"[\w-]+", self.row_text))
         return len(words) >= 6 and " ".join(words) in flat
+
+    def echoes(self, text: str) -> bool:
+        """Five or more of the text's content words, nearly all (4 in 5) found in one row's own text: a record's
+        words told again ("Finance analysts report WH_FINANCE queries taking 5–10× longer than usual" for its
+        description), whose numbers and comparisons are the record's, not the writer's."""
+        words = set(_content_words(digits(ATTRIBUTED.sub("", text))))
+        numbers = {word for word in words if word.isdigit()}
+        if len(words) < 5:
+            return False
+        # its numbers are the record's own: "HTTP 504" does not tell a title with "HTTP 503" again
+        return any(len(words & said) >= 0.8 * len(words) and numbers <= said for said in self._row_words())
+
+    def _row_words(self) -> list[set[str]]:
+        return [set(_content_words(digits(" ".join(str(value) for value in row.values() if isinstance(value, str)))))
+                for item in self.items for top in item.rows for row in records_in(top)]
 
     def text_says(self, key: str, words: str) -> bool:
         """A record's text says ``words`` of ``key`` ("pl_x failed: warehouse suspended" in a past incident's

@@ -56,12 +56,14 @@ from opsagent.workflows.evidence_index import (
     WORD_NUMBERS,
     EvidenceIndex,
     counted_nouns_in,
+    compound_lengths,
     counts_with_phrases,
     digits,
     elapsed_said,
     identifiers_in,
     moments_of,
     records_counted,
+    records_in,
 )
 from opsagent.workflows.fitting import (
     asked_windows,
@@ -167,9 +169,11 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
+    values = {phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
     for name in sorted({match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)}):
         low = name.lower()
-        if low not in index.text and low not in known and low not in systems:  # a person nobody's data names
+        if low not in index.text and low not in known and low not in systems and low not in values:
+            # a person nobody's data names ("move it to In Progress" names a state)
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                             "a person no data showed"))
     return checks
@@ -239,6 +243,10 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                         or index.vouches_for_number(number),
                                         f"nothing in the evidence lasted {match.group(1)} {match.group(2)}",
                                         "a length of time the data does not show"))
+    checks += [GroundingCheck.of("number", said, index.vouches_for_elapsed(minutes / unit, unit)
+                                 or index.vouches_for_number(minutes), f"nothing in the evidence lasted {said}",
+                                 "a length of time the data does not show")
+               for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         names = {minutes: name for name, minutes in (("minutes", 1), ("hours", 60), ("days", 1440), ("weeks", 10080))}
@@ -246,7 +254,11 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
     listed = _enumerated_counts(digits(text))
-    for number, noun in dict.fromkeys(counted_nouns_in(text)):
+    # a sentence telling a record's own words again ("failed … on its last two runs"): the record's numbers
+    own = text
+    for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
+        own = own.replace(sentence, " ")
+    for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
@@ -311,7 +323,7 @@ def _stated(text: str) -> set[str]:
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
                     windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None,
-                    read_rows: RowsRead | None = None, answer: str = "") -> str | None:
+                    read_rows: RowsRead | None = None, answer: str = "", now: datetime | None = None) -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
     count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
     run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
@@ -319,6 +331,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     runs although its first clause does not say so."""
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
+    empty = _empty_field(sentence, index)
+    if empty:
+        return empty
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
@@ -359,6 +374,49 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
                         for start, end in windows):
         return f"none of the rows of {wide[0].tool} falls inside the window asked"
+    # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
+    # row seen, none starting after it
+    since = _since(sentence, now)
+    covering = [item for item in relevant if since and now and item.total == len(item.rows)
+                and _covers(item, [(since[0], now)])]
+    starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
+    if covering and since is not None:
+        start, end, pointed = since
+        referenced = [moment for moment in starts if start <= moment < end]
+        if pointed and not referenced:
+            return None  # "since the 3 Jan run": no run that day to point at
+        bound = max(referenced) if pointed else start
+        if not any(moment > bound or not pointed and moment == bound for moment in starts):
+            return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
+    return None
+
+
+def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
+    """"No error code", "no end time yet": a field a row shows empty, named after the negation."""
+    for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
+        said = match.group(1).lower()
+        for item in index.items:
+            for top in item.rows:
+                for row in records_in(top):
+                    for field, value in row.items():
+                        name = field.replace("_", " ")
+                        if value in (None, "", []) and len(name) > 3 and re.match(rf"{re.escape(name)}s?\b", said):
+                            return f"{item.tool} shows {field} empty"
+    return None
+
+
+def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, bool] | None:
+    """The bound a sentence gives itself: "since 06:00" (from then), "since the 3 Jan run" (after the last row
+    of that day: the record it points at) — the window and whether it points at a record; ``None`` without one."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    if now is None or not re.search(r"\bsince\b", sentence, re.IGNORECASE):
+        return None
+    for mention in find_times(sentence, now):
+        if mention.text.lower().startswith("since"):
+            return mention.start, now, False
+        if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):
+            return mention.start, mention.end, True
     return None
 
 
@@ -411,19 +469,38 @@ SELF = re.compile(r"\bI(?:'m| am)?\s+(?:can't|cannot|can not|won't|unable|not ab
 """What the writer says of itself ("I can't page anyone from here"): not a statement about the data."""
 
 
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![\w'])'[^']{3,}'(?![\w'])")
+
+
+def _without_data_words(clause: str, index: EvidenceIndex) -> str:
+    """The clause without the data's own words: quoted text ("Cannot find the file …") and a negation a record's
+    text holds with its neighbours ("source file not found" in a title) describe an error, not an empty search."""
+    clause = QUOTED.sub(" ", clause)
+    flat = " " + " ".join(re.findall(r"[\w-]+", index.row_text)) + " "
+    for match in reversed(list(NEGATION.finditer(clause))):
+        before = re.findall(r"[\w-]+", clause[:match.start()])[-1:]
+        after = re.findall(r"[\w-]+", clause[match.end():])[:1]
+        said = re.findall(r"[\w-]+", match.group().lower())
+        phrases = [" ".join(words).lower() for words in ([*before, *said], [*said, *after]) if len(words) >= 3]
+        if any(f" {phrase} " in flat for phrase in phrases):
+            clause = clause[:match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
+    return clause
+
+
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
-                          fit_any_time: Fit | None = None, read_rows: RowsRead | None = None) -> list[GroundingCheck]:
+                          fit_any_time: Fit | None = None, read_rows: RowsRead | None = None,
+                          now: datetime | None = None) -> list[GroundingCheck]:
     """Each clause saying nothing matched is backed by a fitting search that came back empty — or by a wider
     one (``fit_any_time``: it fits but for its window) that covers the ``windows`` asked and whose rows, all of
     them seen, all fall outside them."""
     checks = []
     for sentence in sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(_without_details(_without_values(LEAD_WORD.sub("", clause)))) or \
+            if not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
-                                  read_rows=read_rows, answer=text)
+                                  read_rows=read_rows, answer=text, now=now)
             checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
@@ -543,6 +620,7 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                  now: datetime | None = None) -> list[GroundingCheck]:
     """Values, links, comparisons and placements, read item by item from the answer."""
+    text = read.carry_subjects(text)
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
     items = [item for clause in clauses for item in read.items(clause)]
     # a clause about one record states its values across its commas ("CHG… is …, Assess, approval requested")
@@ -560,7 +638,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_first_failures(units, index, only=about),
         *check_codes(units, index, only=about),
         *check_times(units, index, now),
-        *check_causes(units, index, only=about),
+        *check_causes([*units, *(sentence for sentence in sentences(text) if ":" in sentence)], index, only=about),
         *check_ages(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
@@ -583,6 +661,10 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
             *check_health_claims(said, index)]
 
 
+EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=[^\s*])|(?<=[^\s*])\*(?![\w*])")
+"""Markdown bold and italics: formatting, not words ("since **07:45 UTC**")."""
+
+
 def evaluate(
     text: str,
     results: Sequence[TaskResult],
@@ -594,6 +676,7 @@ def evaluate(
     summary: str | None = None,
 ) -> list[GroundingCheck]:
     """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``."""
+    text, summary = EMPHASIS.sub("", text), summary if summary is None else EMPHASIS.sub("", summary)
     index = EvidenceIndex.build(results, question=question, now=analysis.now if analysis is not None else None)
     return [
         *check_identifiers(text, index, known_names),
@@ -602,7 +685,8 @@ def evaluate(
                                windows=asked_windows(analysis),
                                fit_any_time=fit_for(analysis and analysis.model_copy(update={"times": []}), known_names,
                                                     index.row_text),
-                               read_rows=read_for(analysis, known_names)),
+                               read_rows=read_for(analysis, known_names),
+                               now=analysis.now if analysis is not None else None),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
@@ -623,12 +707,19 @@ LEAD_WORD = re.compile(r"^\W*(?:yes|no)\s*[—–\-,:;.!]+\s*", re.IGNORECASE)
 NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
 
 
+def _plain(text: str) -> str:
+    """Lower case without emphasis, separators and extra spaces: a claim read from a bullet ("CHG… Risk
+    Moderate" for "- **Risk:** Moderate") is found again in it."""
+    return " ".join(re.sub(r"[*`:;|—–]+|\s-\s", " ", text.lower()).split())
+
+
 def _mentions(sentence: str, claim: str) -> bool:
     low, needle = sentence.lower(), claim.lower().strip()
     if len(needle) <= 4:  # a number (in digits or words: "three and a half") or a short name: as a whole token
         return any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", text) is not None
                    for form in (needle, NUMBER_WORDS.get(needle, needle)) for text in (low, digits(low)))
-    return needle in low
+    low, needle = _plain(sentence), _plain(claim)
+    return needle in low or len(low) >= 8 and low in needle
 
 
 def verified_text(text: str, report: GroundingReport) -> str:

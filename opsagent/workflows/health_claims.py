@@ -2,8 +2,8 @@
 West Europe and North Europe", "Data Factory and Storage are fine".
 
 A status said of components the health checks returned must be the status their rows show — in each region
-the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":" and
-", but") is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
+the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":", a
+dash, ", but" and ", while") is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
 two claims, "X is degraded but not Y" is left alone.
 """
 
@@ -20,7 +20,7 @@ from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
-PARTS = re.compile(r"[;:]\s+|,\s+but\s+|\.\s+", re.IGNORECASE)
+PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 """A health report's first words: "Snowflake: degraded." """
 REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeast|southwest|northwest)\s+[a-z]+",

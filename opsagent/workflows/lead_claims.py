@@ -363,9 +363,12 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     described = None if existence else _described(ask.text, fitting)
     if described is not None:
         found = any(row_matches(item, row, asked, windows) for item, row in described)
-    elif EVERY.search(ask.text) and asked:  # "has it failed on every run since …?": yes only if each row has
-        rows = [(item, row) for item in fitting for row in rows_read(item, ask.text)]
-        found = bool(rows) and all(row_matches(item, row, asked, windows) for item, row in rows)
+    elif EVERY.search(ask.text) and (asked or by_rows):  # "has it failed on every run?", "are all the P2s with
+        # DPO?": yes only if each row of the wider search has it (rows narrowed to those that do prove nothing)
+        rows = [(item, row) for item in searched for row in rows_read(item, ask.text)]
+        found = bool(rows) and all(row_matches(item, row, asked, windows) and all(
+            row_meets(qualifier, mention, row, record_of_tool(item.tool), scope.now) for qualifier, mention in by_rows)
+            for item, row in rows)
     else:
         found = found_in(fitting, asked, windows, ask.text)
     expected = "yes" if found else "no"

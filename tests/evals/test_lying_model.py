@@ -26,9 +26,9 @@ def test_lies_of_a_model_do_not_reach_the_user_and_its_truths_do(tmp_path: Path)
 def test_a_blocked_answer_shows_the_data_not_the_lie(tmp_path: Path) -> None:
     """A lie naming a real run id of another pipeline: the answer is blocked, and what the user reads is the tool
     rows (where that id is listed, for its own pipeline) — not the writer's claim. That counts as caught."""
-    from evals.lying_model import DEV2_LIES_FILE
+    from evals.lying_model import DEV_LIES_FILES
 
-    [case] = [case for case in load_lies(DEV2_LIES_FILE) if case.id == "d2-misattributed_id-c360-latest-run"]
+    [case] = [case for case in load_lies(DEV_LIES_FILES["dev2"]) if case.id == "d2-misattributed_id-c360-latest-run"]
     report = asyncio.run(run_lies([case], tmp_path))
     [lie] = [item for item in report.outcomes if item.version == "lie"]
     assert lie.verdicts[-1] == "block", lie

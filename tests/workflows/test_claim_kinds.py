@@ -40,6 +40,10 @@ NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
     ("I fixed it.", ["fix"]),
     ("I set the window to the last 24 hours.", []),
     ("I can page them if you want?", []),
+    ("Paged Elif Demir about INC0010052.", ["page"]),  # the report without its "I"
+    ("Notified them at 06:40.", ["page"]),
+    ("Escalated to Database Administration at 06:00.", []),  # a record's history: no person told
+    ("Resized WH_FINANCE to Large and reran the load.", []),  # a past fix, as a record's notes write it
 ])
 def test_an_action_is_a_claim_only_when_the_writer_says_it_acted(sentence: str, claimed: list[str]) -> None:
     assert action_claims(sentence) == claimed
