@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opsagent.contracts.analysis import QuestionAnalysis
-from opsagent.contracts.evidence import TaskResult
+from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import PartGap, QuestionPart
 from opsagent.workflows.lead_claims import readable
 from opsagent.workflows.fitting import unapplied
@@ -45,7 +45,17 @@ def _unapplied_words(part: QuestionPart, tasks: Sequence[TaskResult], analysis: 
     for ask in asks_of(part, analysis):
         scope = _names_of_part(analysis.in_span(ask.span.start, ask.span.end), part)
         missing += [item.text for item in unapplied(scope, searches) if not readable(item, searches)]
+        missing += [item.text for item in scope.entities if item.usable and item.kind in RECORD_IDS
+                    and not any(item.value.lower() in _said(search) for search in searches)]
     return list(dict.fromkeys(missing))
+
+
+RECORD_IDS = frozenset({"incident", "change", "run_id"})
+"""A record asked for by its id ("show me CHG…") is answered only by a search that asked for it or shows it."""
+
+
+def _said(search: ToolEvidence) -> str:
+    return f"{search.arguments} {search.rows}".lower()
 
 
 def _names_of_part(scope: QuestionAnalysis, part: QuestionPart) -> QuestionAnalysis:

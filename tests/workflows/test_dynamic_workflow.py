@@ -422,3 +422,20 @@ async def test_a_failure_the_retry_made_good_is_not_reported_as_a_limitation(mak
         ("servicenow", "user", "failed"), ("service_health", "user", "ok"), ("servicenow", "review", "ok")]
     assert meta.limitations == []
     assert "connection reset" not in answer.text
+
+
+async def test_a_record_asked_for_by_id_is_missing_until_a_search_fetches_it(make_scripted_runtime):
+    """A real model planned "Show me CHG… and whether the services it touches are healthy" as two health checks
+    and wrote "CHG… is healthy": the change was never fetched, so its part is missing, whatever the tasks say."""
+    both = {"parts": [{"id": "p1", "text": "Show me CHG0030012"}, {"id": "p2", "text": "are its services healthy"}],
+            "plan": [{"step": 1, "agent": "service_health", "question": "Are the services healthy?", "part": "p1,p2"}],
+            "plan_reason": "health"}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(both), reply({"accept_review": False, "rejection_reason": "nothing to add"})],
+        "service_health": fetch_then("Azure is operational.", tool="check_azure_service_health"),
+        "review": [reply({"is_complete": True, "summary": "The change's services are healthy.", "confidence": 0.9})],
+    })
+    answer, _ = await answer_chat(runtime, ask("Show me CHG0030012 and whether the services it touches are healthy."))
+    [gap] = answer.metadata.review.gaps[0]
+    assert gap.part == "p1" and '"CHG0030012"' in gap.reason
+    assert any("CHG0030012" in item for item in answer.metadata.limitations)
