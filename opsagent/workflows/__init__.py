@@ -17,6 +17,7 @@
     orchestrator         orchestration.py   steps in order, a step's tasks at once (execution.py)
     review               review.py          coverage.py (missing parts) + one call: verdict and answer
     grounding            grounding.py       grounding_check.py over evidence_index.py: pass / regenerate / block
+                                            (claims by kind: negative_claims.py, lead_claims.py, claim_checks.py…)
     aggregate            answer.py          the answer, its limitations (presentation.py, stated_filters.py)
     reject_query         reject.py          a direct answer that declines
     clarify              clarify.py         a question back with options from the data

@@ -8,7 +8,7 @@ Deterministic and cheap (no model call), the same for every model. The checks:
 - number: every count is a count of rows, of distinct values, or a total a tool reported (written in
   digits or words); never a number found only in a window ("last 24 hours"), a time, a date or an id;
 - negative_claim: every "no …" / "none" / "nothing" is backed by an empty search that fits what was
-  asked — its filters, window and names — and whose free text names something real;
+  asked — its filters, window and names — and whose free text names something real (``negative_claims.py``);
 - part_coverage: every part of the question that had a task is represented in the answer;
 - lead, value, link, comparison, placement: see ``claim_checks.py`` (claims read by ``claims.py``).
 
@@ -30,7 +30,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
-from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
+from opsagent.tools.catalog import RECORDS, tool_spec
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
@@ -52,7 +52,6 @@ from opsagent.workflows.claim_checks import (
 )
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,
-    WINDOW_LABEL,
     WORD_NUMBERS,
     EvidenceIndex,
     counted_nouns_in,
@@ -61,14 +60,11 @@ from opsagent.workflows.evidence_index import (
     digits,
     elapsed_said,
     identifiers_in,
-    moments_of,
     records_counted,
-    records_in,
 )
 from opsagent.workflows.fitting import (
     asked_windows,
     fits,
-    narrowed_by,
     read_from_rows,
     row_meets,
     text_names_something,
@@ -77,6 +73,15 @@ from opsagent.workflows.fitting import (
 )
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.lead_claims import check_leads
+from opsagent.workflows.negative_claims import (
+    COMMON_WORDS,
+    LEAD_WORD,
+    RECORD_WORDS,
+    Fit,
+    RowsRead,
+    check_negative_claims,
+    words_in,
+)
 from opsagent.workflows.time_claims import (
     check_clock_times,
     check_ordinals,
@@ -88,30 +93,7 @@ from opsagent.workflows.universal_claims import check_universal_claims
 
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
-CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
-"""Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
-NEGATION = re.compile(
-    r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
-    r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b"
-    r"|\b(?:not|\w+n't)\s+(?:\w+\s+){0,2}any(?:one|thing|body)?\b",  # "hasn't resolved any incidents"
-    re.IGNORECASE,
-)
-"""Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
-PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
-ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
-"""The count field a partial negation is about ("had no failed run" → ``failed``)."""
-BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 PART_WORD = re.compile(r"[a-z][a-z0-9_-]{3,}")
-COMMON_WORDS = frozenset(
-    "which what when where there have that this with from they them their last hours days open show list tell "
-    "about since status please check were been does into many much some each those these latest current right "
-    "today yesterday week also then than just only still over under after before during them your ours".split()
-)
-"""Words too common to show that an answer covers a part."""
-Fit = Callable[[ToolEvidence], bool]
-RowsRead = Callable[[ToolEvidence], list[dict[str, Any]] | None]
-
-
 @dataclass(frozen=True)
 class Thresholds:
     pass_at: float = 0.7
@@ -120,30 +102,6 @@ class Thresholds:
 
 def sentences(text: str) -> list[str]:
     return read.sentences(text)
-
-
-def _record_words(record: str) -> set[str]:
-    """The nouns and value words that name a record kind ("tickets", "failed", "degraded")."""
-    words = set(RECORDS[record].nouns)
-    words |= {phrase for vocabulary in VALUE_VOCABULARIES.values() if vocabulary.record == record
-              for phrase, _ in vocabulary.phrases if " " not in phrase and len(phrase) > 3}
-    return words
-
-
-RECORD_WORDS = {record: _record_words(record) for record in RECORDS}
-RECORD_WORDS_FLAT = frozenset(word for words in RECORD_WORDS.values() for word in words)
-
-
-def _words_in(text: str, words: Collection[str]) -> bool:
-    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) for word in words)
-
-
-def _family(text: str) -> set[str]:
-    """The tools whose empty answer can back a negation about ``text``'s records."""
-    records = {record for record, words in RECORD_WORDS.items() if _words_in(text, words)}
-    if "pipeline" in records:
-        records.add("run")
-    return {spec.name for spec in TOOLS if spec.record in records}
 
 
 PERSON = re.compile(r"\b(?:by|to|with|paged|called|pinged|contacted|messaged|owner is|assignee is)\s+"
@@ -165,7 +123,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
     for name in sorted(known_names):
         low = name.lower()
-        if _words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
+        if words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
@@ -275,235 +233,6 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             said = ", ".join(f"{value:g}" for value in sorted(stated))
             checks.append(GroundingCheck.of("number", f"{number:g} {phrase}", False,
                                  f"the evidence says {said} {phrase}, not {number:g}", "a count the data contradicts"))
-    return checks
-
-
-def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
-    """The negation is quoted from the evidence itself ("source file not found" in an error message)."""
-    match = NEGATION.search(sentence)
-    words = sentence.lower().strip(" .!?\"'").split()
-    if match is None or len(words) < 2:
-        return False
-    before = len(sentence[: match.start()].split())
-    quoted = " ".join(words[max(0, before - 2): before + 3])
-    if quoted in index.text:
-        return True
-    # reworded ("because no proxy was configured" for "(no proxy configured)"): the evidence's text negates the
-    # same thing — the first word of substance after the negation, a few words after a negation of its own
-    after = [word for word in re.findall(r"[a-z]+", sentence[match.end():].lower())[:4]
-             if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
-    if len(after) < 2:  # "none found" names nothing the evidence's own negation could be about
-        return False
-    return re.search(rf"\b(?:no|not|none|never|without|cannot)\W+(?:\w+\W+){{0,3}}{re.escape(after[0][:5])}"
-                     rf"\w*\W+(?:\w+\W+){{0,3}}{re.escape(after[1][:5])}", index.row_text) is not None
-
-
-def _health_narrowed(words: str, tools: set[str]) -> set[str]:
-    """A platform a negative claim names narrows it to that platform's check."""
-    platforms = {tool for name, tool in health_tools().items() if _words_in(words, [name.lower()])}
-    return (tools & platforms or platforms) if platforms else tools
-
-
-def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit) -> str | None:
-    for name in sorted(identifiers_in(sentence)):
-        empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found") and fit(item)]
-        if empty:
-            return f"{empty[0].tool} for {name} came back empty"
-        listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
-                    and fit(item)]
-        # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
-        if listings and not index.rows_mentioning(name, tools):
-            return f"a complete listing does not contain {name}"
-    return None
-
-
-def _stated(text: str) -> set[str]:
-    return {vocabulary.name for vocabulary in VALUE_VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
-
-
-def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
-                    windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None,
-                    read_rows: RowsRead | None = None, answer: str = "", now: datetime | None = None) -> str | None:
-    """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
-    count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
-    run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
-    ``context`` is the whole sentence: "nothing matched during CHG…'s window: no failed runs …" is about
-    runs although its first clause does not say so."""
-    if _quotes_evidence(sentence, index):
-        return "quoted from the evidence"
-    empty = _empty_field(sentence, index)
-    if empty:
-        return empty
-    stated = _stated(context or sentence)
-    fit = _no_narrower(fit, stated)
-    words = sentence.lower()
-    tools = _family(words) or _family(context.lower())
-    named = _named_absent(sentence, index, tools, fit)
-    if named or identifiers_in(sentence) and not tools:
-        return named  # a named thing said to be absent, backed only by a search for it
-    tools = _health_narrowed(words, tools)
-    relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools) and fit(item)]
-    tickets = [item for item in relevant if tool_spec(item.tool) and tool_spec(item.tool).record == "incident"]
-    if "incident" in words and tickets:  # "no matching incident": the ticket searches, not status pages
-        relevant = tickets
-    if "incident" in words and relevant and all(tool_spec(item.tool).platform for item in relevant):
-        if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
-            return f"{relevant[0].tool} reports no active incident"
-        return None
-    partial = PARTIAL.search(digits(sentence))
-    if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
-        fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
-        zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
-        if fields and len(zero) == int(partial.group(1)):
-            return f"{len(zero)} rows of {relevant[0].tool} count none"
-    if relevant and all(not item.rows for item in relevant):
-        return f"{relevant[0].tool} came back empty"
-    complete = [item for item in relevant if item.rows and item.total == len(item.rows)]
-    if OTHERWISE.search(sentence) and complete and all(  # "nothing else failed": every row is one the answer names
-            any(str(row.get(field) or "").lower() in answer.lower() for field in ("number", "run_id", "pipeline_name")
-                if row.get(field)) for item in complete for row in item.rows):
-        return f"every row of {complete[0].tool} is named in the answer"
-    # a search that did not apply something asked, every row seen, none of them meeting it by its own fields
-    read = [(item, kept) for item in index.items if read_rows and (not tools or item.tool in tools)
-            and (kept := read_rows(item)) is not None]
-    if read and not any(kept for _, kept in read):
-        return f"none of the rows of {read[0][0].tool} meets what was asked"
-    # a wider search, every row of it seen, none of them inside the window asked: "nothing in the last 30 minutes"
-    wide = [item for item in index.items if windows and fit_any_time and item.answered and (not tools or item.tool in tools)
-            and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows) and _covers(item, windows)]
-    if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
-                        for start, end in windows):
-        return f"none of the rows of {wide[0].tool} falls inside the window asked"
-    # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
-    # row seen, none starting after it
-    since = _since(sentence, now)
-    covering = [item for item in relevant if since and now and item.total == len(item.rows)
-                and _covers(item, [(since[0], now)])]
-    starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
-    if covering and since is not None:
-        start, end, pointed = since
-        referenced = [moment for moment in starts if start <= moment < end]
-        if pointed and not referenced:
-            return None  # "since the 3 Jan run": no run that day to point at
-        bound = max(referenced) if pointed else start
-        if not any(moment > bound or not pointed and moment == bound for moment in starts):
-            return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
-    return None
-
-
-def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
-    """"No error code", "no end time yet": a field a row shows empty, named after the negation."""
-    for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
-        said = match.group(1).lower()
-        for item in index.items:
-            for top in item.rows:
-                for row in records_in(top):
-                    for field, value in row.items():
-                        name = field.replace("_", " ")
-                        if value in (None, "", []) and len(name) > 3 and re.match(rf"{re.escape(name)}s?\b", said):
-                            return f"{item.tool} shows {field} empty"
-    return None
-
-
-def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, bool] | None:
-    """The bound a sentence gives itself: "since 06:00" (from then), "since the 3 Jan run" (after the last row
-    of that day: the record it points at) — the window and whether it points at a record; ``None`` without one."""
-    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
-
-    if now is None or not re.search(r"\bsince\b", sentence, re.IGNORECASE):
-        return None
-    for mention in find_times(sentence, now):
-        if mention.text.lower().startswith("since"):
-            return mention.start, now, False
-        if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):
-            return mention.start, mention.end, True
-    return None
-
-
-def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
-    """The search's window holds every window asked."""
-    searched = [(first, last) for start, end in windows_of(item) if (first := iso_moment(start)) and (last := iso_moment(end))]
-    return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
-                                  for start, end in windows)
-
-
-PARENTHESIS = re.compile(r"\(([^()]*)\)")
-
-
-def _without_details(text: str) -> str:
-    """The text without parenthesised details that name no record ("couldn't launch (no capacity in
-    westeurope)"): a quoted reason, not a claim that nothing matched. "(none)" stays a claim."""
-    def detail(match: re.Match[str]) -> str:
-        words = match.group(1).lower().split()
-        named = any(word.strip(".,;:") in RECORD_WORDS_FLAT for word in words)
-        return " " if len(words) >= 3 and not named else match.group()
-
-    return PARENTHESIS.sub(detail, text)
-
-
-def _no_narrower(fit: Fit, stated: set[str]) -> Fit:
-    return lambda item: fit(item) and narrowed_by(item) <= stated
-
-
-def _without_values(text: str) -> str:
-    """The text with value phrases blanked: "no one assigned", "not requested" are values, not negations."""
-    for vocabulary in VALUE_VOCABULARIES.values():
-        for match, _ in vocabulary.find(text):
-            if match.group().lower() in NOBODY and not ASSIGNING.match(text[match.end():]) \
-                    and not HOLDING.search(text[:match.start()]):
-                continue  # "nobody has raised a ticket": a negation, not "unassigned"
-            text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
-    return text
-
-
-NOBODY = frozenset({"nobody", "no one", "noone"})
-ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
-                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)", re.IGNORECASE)
-HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
-"""Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
-
-
-OTHERWISE = re.compile(r"\b(?:else|other|others|besides|apart from)\b", re.IGNORECASE)
-"""A "none" beyond what the answer names ("nothing else failed", "no other incidents")."""
-SELF = re.compile(r"\bI(?:'m| am)?\s+(?:can't|cannot|can not|won't|unable|not able|don't|do not)\b", re.IGNORECASE)
-"""What the writer says of itself ("I can't page anyone from here"): not a statement about the data."""
-
-
-QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![\w'])'[^']{3,}'(?![\w'])")
-
-
-def _without_data_words(clause: str, index: EvidenceIndex) -> str:
-    """The clause without the data's own words: quoted text ("Cannot find the file …") and a negation a record's
-    text holds with its neighbours ("source file not found" in a title) describe an error, not an empty search."""
-    clause = QUOTED.sub(" ", clause)
-    flat = " " + " ".join(re.findall(r"[\w-]+", index.row_text)) + " "
-    for match in reversed(list(NEGATION.finditer(clause))):
-        before = re.findall(r"[\w-]+", clause[:match.start()])[-1:]
-        after = re.findall(r"[\w-]+", clause[match.end():])[:1]
-        said = re.findall(r"[\w-]+", match.group().lower())
-        phrases = [" ".join(words).lower() for words in ([*before, *said], [*said, *after]) if len(words) >= 3]
-        if any(f" {phrase} " in flat for phrase in phrases):
-            clause = clause[:match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
-    return clause
-
-
-def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
-                          fit_any_time: Fit | None = None, read_rows: RowsRead | None = None,
-                          now: datetime | None = None) -> list[GroundingCheck]:
-    """Each clause saying nothing matched is backed by a fitting search that came back empty — or by a wider
-    one (``fit_any_time``: it fits but for its window) that covers the ``windows`` asked and whose rows, all of
-    them seen, all fall outside them."""
-    checks = []
-    for sentence in sentences(text):
-        for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
-                    clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
-                continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
-            why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
-                                  read_rows=read_rows, answer=text, now=now)
-            checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
-                                 f"no search that fits what was asked came back empty for: \"{clause}\"",
-                                 "a statement that nothing matched, which no fitting search backed"))
     return checks
 
 
@@ -701,7 +430,6 @@ def score(checks: Sequence[GroundingCheck]) -> float:
     return round(share if all(check.passed for check in checks) else min(share, FAILURE_CAP), 3)
 
 
-LEAD_WORD = re.compile(r"^\W*(?:yes|no)\s*[—–\-,:;.!]+\s*", re.IGNORECASE)
 
 
 NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
