@@ -84,6 +84,10 @@ FIELD_LINE = re.compile(r"^\**[A-Za-z][\w /]{1,24}?\**\s*:\**\s")
 """A bullet that states one field of a record ("- Risk: Moderate", "- **Owner:** Elif")."""
 
 
+KEY_LED = re.compile(r"^[*_`\s]*([\w-]+)[*_`]*\s*(?:[—–:]|\s-)\s+")
+"""A bullet that starts with its record and a dash or colon ("- **INC…** — P2, In Progress")."""
+
+
 def _key_kind(key: str) -> str:
     return "pipeline" if PIPELINE.fullmatch(key) else key[:3] if TICKET.fullmatch(key) else "run"
 
@@ -92,7 +96,8 @@ def carry_subjects(text: str) -> str:
     """Bullets under a line about one record, written about it: a field bullet ("- Risk: Moderate" under
     "CHG… is in Authorize") and, under a line that introduces a list (":"), a bullet naming records of another
     kind ("- `<run id>` — 07:20" under "Two failed runs of pl_x:") — each rewritten as one statement about the
-    record ("CHG… Risk Moderate"), so that its values and links are checked like any other."""
+    record ("CHG… Risk Moderate"), so that its values and links are checked like any other. A bullet led by its
+    record and a dash ("- INC… — P2, Closed") is one statement about it too."""
     lines, subject, introduces = [], None, False
     for line in text.split("\n"):
         bullet = BULLET.match(line)
@@ -108,7 +113,13 @@ def carry_subjects(text: str) -> str:
         carried = subject is not None and (
             not keys and FIELD_LINE.match(body) is not None
             or keys and introduces and all(_key_kind(key) != _key_kind(subject) for key in keys))
-        lines.append(f"- {subject} " + re.sub(r"\s*[:;]\s+|\s+[-–—]\s+", " ", body) if carried else line)
+        led = KEY_LED.match(body) if len(keys) == 1 and not carried else None
+        if carried:
+            lines.append(f"- {subject} " + re.sub(r"\s*[:;]\s+|\s+[-–—]\s+", " ", body))
+        elif led and led.group(1).lower() == keys[0]:  # "- INC… — P2, Closed": the line is about INC…
+            lines.append(f"- {keys[0]} {body[led.end():]}")
+        else:
+            lines.append(line)
     return "\n".join(lines)
 
 

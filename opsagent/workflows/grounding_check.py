@@ -438,7 +438,8 @@ NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
 def _plain(text: str) -> str:
     """Lower case without emphasis, separators and extra spaces: a claim read from a bullet ("CHG… Risk
     Moderate" for "- **Risk:** Moderate") is found again in it."""
-    return " ".join(re.sub(r"[*`:;|—–]+|\s-\s", " ", text.lower()).split())
+    spaced = re.sub(r"[`:;|—–]+|\s-\s", " ", EMPHASIS.sub("", text.lower()).replace("*", ""))
+    return re.sub(r"\s+([,.])", r"\1", " ".join(spaced.split()))
 
 
 def _mentions(sentence: str, claim: str) -> bool:

@@ -104,3 +104,18 @@ def test_no_error_code_is_a_field_the_row_shows_empty() -> None:
     failing = evidence("get_pipeline_run_details", pipeline_name="pl_ingest_sales")
     assert rows_of(failing)[0].get("error_code")
     assert failed("why did pl_ingest_sales fail?", "No error code.", failing, "negative_claim")
+
+
+def test_a_failed_sentence_in_bold_is_the_one_left_out() -> None:
+    from opsagent.intake.analyzer import analyse_question
+    from opsagent.workflows.grounding_check import Thresholds, grounding_report
+
+    results = evidence("get_incident", number="INC0010042")
+    [row] = rows_of(results)
+    wrong = next(state for state in ("Closed", "New", "On Hold") if state != row["state"])
+    question = "who owns INC0010042?"
+    text = (f"**INC0010042** is with **{row['assigned_to']}**.\n\n"
+            f"- **INC0010042** — *{row['short_description']}*, {wrong}.")
+    report = grounding_report(text, results, attempt=2, thresholds=Thresholds(), can_regenerate=False,
+                              analysis=analyse_question(question, now=NOW), question=question)
+    assert report.verdict == "partial" and row["assigned_to"] in report.kept and wrong not in report.kept
