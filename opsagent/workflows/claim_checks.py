@@ -35,7 +35,7 @@ from opsagent.workflows.claims import (
 )
 from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.tools.timewindow import iso_moment
-from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, record_of_tool, records_in
+from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, parts_of, record_of_tool, records_in
 from opsagent.workflows.health_claims import OVERALL
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 
@@ -431,6 +431,57 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
     return checks
 
 
+FAILED_IN = re.compile(r"\b(?:failed|failing|fails|failure|error\s+\d+)\b[^.;]{0,40}?\bin\s+(?:the\s+)?`?"
+                       r"(?P<activity>[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]+)`?(?:\s+(?:step|activity))?\b")
+"""Where a run failed: "failed with 2108 in Web_Upload_Audiences" (an activity of the run)."""
+
+
+def check_failed_activities(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """The activity a run is said to have failed in is one the rows show failing (an activity that ran and
+    succeeded is not where it failed)."""
+    records = [part for item in index.items for top in item.rows for row in records_in(top)
+               for part in (row, *parts_of(row))]  # a run's activities are parts of it
+    failing = {str(row.get("failed_activity")).lower() for row in records if row.get("failed_activity")}
+    failing |= {str(row.get("activity_name")).lower() for row in records
+                if row.get("activity_name") and str(row.get("status", "")).lower() == "failed"}
+    known = failing | {str(row.get("activity_name")).lower() for row in records if row.get("activity_name")}
+    checks = []
+    for unit in units:
+        for match in FAILED_IN.finditer(unit):
+            activity = match.group("activity").lower()
+            if activity in known:  # an activity the rows name: it must be one that failed
+                checks.append(GroundingCheck.of("value", unit, activity in failing,
+                                                f"{match.group('activity')} did not fail in the rows shown "
+                                                f"(failed: {', '.join(sorted(failing)) or 'none'})",
+                                                "where a run failed, which the data contradicts"))
+    return checks
+
+
+def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    """"Data Platform Ops 3, Cloud Infrastructure 2": a count said right after a name the rows give (a group, a
+    CI, a factory) is that name's count — its grouped row's count, or how many rows of a complete search have it."""
+    records = [row for item in index.items for top in item.rows for row in records_in(top)]
+    complete = all(item.total == len(item.rows) for item in index.items if item.rows)
+    names = {value for row in records for field, value in row.items()
+             if isinstance(value, str) and field in NAMED_FIELDS and len(value) >= 4}
+    checks = []
+    for name in sorted(names, key=len, reverse=True):
+        for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])[ \t]*(?::|\(|—|-|has|have|with)?[ \t]*(\d+)\b"
+                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×))", digits(text), re.IGNORECASE):
+            grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
+            counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
+            allowed = grouped or counted
+            if allowed:
+                checks.append(GroundingCheck.of("number", match.group(), int(match.group(1)) in allowed,
+                                                f"{name} has {', '.join(map(str, sorted(allowed)))} in the evidence, "
+                                                f"not {match.group(1)}", "a count per name the data contradicts"))
+    return checks
+
+
+NAMED_FIELDS = frozenset({"assignment_group", "configuration_item", "factory", "assigned_to"})
+"""Names a count may follow (a pipeline's counts are its runs', read by ``check_key_counts``)."""
+
+
 def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:
     """The unit names a platform whose report's text gives "error <code>" (a status update quoting it)."""
     return any(spec.platform and re.search(rf"\b{re.escape(spec.platform)}\b", unit, re.IGNORECASE)
@@ -465,11 +516,14 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
     return checks
 
 
-def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
+def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None,
+                 named: Sequence[str] = ()) -> list[GroundingCheck]:
     """"pl_x failed because the source file was missing", "it was fixed by …": the cause or fix is in that
     record's own rows (its error, its description, its close notes), not a plausible guess. A sentence that
-    names no record is about ``only``, the one record the whole answer names, if there is one."""
+    names no record is about ``only``, the one record the whole answer names, if there is one. "It was canceled
+    because it fired during CHG…'s window" may be the text of the record "it" stands for: one the answer names."""
     checks = []
+    answer_text = " ".join(text_of(row) for key in named for _, row in index.rows_for(key)).lower()
     for unit in units:
         fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
         key = fetched[0] if len(fetched) == 1 else only if not fetched else None
@@ -481,12 +535,18 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
         # about no one record ("Fix last time: …" under several): in some record's own text
         own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
-        found = {word for word in words if word in own}
         action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
-        ok = (not words or len(found) * 2 >= len(words)) and (action is None or action.group(1)[:5] in own)
+        ok = any((not words or len({word for word in words if word in text}) * 2 >= len(words))
+                 and (action is None or action.group(1)[:5] in text)
+                 for text in (own, answer_text if UNNAMED_SUBJECT.match(unit) else ""))
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
+
+
+UNNAMED_SUBJECT = re.compile(r"^\W*(?:it|this|that|they|the (?:ticket|incident|alert|run|change|failure))\b",
+                             re.IGNORECASE)
+"""A sentence whose subject is a record named earlier ("It was canceled because …")."""
 
 
 def text_of(row: dict[str, Any]) -> str:

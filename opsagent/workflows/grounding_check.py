@@ -42,8 +42,10 @@ from opsagent.workflows.claim_checks import (
     check_codes,
     check_comparisons,
     check_existential_claims,
+    check_failed_activities,
     check_first_failures,
     check_key_counts,
+    check_named_counts,
     check_links,
     check_placements,
     check_qualified_counts,
@@ -250,9 +252,11 @@ def _topics(tool: str) -> set[str]:
 
 
 def _short_values(items: Sequence[ToolEvidence]) -> set[str]:
-    """The names rows give (an assignee, a group, a CI): short text values, not descriptions or times."""
+    """The names rows give (an assignee, a group, a CI, a factory): short text values of two words or more, or
+    one hyphenated name ("adf-prod-neu") — not descriptions, states or times."""
     return {value.lower() for item in items for row in item.rows for value in row.values()
-            if isinstance(value, str) and 6 <= len(value) <= 40 and " " in value.strip() and not ISO_MOMENT.match(value)}
+            if isinstance(value, str) and 6 <= len(value) <= 40 and not ISO_MOMENT.match(value)
+            and (" " in value.strip() or re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value.lower()))}
 
 
 def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
@@ -366,8 +370,11 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_key_counts(units, index),
         *check_first_failures(units, index, only=about),
         *check_codes(units, index, only=about),
+        *check_failed_activities(units, index),
+        *check_named_counts(text, index),
         *check_times(units, index, now),
-        *check_causes([*units, *(sentence for sentence in sentences(text) if ":" in sentence)], index, only=about),
+        *check_causes([*units, *(sentence for sentence in sentences(text) if ":" in sentence)], index, only=about,
+                      named=keys),
         *check_ages(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)

@@ -16,7 +16,7 @@ from typing import Any
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.vocabularies import HEALTH_STATUS
-from opsagent.workflows.claims import NEGATED_VALUE, says
+from opsagent.workflows.claims import NEGATED_VALUE, TICKET, says
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
@@ -99,8 +99,8 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     for part in parts:
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
         named = [name for name in names if says(part, name)]
-        if status is None or not named:
-            continue
+        if status is None or not named or TICKET.search(part):
+            continue  # "logged as INC… (notebooks slow to attach)": a ticket's words, not a component's status
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
         for name in named:
             own = [row for row in rows if row["name"] == name]

@@ -18,7 +18,7 @@ from typing import Any
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
-from opsagent.tools.vocabularies import VALUE_VOCABULARIES
+from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, records_in
 from opsagent.workflows.fitting import narrowed_by, windows_of
@@ -129,6 +129,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     empty = _empty_field(sentence, index)
     if empty:
         return empty
+    about = NOTHING_ABOUT.search(sentence)  # "nothing about clusters in the error": the text does not say it
+    if about and index.row_text and about.group(1).lower().removesuffix("s")[:5] not in index.row_text:
+        return f"no row's text mentions {about.group(1)}"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
@@ -151,6 +154,12 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1)):
             return f"{len(zero)} rows of {relevant[0].tool} count none"
+    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
+    said = (context or sentence).lower()
+    if fields and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
+            isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
+            for item in index.items for row in item.rows):  # counts none
+        return f"the row of what the sentence names counts no {fields[0]}"
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
     complete = [item for item in relevant if item.rows and item.total == len(item.rows)]
@@ -169,11 +178,23 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
                         for start, end in windows):
         return f"none of the rows of {wide[0].tool} falls inside the window asked"
+    # its own day ("none of yesterday's runs failed"): a fitting search covering it, every row seen, none of its
+    # rows that day having what the clause says
+    day = _own_window(sentence, now)
+    # a search that fits but for its window (the sentence gives its own), every row seen
+    any_time = [item for item in index.items if fit_any_time and item.answered and (not tools or item.tool in tools)
+                and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows)]
+    seen_day = [item for item in any_time if day and _covers(item, [day])]
+    if seen_day and day is not None:
+        stated = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(words)]
+        inside = [row for item in seen_day for row in item.rows
+                  if (moments := moments_of(row)) and day[0] <= min(moments) < day[1]]
+        if not any(all(_shows(row, vocabulary, value) for vocabulary, value in stated) for row in inside):
+            return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
     since = _since(sentence, now)
-    covering = [item for item in relevant if since and now and item.total == len(item.rows)
-                and _covers(item, [(since[0], now)])]
+    covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
         start, end, pointed = since
@@ -184,6 +205,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(moment > bound or not pointed and moment == bound for moment in starts):
             return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
     return None
+
+
+NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})", re.IGNORECASE)
 
 
 def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
@@ -198,6 +222,23 @@ def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
                         if value in (None, "", []) and len(name) > 3 and re.match(rf"{re.escape(name)}s?\b", said):
                             return f"{item.tool} shows {field} empty"
     return None
+
+
+def _own_window(sentence: str, now: datetime | None) -> tuple[datetime, datetime] | None:
+    """The one day or window a sentence names for itself ("yesterday's runs", "on Wednesday"), not a "since"."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    if now is None:
+        return None
+    outside = PARENTHESIS.sub(" ", sentence)  # "(the last good one started 23:10)" is a detail, not its window
+    found = [mention for mention in find_times(outside, now) if not mention.text.lower().startswith("since")]
+    return (found[0].start, min(found[0].end, now)) if len(found) == 1 and found[0].start < now else None
+
+
+def _shows(row: dict[str, Any], vocabulary: Vocabulary, value: str) -> bool:
+    """The row's own field says the value ("Failed" for the run status "failed")."""
+    labels = vocabulary.selected(value) or {value.lower()}
+    return any(str(row.get(field) or "").lower() in labels for field in vocabulary.row_fields)
 
 
 def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, bool] | None:
@@ -253,7 +294,8 @@ def _without_values(text: str) -> str:
 
 NOBODY = frozenset({"nobody", "no one", "noone"})
 ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
-                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)", re.IGNORECASE)
+                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)"
+                       r"|\W*(?:has|holds|owns)\s+(?:(?:INC|CHG)\d+|it|them|this one|that one)\b", re.IGNORECASE)
 HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
 """Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 
@@ -282,6 +324,17 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
     return clause
 
 
+JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet)\s+)?(?:points?|suggests?|indicates?|"
+                       r"links?|ties?|connects?|implies|hints?)\b", re.IGNORECASE)
+
+
+def _names_nothing(clause: str) -> bool:
+    """"Nothing points to it", "nothing suggests that": a judgement naming no record kind, value, id or number —
+    an inference from what was shown, not a search that came back empty ("none found" is one)."""
+    return (JUDGEMENT.search(clause) is not None and not _family(clause.lower()) and not _stated(clause)
+            and not identifiers_in(clause) and not re.search(r"\d", clause))
+
+
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
                           fit_any_time: Fit | None = None, read_rows: RowsRead | None = None,
                           now: datetime | None = None) -> list[GroundingCheck]:
@@ -291,7 +344,8 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     checks = []
     for sentence in read.sentences(text):
         for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
-            if not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
+            if _names_nothing(clause) or \
+                    not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,

@@ -19,7 +19,7 @@ from opsagent.tools.catalog import tool_spec
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import EvidenceIndex, moments_of, parts_of, record_of_tool
+from opsagent.workflows.evidence_index import RUN_ID, EvidenceIndex, moments_of, parts_of, record_of_tool
 
 CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
                    re.IGNORECASE)
@@ -30,6 +30,9 @@ LATEST = {"latest", "newest", "most recent"}
 OTHER_EVENTS = re.compile(r"\b(?:failures?|failed|inside|during|before|after|within)\b", re.IGNORECASE)
 """A sentence that places other events against a record ("the 08:12 failure falls inside CHG…'s window"): its
 times are those events' (``check_placements`` reads it), not the record's own."""
+
+
+PLACING = re.compile(r"\b(?:inside|during|before|after|within)\b", re.IGNORECASE)
 
 
 def _clock(moment: datetime) -> str:
@@ -56,6 +59,13 @@ def _subject_rows(sentence: str, index: EvidenceIndex) -> list[dict[str, Any]] |
     return (_platform_rows(index, platforms.pop()) or None) if not keys and len(platforms) == 1 else None
 
 
+EVENT_AT = re.compile(r"\b(?:started|opened|began|kicked off|was raised|failed)\s+(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b",
+                      re.IGNORECASE)
+"""A record's own event at a clock time ("it started 05:12")."""
+ADVICE = re.compile(r"\b(?:if|worth|could|should|might|consider|try|check again|look again|wait)\b", re.IGNORECASE)
+"""A sentence of advice or a condition: a time in it still to come is not a time the data must show."""
+
+
 def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
                       now: datetime | None) -> list[GroundingCheck]:
     """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's)."""
@@ -64,10 +74,17 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     anywhere: set[str] | None = None
     for sentence in sentences:
         said = said_clocks(sentence)
-        rows = _subject_rows(sentence, index) if said and not OTHER_EVENTS.search(sentence) else None
+        if said and now is not None and ADVICE.search(sentence):  # "worth another look after 09:20": advice
+            said = {clock for clock in said if clock <= f"{now:%H:%M}"}  # about a time still to come
+        keys = record_keys(sentence)
+        others = PLACING if len(keys) == 1 and RUN_ID.fullmatch(keys[0]) else OTHER_EVENTS  # a run's "failed" is its own
+        rows = _subject_rows(sentence, index) if said and not others.search(sentence) else None
         if rows:
             own = _clocks(rows)
-            for clock in sorted(said - own - given):
+            # a time the question gave may be restated — not as the moment of this record's own event
+            # ("that's run 3a1a… — it started 05:12" when the question asked for the 05:12 run)
+            pinned = {f"{int(hour):02d}:{minute}" for hour, minute in EVENT_AT.findall(sentence)}
+            for clock in sorted(said - own - (given - pinned)):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"{clock} is not one of the times of the record this sentence is "
                                                     f"about ({', '.join(sorted(own)) or 'none shown'})",
@@ -101,6 +118,10 @@ def _on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
     return lambda moment: (moment.month, moment.day) == (month, day)
 
 
+RELATIVE_DAY = re.compile(r"\b(?:today|yesterday|tonight|tomorrow|overnight|last night|this (?:morning|afternoon|"
+                          r"evening))\b", re.IGNORECASE)
+
+
 def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
     """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"): some moment of the evidence
     is on that day at that time — the right hour on the wrong day is still wrong."""
@@ -109,8 +130,8 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
     for sentence in sentences:
         said, days = said_clocks(sentence), [match for match in DATE.finditer(sentence)
                                        if not (match.group("weekday") and DATE.search(sentence[match.end():match.end() + 8]))]
-        if len(said) != 1 or len(days) != 1 or said & given:
-            continue
+        if len(said) != 1 or len(days) != 1 or said & given or RELATIVE_DAY.search(sentence):
+            continue  # two days in one sentence ("05:20 today … since Wed 8 Jan"): which time is whose is unread
         clock, on_day = next(iter(said)), _on_day(days[0])
         moments = _evidence_moments(index) if moments is None else moments
         at_clock = [moment for moment in moments if _clock(moment) == clock]

@@ -5,6 +5,8 @@ on the demo data; each oracle is computed from its rows (the right statement pas
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from opsagent.contracts.evidence import TaskResult
 from opsagent.tools.timewindow import iso_moment
 from tests.workflows.test_claim_kinds import NOW, evidence
@@ -119,3 +121,67 @@ def test_a_failed_sentence_in_bold_is_the_one_left_out() -> None:
     report = grounding_report(text, results, attempt=2, thresholds=Thresholds(), can_regenerate=False,
                               analysis=analyse_question(question, now=NOW), question=question)
     assert report.verdict == "partial" and row["assigned_to"] in report.kept and wrong not in report.kept
+
+
+def test_counts_per_name_are_the_names_counts() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours")
+    rows = rows_of(results)
+    question = "runs per factory last 24h?"
+    right = ", ".join(f"{row['factory']} {row['count']}" for row in rows)
+    assert not failed(question, f"By factory: {right}.", results, "number")
+    wrong = ", ".join(f"{row['factory']} {row['count'] + 3}" for row in rows)
+    assert failed(question, f"By factory: {wrong}.", results, "number")
+    clean = [row for row in rows if row["failed"] == 0]
+    failing = [row for row in rows if row["failed"] > 0]
+    if clean:  # "adf-prod-neu ran 9, and none of them failed": that row counts no failure
+        assert not failed(question, f"{clean[0]['factory']} ran {clean[0]['count']}, and none of them failed.",
+                          results, "negative_claim")
+    if failing:
+        assert failed(question, f"{failing[0]['factory']} ran {failing[0]['count']}, and none of them failed.",
+                      results, "negative_claim")
+
+
+def test_a_none_for_a_day_the_sentence_names_reads_that_days_rows() -> None:
+    results = evidence("list_pipeline_runs", pipeline_name="pl_ingest_sales", time_window="since yesterday")
+    rows = rows_of(results)
+    assert results[0].evidence[0].total == len(rows)
+    day_failed = {day: any(row["status"] == "Failed" and row["start"].startswith(day) for row in rows)
+                  for day in ("2025-01-09", "2025-01-10")}
+    question = "did ingest sales fail both yesterday and today?"
+    for day, word in (("2025-01-09", "yesterday"), ("2025-01-10", "today")):
+        flagged = failed(question, f"None of {word}'s runs failed.", results, "negative_claim")
+        assert bool(flagged) == day_failed[day], (word, flagged)
+
+
+def test_where_a_run_failed_is_an_activity_that_failed() -> None:
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_export_marketing")
+    [row] = rows_of(results)
+    fine = next(item["activity_name"] for item in row["activities"] if item["status"] == "Succeeded")
+    question = "pl_export_marketing last night - which step failed?"
+    assert not failed(question, f"Failed with error {row['error_code']} in {row['failed_activity']}.", results, "value")
+    assert failed(question, f"Failed with error {row['error_code']} in {fine}.", results, "value")
+
+
+def test_a_run_said_to_start_at_the_asked_time_must_have_started_then() -> None:
+    results = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="today")
+    rows = rows_of(results)
+    asked = rows[-1]
+    other = next(row for row in rows if row["run_id"] != asked["run_id"])
+    clock = asked["start"][11:16]
+    question = f"run id for the {clock} ingest_sales failure?"
+    assert not failed(question, f"That's run {asked['run_id']} — it started {clock} UTC and failed.", results,
+                      "placement")
+    assert failed(question, f"That's run {other['run_id']} — it started {clock} UTC and failed.", results, "placement")
+
+
+def test_judgements_advice_and_record_words_are_not_claims_about_the_data() -> None:
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    question = "is the databricks mess why ingest_sales keeps failing?"
+    later = (NOW.replace(minute=0) + timedelta(minutes=45)).strftime("%H:%M")
+    assert not failed(question, "Nothing points to it.", results, "negative_claim")
+    assert not failed(question, f"Worth another look if it still fails after {later}.", results, "placement")
+    absent = next(word for word in ("cluster", "notebook", "warehouse") if word not in str(row).lower())
+    present = next(word for word in ("file", "source", "copy") if word in str(row).lower())
+    assert not failed(question, f"There is nothing about {absent}s in the error.", results, "negative_claim")
+    assert failed(question, f"There is nothing about {present}s in the error.", results, "negative_claim")
