@@ -516,14 +516,11 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
     return checks
 
 
-def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None,
-                 named: Sequence[str] = ()) -> list[GroundingCheck]:
+def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
     """"pl_x failed because the source file was missing", "it was fixed by …": the cause or fix is in that
     record's own rows (its error, its description, its close notes), not a plausible guess. A sentence that
-    names no record is about ``only``, the one record the whole answer names, if there is one. "It was canceled
-    because it fired during CHG…'s window" may be the text of the record "it" stands for: one the answer names."""
+    names no record is about ``only``, the one record the whole answer names, if there is one."""
     checks = []
-    answer_text = " ".join(text_of(row) for key in named for _, row in index.rows_for(key)).lower()
     for unit in units:
         fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
         key = fetched[0] if len(fetched) == 1 else only if not fetched else None
@@ -536,17 +533,11 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         # about no one record ("Fix last time: …" under several): in some record's own text
         own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
         action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
-        ok = any((not words or len({word for word in words if word in text}) * 2 >= len(words))
-                 and (action is None or action.group(1)[:5] in text)
-                 for text in (own, answer_text if UNNAMED_SUBJECT.match(unit) else ""))
+        ok = (not words or len({word for word in words if word in own}) * 2 >= len(words)) \
+            and (action is None or action.group(1)[:5] in own)
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
-
-
-UNNAMED_SUBJECT = re.compile(r"^\W*(?:it|this|that|they|the (?:ticket|incident|alert|run|change|failure))\b",
-                             re.IGNORECASE)
-"""A sentence whose subject is a record named earlier ("It was canceled because …")."""
 
 
 def text_of(row: dict[str, Any]) -> str:

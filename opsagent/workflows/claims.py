@@ -191,7 +191,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
     # only as an owner (KEY's) or an object is not that value's subject
     owner = re.search(rf"(?<![\w-]){re.escape(keys[0])}['’]s\b", item, re.IGNORECASE) or re.search(
         rf"\b(?:awaiting|waiting (?:for|on)|pending|blocked by|until|after|before|during|for|by|of|with|about|from|"
-        rf"to|via|behind)\s+(?:the\s+)?(?:[\w-]+\s+){{0,12}}?{re.escape(keys[0])}\b", item, re.IGNORECASE)
+        rf"to|via|behind)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{re.escape(keys[0])}\b", item, re.IGNORECASE)
     for vocabulary in VALUE_VOCABULARIES.values():
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)

@@ -97,10 +97,12 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     names = sorted({str(row["name"]) for row in rows}, key=len, reverse=True)
     checks = []
     for part in parts:
+        if TICKET.search(part):  # "logged as INC… (notebooks slow to attach)": a ticket's title is its own words
+            part = re.sub(r"\([^()]*\)|\"[^\"]*\"|\*[^*]+\*", " ", part)
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
         named = [name for name in names if says(part, name)]
-        if status is None or not named or TICKET.search(part):
-            continue  # "logged as INC… (notebooks slow to attach)": a ticket's words, not a component's status
+        if status is None or not named:
+            continue
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
         for name in named:
             own = [row for row in rows if row["name"] == name]

@@ -211,16 +211,19 @@ NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\
 
 
 def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
-    """"No error code", "no end time yet": a field a row shows empty, named after the negation."""
+    """"No error code", "no end time yet": a field the rows show empty, named after the negation — the rows of
+    the record the sentence names, or else every row that has the field."""
+    keys = read.record_keys(sentence)
+    rows = ([row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else
+            [row for item in index.items for top in item.rows for row in records_in(top)])
     for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
         said = match.group(1).lower()
-        for item in index.items:
-            for top in item.rows:
-                for row in records_in(top):
-                    for field, value in row.items():
-                        name = field.replace("_", " ")
-                        if value in (None, "", []) and len(name) > 3 and re.match(rf"{re.escape(name)}s?\b", said):
-                            return f"{item.tool} shows {field} empty"
+        fields = {field for row in rows for field in row if len(field) > 3
+                  and re.match(rf"{re.escape(field.replace('_', ' '))}s?\b", said)}
+        for field in fields:
+            shown = [row[field] for row in rows if field in row]
+            if shown and all(value in (None, "", []) for value in shown):
+                return f"the rows show {field} empty"
     return None
 
 
@@ -236,9 +239,11 @@ def _own_window(sentence: str, now: datetime | None) -> tuple[datetime, datetime
 
 
 def _shows(row: dict[str, Any], vocabulary: Vocabulary, value: str) -> bool:
-    """The row's own field says the value ("Failed" for the run status "failed")."""
+    """The row's own field says the value ("Failed" for the run status "failed"); a row without the field (a
+    search for failed runs lists no status) may have it."""
     labels = vocabulary.selected(value) or {value.lower()}
-    return any(str(row.get(field) or "").lower() in labels for field in vocabulary.row_fields)
+    fields = [field for field in vocabulary.row_fields if field in row]
+    return not fields or any(str(row.get(field) or "").lower() in labels for field in fields)
 
 
 def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, bool] | None:

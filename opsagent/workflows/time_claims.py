@@ -122,6 +122,16 @@ RELATIVE_DAY = re.compile(r"\b(?:today|yesterday|tonight|tomorrow|overnight|last
                           r"evening))\b", re.IGNORECASE)
 
 
+def _nearer_relative_day(sentence: str, date: re.Match[str]) -> bool:
+    """The clock time is written nearer to "today" / "yesterday" … than to the date."""
+    clock = CLOCK.search(sentence)
+    if clock is None:
+        return False
+    distance = min(abs(clock.start() - date.end()), abs(date.start() - clock.end()))
+    return any(min(abs(clock.start() - found.end()), abs(found.start() - clock.end())) < distance
+               for found in RELATIVE_DAY.finditer(sentence))
+
+
 def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
     """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"): some moment of the evidence
     is on that day at that time — the right hour on the wrong day is still wrong."""
@@ -130,8 +140,8 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
     for sentence in sentences:
         said, days = said_clocks(sentence), [match for match in DATE.finditer(sentence)
                                        if not (match.group("weekday") and DATE.search(sentence[match.end():match.end() + 8]))]
-        if len(said) != 1 or len(days) != 1 or said & given or RELATIVE_DAY.search(sentence):
-            continue  # two days in one sentence ("05:20 today … since Wed 8 Jan"): which time is whose is unread
+        if len(said) != 1 or len(days) != 1 or said & given or _nearer_relative_day(sentence, days[0]):
+            continue  # "05:20 today … since Wed 8 Jan": the time goes with the day written nearer to it
         clock, on_day = next(iter(said)), _on_day(days[0])
         moments = _evidence_moments(index) if moments is None else moments
         at_clock = [moment for moment in moments if _clock(moment) == clock]

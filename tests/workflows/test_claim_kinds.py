@@ -108,7 +108,8 @@ def test_a_count_written_in_words_is_checked_like_one_in_digits() -> None:
     assert not failed(f"Analytics Engineering has {words[total]} open incidents.", results)
     text = f"Analytics Engineering has {words[total - 1]} open incidents."
     analysis = analyse_question("what happened?", now=NOW)
-    [check] = [check for check in evaluate(text, results, analysis=analysis) if not check.passed]
+    [check] = [check for check in evaluate(text, results, analysis=analysis)
+               if not check.passed and words[total - 1] in check.claim]  # (its digit form is checked per name too)
     assert check.claim in text and words[total - 1] in check.claim and str(total) in check.detail
 
 
