@@ -439,8 +439,7 @@ FAILED_IN = re.compile(r"\b(?:failed|failing|fails|failure|error\s+\d+)\b[^.;]{0
 def check_failed_activities(units: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     """The activity a run is said to have failed in is one the rows show failing (an activity that ran and
     succeeded is not where it failed)."""
-    records = [part for item in index.items for top in item.rows for row in records_in(top)
-               for part in (row, *parts_of(row))]  # a run's activities are parts of it
+    records = [part for row in index.records for part in (row, *parts_of(row))]  # a run's activities are parts of it
     failing = {str(row.get("failed_activity")).lower() for row in records if row.get("failed_activity")}
     failing |= {str(row.get("activity_name")).lower() for row in records
                 if row.get("activity_name") and str(row.get("status", "")).lower() == "failed"}
@@ -460,7 +459,7 @@ def check_failed_activities(units: Iterable[str], index: EvidenceIndex) -> list[
 def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     """"Data Platform Ops 3, Cloud Infrastructure 2": a count said right after a name the rows give (a group, a
     CI, a factory) is that name's count — its grouped row's count, or how many rows of a complete search have it."""
-    records = [row for item in index.items for top in item.rows for row in records_in(top)]
+    records = index.records
     complete = all(item.total == len(item.rows) for item in index.items if item.rows)
     names = {value for row in records for field, value in row.items()
              if isinstance(value, str) and field in NAMED_FIELDS and len(value) >= 4}

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -350,8 +351,7 @@ class EvidenceIndex:
         description states that Copy_X failed during and after the CHG… window" is the record's claim."""
         words = re.findall(r"[\w-]+", ATTRIBUTED.sub("", text.lower()))
         words = words[1:] if words[:1] in (["the"], ["a"], ["an"]) else words
-        flat = " ".join(re.findall(r"[\w-]+", self.row_text))
-        return len(words) >= 6 and " ".join(words) in flat
+        return len(words) >= 6 and " ".join(words) in self.row_words
 
     def echoes(self, text: str) -> bool:
         """Five or more of the text's content words, nearly all (4 in 5) found in one row's own text: a record's
@@ -362,11 +362,23 @@ class EvidenceIndex:
         if len(words) < 5:
             return False
         # its numbers are the record's own: "HTTP 504" does not tell a title with "HTTP 503" again
-        return any(len(words & said) >= 0.8 * len(words) and numbers <= said for said in self._row_words())
+        return any(len(words & said) >= 0.8 * len(words) and numbers <= said for said in self._row_words)
 
+    @cached_property
     def _row_words(self) -> list[set[str]]:
+        """Each record's content words (read once per answer: every sentence is compared with them)."""
         return [set(_content_words(digits(" ".join(str(value) for value in row.values() if isinstance(value, str)))))
-                for item in self.items for top in item.rows for row in records_in(top)]
+                for row in self.records]
+
+    @cached_property
+    def records(self) -> list[dict[str, Any]]:
+        """Every row and the records nested in it (``records_in``), in order."""
+        return [row for item in self.items for top in item.rows for row in records_in(top)]
+
+    @cached_property
+    def row_words(self) -> str:
+        """The rows' text as its words, space-separated and padded (punctuation aside): for phrases said again."""
+        return " " + " ".join(re.findall(r"[\w-]+", self.row_text)) + " "
 
     def text_says(self, key: str, words: str) -> bool:
         """A record's text says ``words`` of ``key`` ("pl_x failed: warehouse suspended" in a past incident's

@@ -444,7 +444,7 @@ NUMBER_WORDS = {str(index): word for word, index in WORD_NUMBERS.items()}
 def _plain(text: str) -> str:
     """Lower case without emphasis, separators and extra spaces: a claim read from a bullet ("CHG… Risk
     Moderate" for "- **Risk:** Moderate") is found again in it."""
-    spaced = re.sub(r"[`:;|—–]+|\s-\s", " ", EMPHASIS.sub("", text.lower()).replace("*", ""))
+    spaced = re.sub(r"[`:;|—–]+|\s-\s", " ", re.sub(r"\*|__", "", text.lower()))
     return re.sub(r"\s+([,.])", r"\1", " ".join(spaced.split()))
 
 

@@ -98,7 +98,7 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     checks = []
     for part in parts:
         if TICKET.search(part):  # "logged as INC… (notebooks slow to attach)": a ticket's title is its own words
-            part = re.sub(r"\([^()]*\)|\"[^\"]*\"|\*[^*]+\*", " ", part)
+            part = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", part)  # (emphasis is already gone: evaluate strips it)
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
         named = [name for name in names if says(part, name)]
         if status is None or not named:

@@ -20,7 +20,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
-from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, records_in
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
 from opsagent.workflows.fitting import narrowed_by, windows_of
 from opsagent.tools.timewindow import iso_moment
 
@@ -148,13 +148,12 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
+    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
-        fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
         zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1)):
             return f"{len(zero)} rows of {relevant[0].tool} count none"
-    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
     said = (context or sentence).lower()
     if fields and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
             isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
@@ -172,24 +171,23 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             and (kept := read_rows(item)) is not None]
     if read and not any(kept for _, kept in read):
         return f"none of the rows of {read[0][0].tool} meets what was asked"
-    # a wider search, every row of it seen, none of them inside the window asked: "nothing in the last 30 minutes"
-    wide = [item for item in index.items if windows and fit_any_time and item.answered and (not tools or item.tool in tools)
-            and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows) and _covers(item, windows)]
+    # a search that fits but for its window, every row of it seen: wider than the window asked ("nothing in the
+    # last 30 minutes") or than the one the sentence gives itself
+    any_time = [item for item in index.items if fit_any_time and item.answered and (not tools or item.tool in tools)
+                and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows)]
+    wide = [item for item in any_time if windows and _covers(item, windows)]
     if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
                         for start, end in windows):
         return f"none of the rows of {wide[0].tool} falls inside the window asked"
-    # its own day ("none of yesterday's runs failed"): a fitting search covering it, every row seen, none of its
-    # rows that day having what the clause says
+    # its own day ("none of yesterday's runs failed"): none of the covering search's rows that day has what the
+    # clause says
     day = _own_window(sentence, now)
-    # a search that fits but for its window (the sentence gives its own), every row seen
-    any_time = [item for item in index.items if fit_any_time and item.answered and (not tools or item.tool in tools)
-                and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows)]
     seen_day = [item for item in any_time if day and _covers(item, [day])]
     if seen_day and day is not None:
-        stated = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(words)]
+        values = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(words)]
         inside = [row for item in seen_day for row in item.rows
                   if (moments := moments_of(row)) and day[0] <= min(moments) < day[1]]
-        if not any(all(_shows(row, vocabulary, value) for vocabulary, value in stated) for row in inside):
+        if not any(all(_shows(row, vocabulary, value) for vocabulary, value in values) for row in inside):
             return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
@@ -214,8 +212,7 @@ def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
     """"No error code", "no end time yet": a field the rows show empty, named after the negation — the rows of
     the record the sentence names, or else every row that has the field."""
     keys = read.record_keys(sentence)
-    rows = ([row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else
-            [row for item in index.items for top in item.rows for row in records_in(top)])
+    rows = [row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else index.records
     for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
         said = match.group(1).lower()
         fields = {field for row in rows for field in row if len(field) > 3
@@ -318,13 +315,12 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
     """The clause without the data's own words: quoted text ("Cannot find the file …") and a negation a record's
     text holds with its neighbours ("source file not found" in a title) describe an error, not an empty search."""
     clause = QUOTED.sub(" ", clause)
-    flat = " " + " ".join(re.findall(r"[\w-]+", index.row_text)) + " "
     for match in reversed(list(NEGATION.finditer(clause))):
         before = re.findall(r"[\w-]+", clause[:match.start()])[-1:]
         after = re.findall(r"[\w-]+", clause[match.end():])[:1]
         said = re.findall(r"[\w-]+", match.group().lower())
         phrases = [" ".join(words).lower() for words in ([*before, *said], [*said, *after]) if len(words) >= 3]
-        if any(f" {phrase} " in flat for phrase in phrases):
+        if any(f" {phrase} " in index.row_words for phrase in phrases):
             clause = clause[:match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
     return clause
 

@@ -100,11 +100,11 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 DATE = re.compile(r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>" + "|".join(MONTHS) + r")[a-z]*|"
                   r"(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b|"
-                  r"(?P<iso>\d{4}-\d\d-\d\d)|(?P<weekday>mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+                  r"(?P<iso>\d{4}-\d\d-\d\d)|(?P<weekday>" + "|".join(WEEKDAYS) + r")day)\b", re.IGNORECASE)
 """A calendar day said with a time ("Wed 8 Jan at 04:00", "2025-01-08 04:00", "Wednesday at 04:00")."""
-WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
 
 def _on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
