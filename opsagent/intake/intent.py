@@ -184,6 +184,8 @@ def read_intent(text: str, *, asks: Sequence[Ask], entities: Sequence[EntityMent
         return "question", None
     if not any(item.usable for item in entities) and _points_back(text):
         return "vague", None  # "is it fixed?" with nothing before it to point at
+    if not (has_filter or has_window) and _only_a_kind(text, asks, entities):
+        return "vague", None  # "status?", "any issues?": which one is asked back, by every model
     # a time alone ("tomorrow") ties nothing to operations; a record, a value, a name or a filter does
     return ("question" if related or has_filter else "unrecognised"), None
 
@@ -192,6 +194,24 @@ QUESTION_WORDS = ("what", "how", "which")
 CAPABILITY_VERBS = ("do", "help", "answer", "ask", "handle", "use", "know")
 FILLER = frozenset({*STOPWORDS, *(word for phrase in (*ADDRESSEE, *COMMAND_LEADS, *GREETINGS) for word in phrase.split()),
                     "u", "me", "can", "could", "would", "please"})
+
+
+KIND_WORDS = frozenset(noun for name, kind in RECORDS.items() if name != "run_count" for noun in kind.nouns
+                       if " " not in noun)
+
+
+def _only_a_kind(text: str, asks: Sequence[Ask], entities: Sequence[EntityMention]) -> bool:
+    """"status?", "any issues?", "incidents": a kind of record and nothing about which — no name, value, time,
+    question word or scope ("how many incidents?", "which incidents?", "all incidents" are searches)."""
+    if any(item.usable or item.status == "unknown" for item in entities) or any(
+            ask.shape not in ("list", "other", "yes_no", "record") for ask in asks):
+        return False
+    words = [word.lower() for word in WORD.findall(text)]
+    content = [word for word in words if word not in FILLER]
+    return bool(content) and all(word in KIND_WORDS for word in content) and not set(words) & WHOLE
+
+
+WHOLE = frozenset({"all", "every", "each", "everything"})
 
 
 def _like(word: str, targets: Sequence[str]) -> bool:

@@ -107,8 +107,8 @@ def _intent_lines(analysis: QuestionAnalysis) -> list[str]:
         return ["no word of the message names a record, platform, value or time OpsAgent knows (from word lists; "
                 "likely, not certain): if it is not about operations, reject it"]
     if analysis.intent == "vague":
-        return ["the message points at something it does not name and there is no earlier turn (from word lists; "
-                "likely, not certain): ask back (clarify)"]
+        return ["the message does not say which record it is about (a pronoun with no earlier turn, or only a kind "
+                "of record; from word lists, likely, not certain): ask back (clarify)"]
     return []
 
 

@@ -80,3 +80,23 @@ async def test_a_request_to_act_reaches_the_model_marked_as_one(model_server, tm
     answer = await ask(model_server, tmp_path, "please rerun pl_ingest_sales", "dynamic")
     assert "asks OpsAgent to rerun, a change (from the words \"please rerun pl_ingest_sales\"" in prompts(model_server)
     assert "not" in answer.text.lower() and "pl_ingest_sales" in answer.text
+
+
+def schemas(server: ThreadingHTTPServer) -> list[str]:
+    return [str((request["body"].get("response_format") or {}).get("json_schema", {}).get("name"))
+            for request in server.requests]
+
+
+@pytest.mark.parametrize("question", ["status?", "any issues?", "tickets", "what's the status"])
+async def test_a_message_that_names_only_a_kind_of_record_is_asked_back_without_planning(model_server, tmp_path,
+                                                                                         question) -> None:
+    answer = await ask(model_server, tmp_path, question, "dynamic")
+    assert answer.metadata.route == "clarify", answer.text
+    assert "UserModeOutput" not in schemas(model_server)  # the eager planner never saw it
+    assert not [task for task in answer.metadata.tasks if task.evidence]
+
+
+@pytest.mark.parametrize("question", ["how many incidents?", "which incidents are open?", "any P1s?"])
+async def test_a_search_over_a_kind_of_record_is_planned(model_server, tmp_path, question) -> None:
+    await ask(model_server, tmp_path, question, "dynamic")
+    assert "UserModeOutput" in schemas(model_server)

@@ -23,7 +23,7 @@ def ask(question: str) -> WorkflowInput:
 async def test_usage_is_reported_per_role_and_adds_up(make_scripted_runtime):
     runtime, _ = make_scripted_runtime({"dynamic_triage": [reply(PLAN)], "servicenow": fetch_then("1 open P1."),
                                         "review": [reply(REVIEW)]})
-    answer, _ = await answer_chat(runtime, ask("Any incidents?"))
+    answer, _ = await answer_chat(runtime, ask("What incidents are there?"))
     usage = answer.metadata.usage_by_role
     assert {role: item.calls for role, item in usage.items()} == {"dynamic_triage": 1, "servicenow": 2, "review": 1}
     assert sum(item.calls for item in usage.values()) == answer.metadata.llm_calls == 4
@@ -40,7 +40,7 @@ async def test_usage_is_reported_per_role_and_adds_up(make_scripted_runtime):
 async def test_a_call_cut_off_by_the_task_timeout_is_still_counted(make_scripted_runtime):
     runtime, _ = make_scripted_runtime({"dynamic_triage": [reply(PLAN)], "servicenow": hang,
                                         "review": [reply(REVIEW)]}, task_timeout_seconds=0.3)
-    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("Any incidents?")), timeout=10)
+    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("What incidents are there?")), timeout=10)
     task = answer.metadata.tasks[0]
     assert task.status == "timeout" and task.llm_calls == 1
     cut = answer.metadata.usage_by_role["servicenow"]
@@ -50,7 +50,7 @@ async def test_a_call_cut_off_by_the_task_timeout_is_still_counted(make_scripted
 
 async def test_a_call_cut_off_by_the_request_deadline_is_still_counted(make_scripted_runtime):
     runtime, _ = make_scripted_runtime({"dynamic_triage": hang})
-    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("Any incidents?"), deadline_seconds=0.3),
+    answer, _ = await asyncio.wait_for(answer_chat(runtime, ask("What incidents are there?"), deadline_seconds=0.3),
                                        timeout=10)
     assert answer.metadata.error_code == "timeout"
     assert answer.metadata.llm_calls == 1 and answer.metadata.input_tokens > 0 and answer.metadata.output_tokens == 0

@@ -18,12 +18,12 @@ async def test_every_call_is_recorded_with_its_role_contract_and_raw_reply(make_
                                         "servicenow": fetch_then("None open.", tool="list_incidents", priority="1"),
                                         "review": [reply(REVIEW_TEXT)]})
     with recording() as recorder:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("Any incidents?"))
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question("What incidents are there?"))
     replies = recorder.replies
     assert [item.role for item in replies] == ["dynamic_triage", "servicenow", "servicenow", "review"]
     planner, call, summary, review = replies
     assert planner.response_format == "UserModeOutput" and planner.tools == [] and planner.tool_choice == ""
-    assert planner.prompt_excerpt.startswith("Any incidents?")
+    assert planner.prompt_excerpt.startswith("What incidents are there?")
     assert call.tool_choice == "required" and "list_incidents" in call.tools and call.text == ""
     assert [(c.name, c.arguments) for c in call.function_calls] == [("list_incidents", {"priority": "1"})]
     assert summary.text == "None open." and review.text == REVIEW_TEXT  # verbatim, fence and prose included

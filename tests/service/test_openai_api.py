@@ -25,9 +25,9 @@ def test_openai_models_lists_the_three_models(live_url: str) -> None:
 
 def test_openai_non_stream_answer_has_usage_and_metadata(live_url: str) -> None:
     completion = client(live_url).chat.completions.create(
-        model="opsagent-dynamic", messages=[{"role": "user", "content": "Any incidents?"}], temperature=0.2, user="u1",
+        model="opsagent-dynamic", messages=[{"role": "user", "content": "What incidents are there?"}], temperature=0.2, user="u1",
     )
-    assert first_paragraph(completion.choices[0].message.content) == "Answer: Any incidents?"
+    assert first_paragraph(completion.choices[0].message.content) == "Answer: What incidents are there?"
     assert completion.choices[0].finish_reason == "stop"
     assert completion.usage is not None and completion.usage.total_tokens > 0
     assert completion.usage.total_tokens == completion.usage.prompt_tokens + completion.usage.completion_tokens
@@ -85,12 +85,12 @@ def test_openai_stream_helper_accumulates_the_reasoning(live_url: str) -> None:
 def test_openai_progress_setting_moves_the_progress(make_app: AppFactory, mode: str, shape: str) -> None:
     with serving(make_app(openai_progress=mode)) as url:
         chunks = list(client(url).chat.completions.create(
-            model="opsagent-dynamic", messages=[{"role": "user", "content": "Any incidents?"}], stream=True))
+            model="opsagent-dynamic", messages=[{"role": "user", "content": "What incidents are there?"}], stream=True))
     deltas = [c.choices[0].delta for c in chunks if c.choices]
     content = "".join(delta.content or "" for delta in deltas)
     assert not any(reasoning_of(delta) for delta in deltas)
-    answer = content[content.index("Answer: Any incidents?"):]
-    progress = content[:content.index("Answer: Any incidents?")]
+    answer = content[content.index("Answer: What incidents are there?"):]
+    progress = content[:content.index("Answer: What incidents are there?")]
     lines = [line.removeprefix("> - ") for line in progress.removeprefix("<think>\n").split("</think>")[0].splitlines()
              if line]
     if mode == "off":

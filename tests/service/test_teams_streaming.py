@@ -68,7 +68,7 @@ def assert_progress(updates: list[str]) -> None:
 def test_teams_personal_chat_streams_progress_then_the_answer_card(make_app: AppFactory, connector: FakeServer) -> None:
     app = streaming_app(make_app)
     with serving(app) as url:
-        _, sent = ask(url, connector, "Any incidents?")
+        _, sent = ask(url, connector, "What incidents are there?")
     *updates, final = sent
     assert all(a["type"] == "typing" and stream_info(a)["streamType"] == "informative" for a in updates), \
         "only informative updates before the answer: no plain typing indicator interleaved"
@@ -77,12 +77,12 @@ def test_teams_personal_chat_streams_progress_then_the_answer_card(make_app: App
     assert_progress([a["text"] for a in updates])
     assert final["type"] == "message" and stream_info(final) == {"type": "streaminfo", "streamType": "final",
                                                                    "streamId": STREAM_ID}
-    assert final["text"] == "Answer: Any incidents?"
+    assert final["text"] == "Answer: What incidents are there?"
     assert_valid_card(final["attachments"][0]["content"])
     assert any("AIGeneratedContent" in (entity.get("additionalType") or []) for entity in final["entities"])
     store = app.extensions["opsagent"].store
     assert [turn.content for turn in store.recent(f"teams:{CONVERSATION}", limit=5)] == [
-        "Any incidents?", "Answer: Any incidents?"]
+        "What incidents are there?", "Answer: What incidents are there?"]
 
 
 def test_teams_stream_keeps_teams_pace_by_default(make_app: AppFactory, connector: FakeServer,
@@ -174,6 +174,6 @@ def test_teams_group_chats_and_channels_never_stream(make_app: AppFactory, conne
                                                     conversation_type: str) -> None:
     app = streaming_app(make_app)
     with serving(app) as url:
-        _, sent = ask(url, connector, "Any incidents?", conversation_type=conversation_type)
-    assert not any(stream_info(a) for a in sent) and sent[-1]["text"] == "Answer: Any incidents?"
+        _, sent = ask(url, connector, "What incidents are there?", conversation_type=conversation_type)
+    assert not any(stream_info(a) for a in sent) and sent[-1]["text"] == "Answer: What incidents are there?"
     assert_valid_card(sent[-1]["attachments"][0]["content"])

@@ -13,7 +13,7 @@ from opsagent.contracts.results import Answer, ProgressEvent
 from opsagent.workflows.runner import stream_chat
 from tests.fakes import fetch_then, reply
 
-PLAN = {"plan": [{"step": 1, "agent": "servicenow", "question": "Any incidents?"}]}
+PLAN = {"plan": [{"step": 1, "agent": "servicenow", "question": "What incidents are there?"}]}
 REVIEW = {"is_complete": True, "summary": "No incidents."}
 
 
@@ -35,7 +35,7 @@ async def test_a_slow_planner_and_a_slow_specialist_are_announced(make_scripted_
     }, progress_keepalive_seconds=0.05)
     seen: list[ProgressEvent] = []
     answer = None
-    async for item in stream_chat(runtime, WorkflowInput.from_question("Any incidents?"), deadline_seconds=30):
+    async for item in stream_chat(runtime, WorkflowInput.from_question("What incidents are there?"), deadline_seconds=30):
         if isinstance(item, Answer):
             answer = item
             break
