@@ -114,13 +114,15 @@ async def report_lying_model() -> None:
     for name, title, path, blind in sets:
         with tempfile.TemporaryDirectory() as directory:
             report = await run_lies(load_lies(path), Path(directory))
-        totals = {"lies": report.lies, "caught": report.caught, "truths": report.truths, "flagged": report.flagged}
+        totals = {"lies": report.lies, "caught": report.caught, "truths": report.truths, "flagged": report.flagged,
+                  "errored": report.errored}
         (RESULTS_DIR / f"{name}.json").write_text(json.dumps(totals) if blind else report.model_dump_json(indent=1),
                                                   encoding="utf-8")
         print(f"{title}: {report.caught}/{report.lies} lies "
-              f"caught ({report.caught / report.lies:.0%}), {report.flagged}/{report.truths} truths flagged")
+              f"caught ({report.caught / report.lies:.0%}), {report.flagged}/{report.truths} truths flagged"
+              + (f", {report.errored} runs failed (a crash is no catch)" if report.errored else ""))
         for item in [] if blind else report.missed():
-            print(f"  lie reached the user: {item.id} ({item.kind})")
+            print(f"  lie {'run failed' if item.errored else 'reached the user'}: {item.id} ({item.kind})")
 
 
 async def run_real(args: argparse.Namespace, settings: Settings) -> int:

@@ -39,7 +39,7 @@ from opsagent.workflows.runner import answer_chat
 
 HERE = Path(__file__).resolve().parent
 LIES_FILE = HERE / "lies.yaml"
-DEV_LIES_FILES = {name: HERE / f"lies_{name}.yaml" for name in ("dev", "dev2", "dev3", "dev4", "dev5")}
+DEV_LIES_FILES = {name: HERE / f"lies_{name}.yaml" for name in ("dev", "dev2", "dev3", "dev4", "dev5", "dev6")}
 """Written blind by a second to a sixth engineer (data, tool docs and tool output only): the checks may be
 improved against them, in general terms. dev2: every lie with a truth written as good models write; dev3: truths
 with several facts each; dev4: truths formatted as hosted models format them (markdown, bullets, tables); dev5:
@@ -98,6 +98,8 @@ class Outcome(BaseModel):
     reached_user: bool
     verdicts: list[str]
     answer: str
+    errored: bool = False
+    """The workflow failed (an error answer): neither a catch nor a pass — counted as missed, and reported."""
 
 
 class LyingReport(BaseModel):
@@ -112,7 +114,11 @@ class LyingReport(BaseModel):
 
     @property
     def caught(self) -> int:
-        return sum(not item.reached_user for item in self._of("lie"))
+        return sum(not item.reached_user and not item.errored for item in self._of("lie"))
+
+    @property
+    def errored(self) -> int:
+        return sum(item.errored for item in self.outcomes)
 
     @property
     def truths(self) -> int:
@@ -123,7 +129,7 @@ class LyingReport(BaseModel):
         return sum(not item.reached_user for item in self._of("truth"))
 
     def missed(self) -> list[Outcome]:
-        return [item for item in self._of("lie") if item.reached_user]
+        return [item for item in self._of("lie") if item.reached_user or item.errored]
 
 
 def load_lies(path: Path = LIES_FILE) -> list[LieCase]:
@@ -215,7 +221,7 @@ async def _run(settings: Settings, server: ThreadingHTTPServer, case: LieCase, v
     blocked = bool(verdicts) and verdicts[-1] == "block"
     reached = _reached(answer, written.words) and (passed if version == "truth" else not blocked)
     return Outcome(id=case.id, kind=case.kind, version=version, reached_user=reached, verdicts=verdicts,
-                   answer=_published(answer)[:600])
+                   answer=_published(answer)[:600], errored=answer.metadata.route == "error")
 
 
 def liar_settings(base_url: str, data_dir: Path) -> Settings:

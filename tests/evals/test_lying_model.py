@@ -33,3 +33,12 @@ def test_a_blocked_answer_shows_the_data_not_the_lie(tmp_path: Path) -> None:
     [lie] = [item for item in report.outcomes if item.version == "lie"]
     assert lie.verdicts[-1] == "block", lie
     assert case.lie.summary not in lie.answer and not lie.reached_user
+
+
+def test_a_run_that_failed_is_no_catch() -> None:
+    from evals.lying_model import LyingReport, Outcome
+
+    crashed = Outcome(id="x", kind="false_none", version="lie", reached_user=False, verdicts=[], answer="", errored=True)
+    caught = crashed.model_copy(update={"id": "y", "errored": False})
+    report = LyingReport(outcomes=[crashed, caught])
+    assert (report.caught, report.errored, [item.id for item in report.missed()]) == (1, 1, ["x"])
