@@ -162,14 +162,15 @@ INCIDENT_STATE = Vocabulary(
         "New": ("untriaged",),
         "In Progress": ("being worked on", "wip", "work in progress", "in-progress"),
         "On Hold": ("on-hold", "onhold", "parked", "paused"),
-        "Resolved": ("fixed",),
+        "Resolved": (),
         "Closed": (),
         "Canceled": ("cancelled", "cancel", "withdrawn"),
     }),
     groups={"open": ("new", "in_progress", "on_hold"), "done": ("resolved", "closed"),
             "all": tuple(_key(s) for s in get_args(IncidentState))},
     group_synonyms={"open": ("active", "unresolved", "outstanding", "still open", "not resolved", "ongoing"),
-                    "done": ("closed out", "closed off", "wrapped up", "resolved or closed"),
+                    "done": ("closed out", "closed off", "wrapped up", "resolved or closed", "fixed"),  # a closed one
+                    # was fixed too
                     "all": ("any state", "all states", "every state")},
 )
 CHANGE_STATE = Vocabulary(

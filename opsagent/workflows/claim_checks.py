@@ -26,6 +26,7 @@ from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
+    NEGATED_VALUE,
     ComparisonClaim,
     LinkClaim,
     PlacementClaim,
@@ -221,6 +222,23 @@ def has_baseline(item: ToolEvidence) -> bool:
                for top in item.rows for row in records_in(top) for key in row)
 
 
+SAME_FIELDS = {"error": ("error_code", "error_message"), "code": ("error_code",), "cause": ("error_code", "error_message"),
+               "activity": ("failed_activity",), "step": ("failed_activity",), "ci": ("configuration_item",),
+               "team": ("assignment_group",), "group": ("assignment_group",)}
+SAME = re.compile(rf"\bsame\s+(?:\w+\s+)?({'|'.join(SAME_FIELDS)})\b", re.IGNORECASE)
+"""A sameness compared field by field ("the same error as …"): two records of the evidence share it."""
+
+
+def _shared(index: EvidenceIndex, fields: Sequence[str]) -> bool:
+    """Two records of the evidence (runs of one search too) have the same non-empty value of one of ``fields``."""
+    for field in fields:  # a record shown twice (a run in two searches) is one record
+        seen = {str(row.get("run_id") or row.get("number") or id(row)): str(row[field])
+                for row in index.records if row.get(field)}
+        if len(seen) > len(set(seen.values())):
+            return True
+    return False
+
+
 def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     sides = _windows_searched(index.items)
@@ -230,6 +248,8 @@ def check_comparisons(claims: Iterable[ComparisonClaim], index: EvidenceIndex) -
         keys = record_keys(claim.clause)
         if baseline or index.echoes(claim.clause):  # the other side is the usual (a median the rows hold), or the
             ok = True  # comparison is a record's own ("queries taking 5-10x longer than usual" in its description)
+        elif (same := SAME.search(claim.words)) is not None:  # "the same error as those two": both sides are rows
+            ok = _shared(index, SAME_FIELDS[same.group(1).lower()])
         elif TEMPORAL.search(claim.clause):  # the other side is another time: another window
             ok = any(len(found) >= 2 for found in windows.values())
         else:
@@ -392,11 +412,12 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:ended|finished|completed)\b", re.IGNORECASE), ("end", "end_date")),
 )
 """Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
-CAUSE = re.compile(r"\b(?:because(?: of)?|due to|caused by|owing to|as a result of|the fix was(?: to)?|"
+CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|complete|end|be|land|arrive|expire|go|kick|"
+                   r"open|close|resume|restart|roll)\b)|caused by|owing to|as a result of|the fix was(?: to)?|"
                    r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
                    r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by)\b\s+(?P<cause>[^.;]+)",
                    re.IGNORECASE)
-"""A cause or a fix said of a record: it must be in that record's own rows."""
+"""A cause or a fix said of a record: it must be in that record's own rows ("due to start" is a schedule)."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
                             r"\s*:\s+(?P<cause>[^.;]+)", re.IGNORECASE)
 """The same as a label ("Fix last time: …", "Root cause: …")."""
@@ -471,13 +492,66 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
             allowed = grouped or counted
             if allowed:
-                checks.append(GroundingCheck.of("number", match.group(), int(match.group(1)) in allowed,
+                said = match.group() if match.group() in text else next(  # as written ("DPO three"), for the repair
+                    (sentence for sentence in text.split("\n") if name.lower() in sentence.lower()), text)
+                checks.append(GroundingCheck.of("number", said, int(match.group(1)) in allowed,
                                                 f"{name} has {', '.join(map(str, sorted(allowed)))} in the evidence, "
                                                 f"not {match.group(1)}", "a count per name the data contradicts"))
     return checks
 
 
 NAMED_FIELDS = frozenset({"assignment_group", "configuration_item", "factory", "assigned_to"})
+SPREAD_FIELDS = {"ci": "configuration_item", "configuration item": "configuration_item", "team": "assignment_group",
+                 "group": "assignment_group", "factory": "factory", "factorie": "factory", "pipeline": "pipeline_name",
+                 "person": "assigned_to", "people": "assigned_to", "assignee": "assigned_to", "owner": "assigned_to"}
+SPREAD = re.compile(r"\b(?:across|over|on|in|from|spanning|between|among)\s+(?:the\s+)?(?P<number>\d+)\s+"
+                    r"(?:different\s+|distinct\s+|separate\s+)?(?P<noun>configuration items?|cis?|teams?|groups?|"
+                    r"factories|factory|pipelines?|people|person|assignees?|owners?)\b", re.IGNORECASE)
+""""Four incidents across three CIs": how many different values of a field the rows have."""
+
+
+def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """A count of different CIs, teams, factories, pipelines or people is the number of distinct values the rows
+    of the complete searches that show the field have (the searches of the kind the sentence counts, if any)."""
+    checks = []
+    for sentence in sentences:
+        for match in SPREAD.finditer(digits(sentence)):
+            noun = match.group("noun").lower()
+            field = SPREAD_FIELDS.get(noun) or SPREAD_FIELDS.get(noun.removesuffix("s"))
+            kinds = {record for word in re.findall(r"[a-z]+", sentence.lower()) if (record := record_of_noun(word))}
+            items = [item for item in index.items if item.rows and any(field in row for row in item.rows)]
+            items = [item for item in items if record_of_tool(item.tool) in kinds] or items
+            if not field or not items or any(item.total > len(item.rows) for item in items):
+                continue
+            values = {str(row[field]).lower() for item in items for row in item.rows if row.get(field)}
+            said = match.group() if match.group() in sentence else sentence  # as written, for the answer's repair
+            checks.append(GroundingCheck.of("number", said, int(match.group("number")) == len(values),
+                                            f"the rows have {len(values)} different {noun}, not {match.group('number')}",
+                                            "a count of different names the data contradicts"))
+    return checks
+ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by)\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
+"""A person (or team) a record is said to be with, by name."""
+
+
+def check_assignees(units: Iterable[tuple[str, str]], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"INC… is assigned to Leila": the record's row names that person (or team) as its assignee or group; a row
+    that shows no assignee contradicts it. ``units``: (the unit, the text read, its pronoun resolved)."""
+    checks = []
+    for unit, said in units:
+        keys = record_keys(said)
+        match = ASSIGNED.search(said)
+        if match is None or len(keys) != 1 or NEGATED_VALUE.search(said[:match.start()]):
+            continue
+        rows = [row for _, row in index.rows_for(keys[0]) if "assigned_to" in row]
+        if not rows:
+            continue
+        name = match.group("name").lower()
+        holders = {str(row.get(field) or "").lower() for row in rows for field in ("assigned_to", "assignment_group")}
+        ok = any(name.split()[0] in holder.split() or holder.startswith(name) for holder in holders if holder)
+        shown = ", ".join(sorted({str(row.get("assigned_to") or "no one") for row in rows}))
+        checks.append(GroundingCheck.of("value", unit, ok, f"{keys[0]} is assigned to {shown}, not {match.group('name')}",
+                                        "a statement about who has a record that the data contradicts"))
+    return checks
 """Names a count may follow (a pipeline's counts are its runs', read by ``check_key_counts``)."""
 
 
@@ -515,6 +589,18 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
     return checks
 
 
+ACTIONS = (("reduc", "lower", "cut", "decreas", "drop", "shrink", "limit", "throttl"),
+           ("increas", "rais", "bump", "grow", "expand", "extend"),
+           ("restart", "reboot", "recycl", "bounc"), ("rerun", "re-run", "retr", "repeat", "resubmit"))
+"""Ways of saying one fix action: "fixed by cutting parallelism" tells "parallelism reduced" again; its direction
+(cut, not raised) is the record's."""
+
+
+def _same_action(verb: str) -> tuple[str, ...]:
+    """The stems a record's text may use for the action ``verb`` names (its own first letters otherwise)."""
+    return next((group for group in ACTIONS if any(verb.startswith(stem) for stem in group)), (verb[:5],))
+
+
 def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
     """"pl_x failed because the source file was missing", "it was fixed by …": the cause or fix is in that
     record's own rows (its error, its description, its close notes), not a plausible guess. A sentence that
@@ -531,9 +617,12 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
         # about no one record ("Fix last time: …" under several): in some record's own text
         own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
+        if key and key in match.group("cause").lower():  # "the fix was … rerunning pl_x": pl_x is what was fixed,
+            own += " " + " ".join(text_of(row) for row in index.records if key in text_of(row).lower()).lower()  # by
+            # a record about it
         action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
         ok = (not words or len({word for word in words if word in own}) * 2 >= len(words)) \
-            and (action is None or action.group(1)[:5] in own)
+            and (action is None or any(re.search(rf"\b{stem}", own) for stem in _same_action(action.group(1))))
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
@@ -582,6 +671,8 @@ def _applied_values(item: ToolEvidence, vocabulary: str) -> set[str]:
     return (searched_values(item, tool_filter) or set()) if tool_filter else set()
 
 
+POSSESSING = re.compile(r"\b(?:have|has|had|with|without|got)\b", re.IGNORECASE)
+OTHER = re.compile(r"\b(?:other|remaining|rest of the|further)\s+$", re.IGNORECASE)
 LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
 """A sentence that starts with a record and a colon ("pl_x: 3 failed runs …") is about that record throughout."""
 
@@ -589,7 +680,8 @@ LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
 def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     from opsagent.workflows.claims import clauses as read_clauses, items as read_items
 
-    units = []
+    sentences, units = list(sentences), []
+    named = len(record_keys(" ".join(sentences)))  # "the other three": the count less the ones named
     for sentence in sentences:
         label = LABEL.match(sentence)
         subject = label.group("key").lower() if label and record_keys(label.group("key")) else None
@@ -599,12 +691,16 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     checks = []
     # counts written in words are counts too ("three open incidents")
     for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(digits(pair[0]))):
+        if POSSESSING.search(match.group("words")):
+            continue  # "three have an open ticket": a count of what has one, not of tickets
         values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
         record = record_of_noun(match.group("noun").lower()) or "run"
         values = {name: wanted for name, wanted in values.items() if same_kind(VALUE_VOCABULARIES[name].record, record)}
         if not values:
             continue
         allowed = qualified_counts(index, record, values, key)
+        if OTHER.search(digits(unit)[:match.start()]):
+            allowed |= {count - less for count in allowed for less in range(1, named + 1)}
         said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
         checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",

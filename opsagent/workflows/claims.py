@@ -26,14 +26,16 @@ from opsagent.workflows.evidence_index import RUN_ID, TICKET, identifiers_in
 SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
                       r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")
 """Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed")."""
-CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|,\s+and\s+(?=(?:the|a|an)\s)|[:;]\s+|\s+[-–—]\s+",
+PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
+CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|"
+                    rf",\s+and\s+(?=(?:the|a|an)\s|{TICKET.pattern}|{PIPELINE.pattern})|[:;]\s+|\s+[-–—]\s+",
                     re.IGNORECASE)
-"""Where a sentence starts a new statement: "…, but …", "…, and the change CHG… is …" (a new subject), ":" …"""
+"""Where a sentence starts a new statement: "…, but …", "…, and the change CHG… is …", "…, and CHG… runs …" (a new
+subject), ":" …"""
 LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
 """A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
-PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
 NEGATED_VALUE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
+    r"(?:\bnot|n't|\bnever|\bno longer|\brather than|\binstead of)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
     # "no pl_x run is queued or in progress": what no record is
     r"|\b(?:no|none of)\s+(?:[\w-]+\s+){0,5}?(?:is|are|was|were)\s+(?:[\w-]+(?:\s+[\w-]+)?\s+(?:or|nor|and)\s+)*$",
     re.IGNORECASE)
@@ -50,6 +52,9 @@ quantity after it) is a bound, not a comparison."""
 PLACEMENT = re.compile(
     r"\b(?:during|inside|within|overlap(?:s|ped|ping)?|in the (?:planned )?window of|holds?|held|contains?|covers?|"
     r"coincid(?:e|es|ed|ing)|f[ae]ll(?:s)?\s+(?:in|into|inside|within))\b", re.IGNORECASE)
+OTHER_STATE = re.compile(r"\b(?:offline|down|unavailable|unreachable|stopped|paused|disabled|locked|suspended)\b",
+                         re.IGNORECASE)
+"""A state of something other than a run (a runtime, a warehouse) placed in a window."""
 RUN_WORDS = re.compile(r"\b(?:fail\w*|runs?|pipelines?|succeed\w*|error\w*|broke\w*)\b", re.IGNORECASE)
 
 
@@ -58,7 +63,19 @@ def sentences(text: str) -> list[str]:
 
 
 def clauses(sentence: str) -> list[str]:
-    return [part.strip() for part in CLAUSE.split(sentence) if part and part.strip()]
+    return split_outside(CLAUSE, sentence)
+
+
+def split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
+    """``text`` cut where ``pattern`` matches outside parentheses ("INC… (P2 - slow clusters) and INC… (P3 - …)"
+    is one list, not two clauses)."""
+    found, start = [], 0
+    for match in pattern.finditer(text):
+        before = text[:match.start()]
+        if before.count("(") <= before.count(")") and match.end() > match.start():
+            found.append(text[start:match.start()])
+            start = match.end()
+    return [part.strip() for part in [*found, text[start:]] if part.strip()]
 
 
 def items(clause: str) -> list[str]:
@@ -196,11 +213,18 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
     for vocabulary in VALUE_VOCABULARIES.values():
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
-            if owner and match.end() <= owner.start():
-                continue
+            if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
+                    or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new":
+                continue  # "the new analytics subnet": the English adjective, not the state New
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
+
+
+ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
+LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
+                  r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)
+"""After a status word, lateness ("running 40 minutes late"): how it keeps time, not its state."""
 
 
 APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after|before)\s+(?:the\s+)?\S+\s+window\b|"
@@ -232,11 +256,19 @@ def comparison_claims(clause: str) -> Iterator[ComparisonClaim]:
         yield ComparisonClaim(clause, match.group())
 
 
-def placement_claims(clause: str) -> Iterator[PlacementClaim]:
-    """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…"."""
-    if not PLACEMENT.search(clause) or not RUN_WORDS.search(clause):
+def placement_claims(clause: str, the_change: str | None = None) -> Iterator[PlacementClaim]:
+    """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…"; "both failed during the
+    window" is about ``the_change``, the one change the answer names."""
+    placed = PLACEMENT.search(clause)
+    if not placed or not RUN_WORDS.search(clause):
         return
+    own = next((item for item in items(clause) if placed.group() in item), clause)
+    if not RUN_WORDS.search(own) and OTHER_STATE.search(own):
+        return  # "left the runtime offline during its window, so pl_x failed": what the window holds is the outage
     changes = [match.group().lower() for match in TICKET.finditer(clause) if match.group().upper().startswith("CHG")]
+    if not changes and the_change and re.search(r"\b(?:the|that|its|this)\s+(?:planned\s+|change\s+|maintenance\s+)?window\b",
+                                                clause, re.IGNORECASE):
+        changes = [the_change]
     pipelines = tuple(dict.fromkeys(match.group().lower() for match in PIPELINE.finditer(clause)))
     negated = re.search(r"\b(?:no|none|nothing|not|never|didn't|did not)\b", clause, re.IGNORECASE) is not None
     every = re.search(r"\b(?:all|every|each|both)\b", clause, re.IGNORECASE) is not None

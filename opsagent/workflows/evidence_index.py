@@ -172,13 +172,16 @@ def moments_of(row: dict[str, Any]) -> list[datetime]:
 
 
 def _spans(items: Sequence[ToolEvidence], now: datetime | None) -> set[float]:
-    """Minutes between two moments of one row, and between each moment and now."""
+    """Minutes between two moments of one row or a record nested in it (a run's activity), and between each
+    moment and now."""
     spans: set[float] = set()
     for item in items:
         for row in item.rows:
             moments = moments_of(row)
-            spans |= {abs((first - second).total_seconds()) / 60 for first in moments for second in moments}
             spans |= {abs((now - moment).total_seconds()) / 60 for moment in moments} if now is not None else set()
+            for part in (row, *parts_of(row)):  # an activity's own length, not its distance from now
+                moments = moments_of(part)
+                spans |= {abs((first - second).total_seconds()) / 60 for first in moments for second in moments}
     return spans
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +36,8 @@ from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.action_claims import check_action_claims
 from opsagent.workflows.claim_checks import (
+    check_assignees,
+    check_spread,
     check_ages,
     check_causal_links,
     check_causes,
@@ -350,6 +352,27 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
     return read
 
 
+PRONOUN = re.compile(r"(?<![\w'-])(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
+
+
+def _pronouns_resolved(text: str) -> list[tuple[str, str]]:
+    """Each unit a value is read from, and the text read: "INC… is a P2; Leila has it and it's On Hold" — a clause
+    naming no record whose "it" follows a clause of the same sentence about one record is about that record."""
+    found = []
+    for sentence in sentences(text):
+        subject = None
+        for clause in read.clauses(sentence):
+            keys = read.record_keys(read.unquoted(clause))
+            if len(keys) == 1:
+                found.append((clause, clause))
+            elif not keys and subject and PRONOUN.search(clause):
+                found += [(clause, f"{subject} {PRONOUN.sub(' ', clause)}")]
+            else:
+                found += [(item, item) for item in read.items(clause)]
+            subject = keys[0] if len(keys) == 1 else subject if not keys else None
+    return found
+
+
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                  now: datetime | None = None) -> list[GroundingCheck]:
     """Values, links, comparisons and placements, read item by item from the answer."""
@@ -360,13 +383,17 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     units = [clause if len(read.record_keys(read.unquoted(clause))) == 1 else item
              for clause in clauses for item in ([clause] if len(read.record_keys(read.unquoted(clause))) == 1
                                                else read.items(clause))]
-    placements = [claim for clause in clauses for claim in read.placement_claims(clause)]
+    changes = [key for key in read.record_keys(text) if key.startswith("chg")]  # "during the window": the one change
+    placements = [claim for clause in clauses
+                  for claim in read.placement_claims(clause, changes[0] if len(changes) == 1 else None)]
     placed = {claim.clause for claim in placements}
     keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
     # (a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
     about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else None if len(keys) > 1 else index.sole_record()
+    resolved = _pronouns_resolved(text)
     return [
-        *check_values((claim for unit in units for claim in read.value_claims(unit)), index),
+        *check_values((replace(claim, item=unit) for unit, said in resolved for claim in read.value_claims(said)), index),
+        *check_assignees(resolved, index),
         *check_key_counts(units, index),
         *check_first_failures(units, index, only=about),
         *check_codes(units, index, only=about),
@@ -376,6 +403,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_causes([*units, *(sentence for sentence in sentences(text) if ":" in sentence)], index, only=about),
         *check_ages(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
+        *check_spread(sentences(text), index),
         *check_links((claim for item in items if not any(item in clause for clause in placed)
                       for claim in read.link_claims(item, known_names)), index),
         *check_causal_links(sentences(text), index),

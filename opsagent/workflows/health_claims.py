@@ -3,7 +3,7 @@ West Europe and North Europe", "Data Factory and Storage are fine".
 
 A status said of components the health checks returned must be the status their rows show — in each region
 the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":", a
-dash, ", but" and ", while") is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
+dash, ", but", ", while", and " and " between two statements with a region each) is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
 two claims, "X is degraded but not Y" is left alone.
 """
 
@@ -67,13 +67,16 @@ def check_platform_claims(parts: Iterable[str], index: EvidenceIndex) -> list[Gr
         status = None if EXCEPT.search(part) else _status_said(part)
         if status is None or "'" in part:
             continue
-        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
-        named = {platform for platform, _, _ in reports if says(part, platform)}
-        bare = not named and not any(name in part.lower() for name in components)
+        bare, subject = not any(name in part.lower() for name in components), part
+        for name in sorted(components, key=len, reverse=True):  # "Azure Databricks" is a component, not Azure
+            subject = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", subject, flags=re.IGNORECASE)
+        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(subject)}
+        named = {platform for platform, _, _ in reports if says(subject, platform)}
+        bare = bare and not named
         for platform, shown, asked_region in reports:
             # the platform as the subject of a status ("Azure is …", "every other Azure service is …"), not a title
             said = re.search(rf"\b{re.escape(platform)}\b.*?\b(?:is|are|looks?|seems?|remains?|stays?)\b|"
-                             rf"\b(?:every|all|each)(?:\s+other)?\s+{re.escape(platform)}\b", part, re.IGNORECASE)
+                             rf"\b(?:every|all|each)(?:\s+other)?\s+{re.escape(platform)}\b", subject, re.IGNORECASE)
             in_region = any(region in asked_region for region in regions)
             if not (said or bare and in_region) or regions and not in_region:
                 continue
@@ -85,8 +88,17 @@ def check_platform_claims(parts: Iterable[str], index: EvidenceIndex) -> list[Gr
     return checks
 
 
+def _by_region(part: str) -> list[str]:
+    """"the Databricks issue in West Europe and planned SQL MI maintenance in North Europe": two statements, each
+    with its own region; "degraded in West Europe and North Europe" is one."""
+    pieces = re.split(rf"\s+and\s+(?!(?:in\s+)?(?:the\s+)?(?:azure\s+|aws\s+|gcp\s+)?{REGION_CORE.pattern})", part,
+                      flags=re.IGNORECASE)
+    return pieces if len(pieces) > 1 and all(REGION_CORE.search(piece) for piece in pieces) else [part]
+
+
 def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    parts = [part for sentence in sentences for part in PARTS.split(sentence) if part.strip()]
+    parts = [piece for sentence in sentences for part in PARTS.split(sentence) if part.strip()
+             for piece in _by_region(part)]
     platform_checks = check_platform_claims(parts, index)
     rows = _components(index)
     if not rows:

@@ -226,6 +226,18 @@ def _rows_meeting(read: Sequence[tuple[Qualifier, Any]], items: Sequence[ToolEvi
         for item in items]
 
 
+def _each_read(scope: QuestionAnalysis, items: Sequence[ToolEvidence],
+               read: Sequence[tuple[Qualifier, Any]]) -> list[ToolEvidence]:
+    """No one search applied all that was asked ("anyone from DPO on the P1?" over the P1s and DPO's tickets):
+    each search's rows meeting what it left out, read from them; a search whose rows cannot say is left out."""
+    found = []
+    for item in items:
+        left = [pair for pair in unapplied_mentions(scope, [item]) if pair not in read]
+        if all(read_from_rows(qualifier, mention, item, scope.now) for qualifier, mention in left):
+            found += _rows_meeting([*read, *left], [item], scope.now)
+    return found or _rows_meeting(read, items, scope.now)
+
+
 def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex,
                  windows: Sequence[tuple[datetime, datetime]] = ()) -> GroundingCheck:
     claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
@@ -345,8 +357,9 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     unread = unapplied_mentions(scope, relevant)
     by_rows = [(item, mention) for item, mention in unread if _rows_say(item, mention, relevant, scope.now)]
     missing = [item for item, mention in unread if (item, mention) not in by_rows and not readable(item, relevant)]
-    searched = [item for item in relevant if fits(scope, item)] or relevant
-    fitting = _rows_meeting(by_rows, searched, scope.now)
+    searched = [item for item in relevant if fits(scope, item)]
+    fitting = _rows_meeting(by_rows, searched, scope.now) if searched else _each_read(scope, relevant, by_rows)
+    searched = searched or relevant
     if by_rows and not found_in(fitting, asked, asked_windows(scope), ask.text) and any(
             item.total > len(item.rows) for item in searched):  # a "no" read from some of the rows only
         missing += [item for item, _ in by_rows]

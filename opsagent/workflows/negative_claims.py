@@ -69,7 +69,7 @@ def _family(text: str) -> set[str]:
     """The tools whose empty answer can back a negation about ``text``'s records."""
     records = {record for record, words in RECORD_WORDS.items() if words_in(text, words)}
     if "pipeline" in records:
-        records.add("run")
+        records |= {"run", "run_count"}  # a pipeline's runs, listed or counted
     return {spec.name for spec in TOOLS if spec.record in records}
 
 
@@ -129,13 +129,16 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     empty = _empty_field(sentence, index)
     if empty:
         return empty
+    among = _none_of_them(sentence, index)
+    if among:
+        return among
     about = NOTHING_ABOUT.search(sentence)  # "nothing about clusters in the error": the text does not say it
     if about and index.row_text and about.group(1).lower().removesuffix("s")[:5] not in index.row_text:
         return f"no row's text mentions {about.group(1)}"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
-    tools = _family(words) or _family(context.lower())
+    tools = _elided(sentence, context, answer) or _family(words) or _family(context.lower())
     named = _named_absent(sentence, index, tools, fit)
     if named or identifiers_in(sentence) and not tools:
         return named  # a named thing said to be absent, backed only by a search for it
@@ -203,6 +206,40 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(moment > bound or not pointed and moment == bound for moment in starts):
             return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
     return None
+
+
+NONE_OF = re.compile(r"\b(?:none|neither)\s+of\s+(?:them|those|these|the\s+(?:[\w-]+\s+){0,2}?[\w-]+)\b", re.IGNORECASE)
+
+
+def _none_of_them(sentence: str, index: EvidenceIndex) -> str | None:
+    """"Four were resolved; none of them has been closed yet": a value no row of the complete searches it
+    is about shows (rows with the field, every row seen)."""
+    match = NONE_OF.search(sentence)
+    if match is None:
+        return None
+    said = sentence[match.end():]
+    if re.search(r"\b(?:has|have|had|with)\s+(?:an?|any|one)\b", said, re.IGNORECASE):
+        return None  # "none of them has an open incident": what they have, not what they are
+    values = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(said)]
+    tools = _family(said.lower())
+    rows = [row for item in index.items if item.answered and item.rows and item.total == len(item.rows)
+            and (not tools or item.tool in tools) for row in item.rows
+            if all(any(field in row for field in vocabulary.row_fields) for vocabulary, _ in values)]
+    if values and rows and not any(all(_shows(row, vocabulary, value) for vocabulary, value in values) for row in rows):
+        return f"none of the {len(rows)} rows shows it"
+    return None
+
+
+ELLIPSIS = re.compile(r"\b(?:ha(?:ve|s|d)\s+none|none\s+either|neither\s+(?:do|does|did|has|have))\b", re.IGNORECASE)
+
+
+def _elided(clause: str, sentence: str, answer: str) -> set[str]:
+    """"Three have an open ticket: … pl_a and pl_b have none": a "none" whose noun is the sentence's before it."""
+    if not ELLIPSIS.search(clause) or _family(PARENTHESIS.sub(" ", clause).lower()):
+        return set()
+    said = read.sentences(answer)
+    index = next((number for number, text in enumerate(said) if clause in text or text in sentence), 0)
+    return _family(PARENTHESIS.sub(" ", said[index - 1]).lower()) if index > 0 else set()
 
 
 NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})", re.IGNORECASE)
@@ -344,7 +381,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     them seen, all fall outside them."""
     checks = []
     for sentence in read.sentences(text):
-        for clause in (part.strip() for part in CLAUSE.split(sentence) if part.strip()):
+        for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
             if _names_nothing(clause) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):

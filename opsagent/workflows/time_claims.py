@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
@@ -19,7 +19,7 @@ from opsagent.tools.catalog import tool_spec
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import RUN_ID, EvidenceIndex, moments_of, parts_of, record_of_tool
+from opsagent.workflows.evidence_index import RUN_ID, EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 
 CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
                    re.IGNORECASE)
@@ -27,12 +27,14 @@ CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)
 ORDINAL = re.compile(r"\b(?P<order>latest|newest|most recent|oldest|earliest)\b[^.;:]{0,40}?\b(?:is|was|:)\s+"
                      r"(?P<key>(?:INC|CHG)\d{5,10})\b", re.IGNORECASE)
 LATEST = {"latest", "newest", "most recent"}
-OTHER_EVENTS = re.compile(r"\b(?:failures?|failed|inside|during|before|after|within)\b", re.IGNORECASE)
+LENGTH_AFTER = r"(?!\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|just\s+)?\d+(?:\.\d+)?\s*(?:min|mins|minutes?|h|hours?|s|seconds?)\b)"
+""""failed after 25 minutes": a length, not another event it is placed against."""
+OTHER_EVENTS = re.compile(rf"\b(?:failures?|failed|inside|during|(?:before|after){LENGTH_AFTER}|within)\b", re.IGNORECASE)
 """A sentence that places other events against a record ("the 08:12 failure falls inside CHG…'s window"): its
 times are those events' (``check_placements`` reads it), not the record's own."""
 
 
-PLACING = re.compile(r"\b(?:inside|during|before|after|within)\b", re.IGNORECASE)
+PLACING = re.compile(rf"\b(?:inside|during|(?:before|after){LENGTH_AFTER}|within)\b", re.IGNORECASE)
 
 
 def _clock(moment: datetime) -> str:
@@ -73,7 +75,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     given = _given_clocks(index, question, now)
     anywhere: set[str] | None = None
     for sentence in sentences:
-        said = said_clocks(sentence)
+        said = said_clocks(sentence) - counted_bounds(sentence, index, now)
         if said and now is not None and ADVICE.search(sentence):  # "worth another look after 09:20": advice
             said = {clock for clock in said if clock <= f"{now:%H:%M}"}  # about a time still to come
         keys = record_keys(sentence)
@@ -173,12 +175,33 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         for match in SINCE.finditer(sentence):
             clock = f"{int(match.group(1)):02d}:{match.group(2)}"
             begun = _starting_clocks(index) if begun is None else begun
-            if clock not in begun | given:
+            if clock not in begun | given | counted_bounds(sentence, index, now):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"nothing in the data began at {clock} (began: "
                                                     f"{', '.join(sorted(begun)) or 'none shown'})",
                                              public="a start time the data does not show"))
     return checks
+
+
+COUNTED_SINCE = re.compile(r"(?<![\w.:])(\d+)\s+(?:times?|failures?|failed runs?|runs?|incidents?|tickets?)\s+"
+                           r"(?:\w+\s+){0,2}?since\s+(?:[\w,-]+\s+){0,2}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])",
+                           re.IGNORECASE)
+
+
+def counted_bounds(sentence: str, index: EvidenceIndex, now: datetime | None) -> set[str]:
+    """"pl_x has failed three times since 02:00": a bound chosen by the writer, right when as many of the
+    records the sentence is about begin between it and now (the last 24 hours)."""
+    found = set()
+    for match in COUNTED_SINCE.finditer(digits(sentence)) if now is not None else ():
+        bound = now.replace(hour=int(match.group(2)), minute=int(match.group(3)), second=0, microsecond=0)
+        bound = bound if bound <= now else bound - timedelta(days=1)
+        keys = record_keys(sentence)
+        rows = [row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else index.records
+        begun = {str(row.get("run_id") or row.get("number") or id(row)) for row in rows
+                 if (start := iso_moment(row.get("start") or row.get("opened_at"))) and bound <= start <= now}
+        if len(begun) == int(match.group(1)):
+            found.add(f"{bound:%H:%M}")
+    return found
 
 
 def _starting_clocks(index: EvidenceIndex) -> set[str]:

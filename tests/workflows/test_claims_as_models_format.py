@@ -10,7 +10,7 @@ from datetime import timedelta
 from opsagent.contracts.evidence import TaskResult
 from opsagent.tools.timewindow import iso_moment
 from tests.workflows.test_claim_kinds import NOW, evidence
-from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, rows_of
+from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, only_the_right, rows_of
 
 
 def both(*results: list[TaskResult]) -> list[TaskResult]:
@@ -157,9 +157,8 @@ def test_where_a_run_failed_is_an_activity_that_failed() -> None:
     results = evidence("get_pipeline_run_details", pipeline_name="pl_export_marketing")
     [row] = rows_of(results)
     fine = next(item["activity_name"] for item in row["activities"] if item["status"] == "Succeeded")
-    question = "pl_export_marketing last night - which step failed?"
-    assert not failed(question, f"Failed with error {row['error_code']} in {row['failed_activity']}.", results, "value")
-    assert failed(question, f"Failed with error {row['error_code']} in {fine}.", results, "value")
+    only_the_right("pl_export_marketing last night - which step failed?", f"Failed with error {row['error_code']} in {{}}.",
+                   row["failed_activity"], fine, results, "value")
 
 
 def test_a_run_said_to_start_at_the_asked_time_must_have_started_then() -> None:

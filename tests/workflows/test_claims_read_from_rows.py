@@ -34,6 +34,13 @@ def judged_lead(question: str, yes: bool, results: list[TaskResult], rest: str) 
     assert failed(question, f"{lie}{rest}", results, "lead")
 
 
+def only_the_right(question: str, said: str, right: object, wrong: object, results: list[TaskResult],
+                   kind: str) -> None:
+    """``said`` (a template with one ``{}``) with the value the rows give passes; with another one it fails."""
+    assert not failed(question, said.format(right), results, kind)
+    assert failed(question, said.format(wrong), results, kind)
+
+
 def rows_of(results: list[TaskResult]) -> list[dict]:
     return [dict(row) for item in results[0].evidence for row in item.rows]
 

@@ -1,0 +1,186 @@
+"""Long answers as assistants write briefings and histories: clauses that change subject ("…, and CHG… runs …"),
+a pronoun for the record named just before, lists in parentheses, "none of them", a count of "the other" ones, a
+count bounded by "since", a count of different CIs, an activity's own length, "the same error as", who a record is
+assigned to, health statements with a region each. Evidence comes from the real tools on the demo data; each
+oracle is computed from its rows (the statement the rows back passes, the altered one fails)."""
+
+from __future__ import annotations
+
+from opsagent.contracts.evidence import TaskResult
+from opsagent.tools.timewindow import iso_moment
+from tests.workflows.test_claim_kinds import NOW, evidence
+from tests.workflows.test_claims_read_from_rows import failed, judged_lead, only_the_right, rows_of
+
+
+def both(*results: list[TaskResult]) -> list[TaskResult]:
+    return [item for result in results for item in result]
+
+
+def clock(value: str) -> str:
+    moment = iso_moment(value)
+    assert moment is not None
+    return f"{moment:%H:%M}"
+
+
+def test_a_clause_that_names_another_record_after_and_starts_a_new_statement() -> None:
+    results = evidence("list_change_requests", state="open", window="next 12 hours")
+    rows = rows_of(results)
+    waiting = next(row for row in rows if row["approval"] == "requested")
+    approved = next(row for row in rows if row["approval"] == "approved")
+    question = "anything coming up on the change calendar?"
+    text = (f"{{first}} is due at {clock(waiting['start_date'])} but still waiting for approval, and {{second}} runs "
+            f"{clock(approved['start_date'])} to {clock(approved['end_date'])}.")
+    assert not failed(question, text.format(first=waiting["number"], second=approved["number"]), results, "value")
+    assert failed(question, f"{approved['number']} is still waiting for approval.", results, "value")
+
+
+def test_it_in_a_clause_after_one_about_a_record_is_that_record() -> None:
+    results = evidence("list_incidents", configuration_item="fw-hub-weu")
+    [row] = rows_of(results)
+    other = "On Hold" if row["state"] != "On Hold" else "In Progress"
+    only_the_right("whats open on fw-hub-weu?", f"{row['number']} is a P{row['priority']}; it's {{}} for now.",
+                   row["state"], other, results, "value")
+
+
+def test_who_a_record_is_assigned_to_is_its_rows_assignee() -> None:
+    results = evidence("list_incidents", state="open", assignment_group="Data Platform Ops")
+    rows = rows_of(results)
+    owned = next(row for row in rows if row.get("assigned_to"))
+    someone_else = next(row["assigned_to"] for row in rows_of(evidence("list_incidents", state="open"))
+                        if row.get("assigned_to") and row["assigned_to"].split()[0] != owned["assigned_to"].split()[0])
+    question = "who has the DPO tickets?"
+    first = owned["assigned_to"].split()[0]
+    assert not failed(question, f"{owned['number']} is assigned to {first}.", results, "value")
+    assert failed(question, f"{owned['number']} is assigned to {someone_else.split()[0]}.", results, "value")
+
+
+def test_a_dash_inside_parentheses_does_not_end_the_statement() -> None:
+    results = evidence("list_incidents", state="open", assignment_group="Analytics Engineering")
+    first, second = rows_of(results)[:2]
+    text = (f"{first['number']} (P{first['priority']} - {first['short_description']}) and {second['number']} "
+            f"(P{second['priority']} - {second['short_description']}).")
+    assert not failed("what does analytics engineering have open?", text, results)
+
+
+def test_none_of_them_is_read_over_every_row_shown() -> None:
+    results = evidence("list_incidents", state="resolved, closed", resolved_within="this week")
+    states = {row["state"] for row in rows_of(results)}
+    question = "anything resolved or closed this week?"
+    for state in ("Closed", "Resolved"):
+        said = f"{len(states)} were resolved this week; none of them has been {state.lower()} yet."
+        assert bool(failed(question, said, results, "negative_claim")) == (state in states)
+
+
+def test_the_other_ones_are_counted_without_those_named() -> None:
+    results = evidence("list_incidents", state="open", assigned_to="unassigned", opened_within="today")
+    rows = rows_of(results)
+    named = rows[0]
+    text = f"{named['number']} came in unassigned. The other {{}} unassigned tickets from today are still New or later."
+    only_the_right("any unassigned tickets that came in today?", text, len(rows) - 1, len(rows) + 1, results,
+                   "number")
+
+
+def test_a_count_bounded_by_since_counts_the_rows_after_it() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours", pipeline_name="pl_ingest_sales")
+    starts = sorted(iso_moment(row["start"]) for row in rows_of(results))
+    bound = starts[0].replace(minute=0)  # the hour the first failure fell in: a bound the writer chose
+    after = sum(start >= bound for start in starts)
+    only_the_right("is the sales pipeline still failing?", f"pl_ingest_sales has failed {{}} times since "
+                   f"{bound:%H:%M}.", after, after + 1, results, "placement")
+
+
+def test_a_count_of_different_cis_is_the_number_of_distinct_cis() -> None:
+    results = evidence("list_incidents", state="open", assignment_group="Data Platform Ops")
+    rows = rows_of(results)
+    cis = {row["configuration_item"] for row in rows}
+    only_the_right("how many open tickets has data platform ops got, and on how many different CIs?",
+                   f"{len(rows)} open incidents across {{}} CIs.", len(cis), len(cis) + 1, results, "number")
+
+
+def test_how_long_an_activity_took_is_a_length_of_the_data() -> None:
+    run = next(row for row in rows_of(evidence("list_failed_pipelines", time_window="last 24 hours"))
+               if row["pipeline_name"] == "pl_load_finance_dwh")
+    results = evidence("get_pipeline_run_details", run_id=run["run_id"])
+    activity = rows_of(results)[0]["activities"][0]
+    minutes = int((iso_moment(activity["end"]) - iso_moment(activity["start"])).total_seconds() // 60)
+    only_the_right("how long did the finance load run before it died?",
+                   f"{activity['activity_name']} alone took {{}} minutes.", minutes, minutes + 7, results, "number")
+
+
+def test_the_same_error_as_is_backed_by_two_rows_sharing_it() -> None:
+    runs = evidence("list_failed_pipelines", time_window="last 24 hours", pipeline_name="pl_ingest_sales")
+    codes = [row["error_code"] for row in rows_of(runs)]
+    assert len(codes) > len(set(codes))  # the data: the failures share an error
+    question = "did the sales ingest fail the same way each time?"
+    said = "The 08:12 failure is the same error as the two before it."
+    assert not failed(question, said, runs, "comparison")
+    one = evidence("get_pipeline_run_details", run_id=rows_of(runs)[0]["run_id"])
+    assert failed(question, said, one, "comparison")  # the other side was never fetched
+
+
+def test_a_lead_over_two_searches_each_applying_one_qualifier_reads_the_rows() -> None:
+    p1 = evidence("list_incidents", priority=1, priority_match="exactly")
+    team = evidence("list_incidents", assignment_group="Data Platform Ops")
+    yes = any(row["assignment_group"] == "Data Platform Ops" for row in rows_of(p1))
+    judged_lead("is anyone from data platform ops on the p1?", yes, both(p1, team), " — see the tickets below.")
+
+
+def test_health_statements_with_a_region_each_are_read_apart() -> None:
+    results = evidence("check_azure_service_health")
+    problems = [row for row in rows_of(results) if row.get("kind") == "component" and row["status"] != "operational"]
+    first, second = problems[:2]
+    assert first["region"] != second["region"] and first["status"] != second["status"]
+    question = "anything going on with azure?"
+    said = (f"Azure lists the {first['name']} issue in {first['region']} and planned {second['name']} "
+            f"{second['status']} in {second['region']}.")
+    assert not failed(question, said, results, "value")
+    assert failed(question, f"{first['name']} is {second['status']} in {first['region']}.", results, "value")
+
+
+def test_a_component_named_after_its_cloud_is_not_the_cloud() -> None:
+    results = evidence("check_azure_service_health", region="North Europe")
+    fine = [row["name"] for row in rows_of(results) if row.get("kind") == "component" and row["status"] == "operational"]
+    assert "Azure Databricks" in fine
+    question = "anything going on with azure in north europe?"
+    assert not failed(question, f"{', '.join(fine)} are all operational there.", results, "value")
+    assert failed(question, "Every Azure service in North Europe is operational.", results, "value")
+
+
+def test_a_state_outside_a_run_in_a_window_is_not_a_run_placed_in_it() -> None:
+    results = both(evidence("get_change_request", number="CHG0030017"),
+                   evidence("query_pipeline_status", pipeline_name="pl_copy_crm_accounts", time_window="last 24 hours"))
+    question = "why did the crm copy fail?"
+    assert not failed(question, "CHG0030017 left the integration runtime offline during its window, so "
+                                "pl_copy_crm_accounts failed twice.", results, "placement")
+    assert failed(question, "pl_copy_crm_accounts failed during CHG0030017's window.", results, "placement")
+
+
+def test_a_schedule_and_a_lateness_are_no_claims_of_cause_or_state() -> None:
+    change = evidence("get_change_request", number="CHG0030022")
+    [row] = rows_of(change)
+    question = "approve CHG0030022"
+    assert not failed(question, f"Its window is {clock(row['start_date'])} to {clock(row['end_date'])} UTC, so it is "
+                                "due to start in about an hour.", change, "link")
+    assert failed(question, "CHG0030022 is late due to a failed approval by the CAB.", change, "link")
+    resolved = evidence("list_incidents", state="resolved, closed", resolved_within="this week")
+    late = next(row for row in rows_of(resolved) if "delayed" in row["short_description"])
+    pipeline = late["short_description"].split()[0]
+    assert not failed("what was fixed?", f"{late['number']}: {pipeline} running 40 minutes late.", resolved, "value")
+
+
+def test_a_closed_incident_was_fixed() -> None:
+    results = evidence("get_incident", number="INC0010014")
+    [row] = rows_of(results)
+    assert row["state"] in ("Resolved", "Closed")
+    assert not failed("was it fixed?", f"{row['number']} was fixed.", results, "value")
+    open_one = evidence("get_incident", number="INC0010049")
+    assert failed("was it fixed?", "INC0010049 was fixed.", open_one, "value")
+
+
+def test_the_new_as_an_adjective_is_not_the_state_new() -> None:
+    results = evidence("get_change_request", number="CHG0030015")
+    [row] = rows_of(results)
+    assert row["state"] != "New"
+    question = "what does CHG0030015 do?"
+    assert not failed(question, "CHG0030015 adds a rule collection for the new analytics subnet.", results, "value")
+    assert failed(question, "CHG0030015 is New.", results, "value")
