@@ -258,5 +258,8 @@ def _points_back(text: str) -> bool:
     before = text[:match.start()]
     if match.group().lower() in PRONOUNS:  # "I forgot my password, can you reset it?": "it" has its noun
         return not any(word.lower() not in STOPWORDS for word in WORD.findall(before))
-    return NOUN.search(before) is None and not any(True for vocabulary in VOCABULARIES.values()
-                                                    for _ in vocabulary.find(before))
+    # a record named outside the phrase: its referent, or a question of its own ("for the status update: which
+    # pipelines are down?")
+    outside = before + " " + text[match.end():]
+    return NOUN.search(outside) is None and not any(True for vocabulary in VOCABULARIES.values()
+                                                     for _ in vocabulary.find(before))

@@ -96,7 +96,8 @@ async def test_a_message_that_names_only_a_kind_of_record_is_asked_back_without_
     assert not [task for task in answer.metadata.tasks if task.evidence]
 
 
-@pytest.mark.parametrize("question", ["how many incidents?", "which incidents are open?", "any P1s?"])
+@pytest.mark.parametrize("question", ["how many incidents?", "which incidents are open?", "any P1s?",
+                                      "for the status update: which pipelines failed in the last 24 hours?"])
 async def test_a_search_over_a_kind_of_record_is_planned(model_server, tmp_path, question) -> None:
     await ask(model_server, tmp_path, question, "dynamic")
     assert "UserModeOutput" in schemas(model_server)
