@@ -72,8 +72,8 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
             continue  # another record's value, quoted text, or a key the identifier check already fails
         seen = observed_values(index, claim.key, claim.vocabulary)
         field = claim.vocabulary.row_fields[0]
-        if not seen and index.text_says(claim.key, claim.words):
-            continue  # restated from a record's text
+        if not seen and any(index.text_says(claim.key, words) for words in (claim.words, *claim.values)):
+            continue  # restated from a record's text ("… run was repeated, which worked": "repeated successfully")
         if not seen and any(other.key == claim.key and other is not claim and _overlap(other.words, claim.words)
                             and observed_values(index, other.key, other.vocabulary) & other.values for other in claims):
             continue  # the same words read as another field's value, which the row shows ("awaiting authorisation")
@@ -270,6 +270,9 @@ def record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime
     return None
 
 
+CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+
+
 def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
@@ -279,6 +282,8 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
                                            in claim.pipelines) and (moment := iso_moment(row.get("start")))]
+        clocks = {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK.findall(claim.clause)}
+        starts = [moment for moment in starts if f"{moment:%H:%M}" in clocks] or starts  # "the 00:10 failure …"
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
         else:

@@ -214,13 +214,16 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
             if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
-                    or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new":
-                continue  # "the new analytics subnet": the English adjective, not the state New
+                    or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new" \
+                    or WHEN.search(item[:match.start()]):
+                continue  # "the new analytics subnet": the English adjective; "after it closed": a moment
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
 
 
+WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:it|its window|the window|the change)?\s*$", re.IGNORECASE)
+"""Before a value, a moment ("five hours after it closed"), not the record's state."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)
@@ -244,6 +247,20 @@ def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
         for other in sorted(names - {key}):
             if key < other or other not in keys:
                 yield LinkClaim(item, key, other)
+
+
+def respective_links(clause: str, known: Collection[str]) -> list[LinkClaim]:
+    """"DPO and NetOps have two each (INC… and INC…; INC… and INC…)": the parenthesis's groups, in the order of
+    the names before it — each group's records are its own name's, not every name's."""
+    found = re.search(r"\(([^()]*;[^()]*)\)", clause)
+    if found is None:
+        return []
+    groups = [group for group in found.group(1).split(";") if group.strip()]
+    before = unquoted(clause[:found.start()])
+    said = sorted((before.lower().find(name.lower()), name.lower()) for name in known if says(before, name))
+    if not len(said) == len(groups) >= 2:
+        return []
+    return [LinkClaim(clause, key, name) for (_, name), group in zip(said, groups) for key in record_keys(group)]
 
 
 def says(text: str, name: str) -> bool:

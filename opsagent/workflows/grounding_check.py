@@ -360,17 +360,24 @@ def _pronouns_resolved(text: str) -> list[tuple[str, str]]:
     naming no record whose "it" follows a clause of the same sentence about one record is about that record."""
     found = []
     for sentence in sentences(text):
-        subject = None
+        subject, led = None, None
         for clause in read.clauses(sentence):
             keys = read.record_keys(read.unquoted(clause))
-            if len(keys) == 1:
+            if led:  # "INC… — Priya's P2, in progress, for … the failing pl_x notebook": about INC…
+                found.append((clause, f"{led} {clause}"))
+            elif len(keys) == 1:
                 found.append((clause, clause))
             elif not keys and subject and PRONOUN.search(clause):
                 found += [(clause, f"{subject} {PRONOUN.sub(' ', clause)}")]
             else:
                 found += [(item, item) for item in read.items(clause)]
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
+            led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) else None
     return found
+
+
+BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
+"""A clause that is only a record's key ("INC…" before " — its values")."""
 
 
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
@@ -378,17 +385,16 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     """Values, links, comparisons and placements, read item by item from the answer."""
     text = read.carry_subjects(text)
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
-    items = [item for clause in clauses for item in read.items(clause)]
     # a clause about one record states its values across its commas ("CHG… is …, Assess, approval requested")
     units = [clause if len(read.record_keys(read.unquoted(clause))) == 1 else item
              for clause in clauses for item in ([clause] if len(read.record_keys(read.unquoted(clause))) == 1
                                                else read.items(clause))]
-    changes = [key for key in read.record_keys(text) if key.startswith("chg")]  # "during the window": the one change
+    keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
+    changes = [key for key in keys if key.startswith("chg")]  # "during the window": the one change named
     placements = [claim for clause in clauses
                   for claim in read.placement_claims(clause, changes[0] if len(changes) == 1 else None)]
     placed = {claim.clause for claim in placements}
-    keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
-    # (a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
+    # (for "about", a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
     about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else None if len(keys) > 1 else index.sole_record()
     resolved = _pronouns_resolved(text)
     return [
@@ -404,8 +410,9 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_ages(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
         *check_spread(sentences(text), index),
-        *check_links((claim for item in items if not any(item in clause for clause in placed)
-                      for claim in read.link_claims(item, known_names)), index),
+        *check_links((claim for clause in clauses for claim in read.respective_links(clause, known_names) or [
+            claim for item in read.items(clause) if not any(item in placing for placing in placed)
+            for claim in read.link_claims(item, known_names)]), index),
         *check_causal_links(sentences(text), index),
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
         *check_placements(placements, index),

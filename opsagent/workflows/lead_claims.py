@@ -19,7 +19,7 @@ from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.asks import EXISTENCE
-from opsagent.intake.vocabulary import STOPWORDS
+from opsagent.intake.vocabulary import PLATFORMS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.run_history import DurationStats
 from opsagent.tools.vocabularies import HEALTH_STATUS, VALUE_VOCABULARIES
@@ -41,7 +41,7 @@ from opsagent.workflows.claim_checks import (
 )
 from opsagent.workflows.claims import LEAD, record_keys
 from opsagent.workflows.claims import sentences as read_sentences
-from opsagent.workflows.evidence_index import EvidenceIndex, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
 from opsagent.workflows.fitting import (
     Qualifier,
     asked_windows,
@@ -226,6 +226,11 @@ def _rows_meeting(read: Sequence[tuple[Qualifier, Any]], items: Sequence[ToolEvi
         for item in items]
 
 
+LEAD_COUNT = re.compile(r"^\W*yes\b\s*[,—–:;.-]*\s*(?:there (?:are|were|is)\s+)?(?:just\s+|only\s+|exactly\s+)?"
+                        r"(\d+)\b(?!\s*(?:%|min|h\b|:|\.\d|of\b|out of\b))", re.IGNORECASE)
+"""A yes that says how many ("Yes, two:", "Yes — 3 came in"): the count of rows having what was asked."""
+
+
 def _each_read(scope: QuestionAnalysis, items: Sequence[ToolEvidence],
                read: Sequence[tuple[Qualifier, Any]]) -> list[ToolEvidence]:
     """No one search applied all that was asked ("anyone from DPO on the P1?" over the P1s and DPO's tickets):
@@ -267,6 +272,12 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
 CAUSAL = re.compile(r"\b(?:break|broke|broken|cause[ds]?|behind|responsible for|due to|because of|related to|"
                     r"linked to|to blame)\b", re.IGNORECASE)
 """An ask whether one record caused another ("did the firewall change break the finance load?"): not a status."""
+IN_WINDOW = re.compile(r"\b(?:inside|during|within|in)\s+(?:the\s+|its\s+|that\s+)?(?:[\w-]+\s+){0,3}window\b",
+                       re.IGNORECASE)
+PLACING_WORDS = re.compile(r"\b(?:inside|outside|during|within|before|after|while)\b", re.IGNORECASE)
+"""An ask whether something fell in a window, answered by a sentence that places it (checked as a placement)."""
+CAUSE_ASKED = re.compile(r"^\W*(?:is|was|are|were)\b.*\bwhy\b", re.IGNORECASE)
+"""A yes/no whether one thing is why another happens ("is the databricks mess why pl_x keeps failing?")."""
 EITHER = re.compile(r"\b(?:or|either)\b", re.IGNORECASE)
 """Windows an ask joins by "or": one of them is enough."""
 PER_NAME = ("platform", "pipeline")
@@ -328,8 +339,12 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         return usual
     records_named = {"run" if kind == "pipeline" else kind  # a pipeline's runs are one kind with it
                      for kind in (*_noun_records(ask.text), *(record_of_key(key) for key in record_keys(ask.text)))}
-    if CAUSAL.search(ask.text) and len(records_named) > 1:
-        return GroundingCheck.of("lead", claim, True, "", "")  # a cause between two records: its placements are checked
+    records_named |= {"health"} if any(re.search(rf"\b{re.escape(word)}\b", ask.text, re.IGNORECASE)
+                                       for words in PLATFORMS.values() for word in words) else set()
+    if (CAUSAL.search(ask.text) or CAUSE_ASKED.search(ask.text)) and len(records_named) > 1 or (
+            IN_WINDOW.search(ask.text) and PLACING_WORDS.search(sentence)):
+        # a cause between two records, or a run placed in a window: the sentence's placements are checked
+        return GroundingCheck.of("lead", claim, True, "", "")
     asked = asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
     key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
@@ -384,6 +399,14 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
             for item, row in rows)
     else:
         found = found_in(fitting, asked, windows, ask.text)
+        counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
+        if counted and lead == "yes" and found and (asked or by_rows) and all(
+                item.total == len(item.rows) for item in searched):
+            meeting = {str(row.get("number") or row.get("run_id") or id(row)) for item in fitting
+                       for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
+            return GroundingCheck.of("lead", claim, int(counted.group(1)) == len(meeting),
+                                     f"the lead counts {counted.group(1)} but {len(meeting)} rows have what "
+                                     f"\"{ask.text}\" asks", public + " (the data counts otherwise)")
     expected = "yes" if found else "no"
     return GroundingCheck.of("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",

@@ -133,7 +133,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if among:
         return among
     about = NOTHING_ABOUT.search(sentence)  # "nothing about clusters in the error": the text does not say it
-    if about and index.row_text and about.group(1).lower().removesuffix("s")[:5] not in index.row_text:
+    errors = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
+        if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
+    if about and errors.strip() and about.group(1).lower().removesuffix("s")[:5] not in errors:
         return f"no row's text mentions {about.group(1)}"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
@@ -242,6 +244,8 @@ def _elided(clause: str, sentence: str, answer: str) -> set[str]:
     return _family(PARENTHESIS.sub(" ", said[index - 1]).lower()) if index > 0 else set()
 
 
+IN_THE_ERROR = re.compile(r"\bin (?:the|its) (?:error|error message|message|failure)\b", re.IGNORECASE)
+ERROR_FIELDS = ("error_message", "error_code", "failed_activity")
 NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})", re.IGNORECASE)
 
 

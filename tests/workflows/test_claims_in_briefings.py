@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from opsagent.contracts.evidence import TaskResult
 from opsagent.tools.timewindow import iso_moment
+from opsagent.workflows.grounding_check import evaluate
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_read_from_rows import failed, judged_lead, only_the_right, rows_of
 
@@ -184,3 +185,78 @@ def test_the_new_as_an_adjective_is_not_the_state_new() -> None:
     question = "what does CHG0030015 do?"
     assert not failed(question, "CHG0030015 adds a rule collection for the new analytics subnet.", results, "value")
     assert failed(question, "CHG0030015 is New.", results, "value")
+
+
+def test_a_yes_that_counts_counts_the_rows_having_what_was_asked() -> None:
+    results = evidence("list_incidents", state="open", assigned_to="unassigned", opened_within="today")
+    rows = rows_of(results)
+    p3 = [row for row in rows if row["priority"] == 3]
+    assert 1 <= len(p3) < len(rows)  # the data: the wider search holds other priorities too
+    only_the_right("any unassigned p3s that came in today?", "Yes, {} came in today and nobody has them.", len(p3),
+                   len(rows), results, "lead")
+
+
+def test_names_and_groups_in_the_same_order_are_paired_respectively() -> None:
+    results = evidence("list_incidents", state="open", priority=3, priority_match="exactly")
+    by_team: dict[str, list[str]] = {}
+    for row in rows_of(results):
+        by_team.setdefault(row["assignment_group"], []).append(row["number"])
+    first, second = [team for team, numbers in by_team.items() if len(numbers) == 2][:2]
+    groups = f"{' and '.join(by_team[first])}; {' and '.join(by_team[second])}"
+    swapped = f"{' and '.join(by_team[second])}; {' and '.join(by_team[first])}"
+    said = f"{first} and {second} have two each ({{}})."
+    def links_failed(text: str) -> bool:
+        return any(not check.passed and check.kind == "link" for check in evaluate(text, results, known_names=by_team))
+    assert not links_failed(said.format(groups)) and links_failed(said.format(swapped))
+
+
+def test_values_after_a_record_and_a_dash_are_that_records_not_a_pipeline_named_later() -> None:
+    results = evidence("list_incidents", configuration_item="dbx-prod-weu")
+    row = next(row for row in rows_of(results) if row.get("assigned_to") and row["state"] == "In Progress")
+    said = (f"{row['number']} — {row['assigned_to'].split()[0]}'s P{row['priority']}, in progress, for the slow "
+            f"job clusters in West Europe and the failing pl_transform_customer360 notebook.")
+    assert not failed("which ticket tracks the customer360 failures?", said, results, "value")
+
+
+def test_whether_one_thing_is_why_another_fails_is_not_whether_it_fails() -> None:
+    results = both(evidence("get_pipeline_run_details", pipeline_name="pl_ingest_sales"),
+                   evidence("check_databricks_health"))
+    [run] = rows_of(results[:1])
+    assert run["status"] == "Failed"  # "does it keep failing?" would be a yes
+    question = "is the databricks mess why pl_ingest_sales keeps failing?"
+    assert not failed(question, "No, that's a coincidence of timing.", results, "lead")
+
+
+def test_nothing_about_a_word_in_the_error_reads_the_errors_words() -> None:
+    results = both(evidence("get_pipeline_run_details", pipeline_name="pl_ingest_sales"),
+                   evidence("check_databricks_health"))
+    error = next(row["error_message"] for row in rows_of(results) if row.get("error_message")).lower()
+    question = "is the databricks mess why ingest_sales keeps failing?"
+    said = "The failing step can't find its file - nothing about {} in the error."
+    assert "cluster" not in error and "file" in error
+    only_the_right(question, said, "clusters", "files", results, "negative_claim")
+
+
+def test_a_run_placed_in_a_window_by_its_clock_time_is_that_run() -> None:
+    results = both(evidence("get_change_request", number="CHG0030017"),
+                   evidence("list_failed_pipelines", time_window="since 2025-01-09T12:00Z",
+                            pipeline_name="pl_copy_crm_accounts"))
+    [change], rows = rows_of(results[:1]), rows_of(results[1:])
+    window = (iso_moment(change["start_date"]), iso_moment(change["end_date"]))
+    runs = [iso_moment(row["start"]) for row in rows]
+    inside = next(moment for moment in runs if window[0] <= moment < window[1])
+    outside = next(moment for moment in runs if not window[0] <= moment < window[1])
+    question = "was the midnight crm copy failure inside the shir upgrade window?"
+    only_the_right(question, "The {} failure of pl_copy_crm_accounts fell inside CHG0030017's planned window.",
+                   f"{inside:%H:%M}", f"{outside:%H:%M}", results, "placement")
+    hours = round((outside - window[1]).total_seconds() / 3600)
+    assert not failed(question, f"No. The {outside:%H:%M} failure came about {hours} hours after it closed.", results)
+
+
+def test_a_value_a_records_text_says_in_other_words_is_restated() -> None:
+    results = evidence("find_similar_incidents", pipeline_name="pl_copy_supplier_invoices")
+    [row] = rows_of(results)
+    assert "successfully" in row["fix"]  # the record says the rerun succeeded, in its own words
+    question = "how'd we fix the supplier sftp failure last time?"
+    assert not failed(question, f"{row['number']}: the pl_copy_supplier_invoices run was repeated, which worked.",
+                      results, "value")
