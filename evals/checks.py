@@ -49,8 +49,9 @@ def entities_in(text: str) -> set[str]:
 
 
 def grounding_evidence(answer: Answer) -> set[str]:
-    """Ids the run's tools vouched for (lower case): ids in the data rows they returned, and ids
-    they were asked about and reported as not there. A tool's echo of a search term in an ``ok``
+    """Ids the run's tools vouched for (lower case): ids in the data rows they returned, ids they were
+    asked about and reported as not there, and the ids the user wrote (repeating them invents nothing; what an
+    answer says of them is judged by the case's other checks). A tool's echo of a search term in an ``ok``
     result is not evidence, so an answer cannot ground a made-up name by having searched for it."""
     evidence: set[str] = set()
     meta = answer.metadata
@@ -58,8 +59,10 @@ def grounding_evidence(answer: Answer) -> set[str]:
         evidence |= entities_in(json.dumps(item.rows) + " " + item.message if item.status == "error" else json.dumps(item.rows))
         if item.status != "ok":
             evidence |= entities_in(json.dumps([item.query, item.arguments]))
-    if meta.analysis is not None:  # the user's own misspelling, quoted back as "read X as Y", claims nothing
+    if meta.analysis is not None:  # the user's own words quoted back claim nothing: an id they named (or the
+        # earlier turn a follow-up points at), a misspelling read as another name ("read X as Y")
         evidence |= {item.text for item in meta.analysis.entities if item.status in ("corrected", "unknown")}
+        evidence |= entities_in(f"{meta.analysis.question} {meta.analysis.resolved_question}")
     return {entity.lower() for entity in evidence}
 
 

@@ -24,6 +24,7 @@ from opsagent.backends.demo import make_demo_backends
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import PlanStep
 from opsagent.contracts.results import Answer, AnswerMetadata, PlanRecord
+from opsagent.intake.analyzer import analyse_question
 from opsagent.settings import load_settings
 
 AGENTS = {"agents": {"servicenow", "log_analytics", "service_health"}}
@@ -179,6 +180,13 @@ def test_grounding_accepts_ids_from_tool_output() -> None:
     answer = _answer("INC0010052 (P1) and pl_ingest_sales.", [{"number": "INC0010052", "x": "pl_ingest_sales"}],
                      [(1, "servicenow")])
     assert ungrounded_entities(answer) == []
+
+
+def test_an_id_the_user_wrote_quoted_back_is_not_invented() -> None:
+    question = "Show me CHG0030012 and whether the services it touches are healthy."
+    answer = _answer("I could not look up CHG0030012; see also CHG0030099.", [], [(1, "servicenow")])
+    answer.metadata.analysis = analyse_question(question, now=datetime(2025, 1, 10, 9, tzinfo=UTC))
+    assert ungrounded_entities(answer) == ["CHG0030099"]
 
 
 @pytest.mark.parametrize(("steps", "shape"), [
