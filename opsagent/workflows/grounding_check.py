@@ -372,7 +372,8 @@ def _pronouns_resolved(text: str) -> list[tuple[str, str]]:
             else:
                 found += [(item, item) for item in read.items(clause)]
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
-            led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) else None
+            led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) and re.search(
+                rf"{re.escape(clause)}\s+[-–—]\s", sentence) else None  # "pl_x: 0 of 14 runs failed" counts its runs
     return found
 
 

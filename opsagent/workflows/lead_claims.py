@@ -400,7 +400,8 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     else:
         found = found_in(fitting, asked, windows, ask.text)
         counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
-        if counted and lead == "yes" and found and (asked or by_rows) and all(
+        left_open = by_rows or any(name not in narrowed_by(item) for item in searched for name in asked)
+        if counted and lead == "yes" and found and left_open and all(  # (a search that applied it all counts itself)
                 item.total == len(item.rows) for item in searched):
             meeting = {str(row.get("number") or row.get("run_id") or id(row)) for item in fitting
                        for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}

@@ -260,3 +260,14 @@ def test_a_value_a_records_text_says_in_other_words_is_restated() -> None:
     question = "how'd we fix the supplier sftp failure last time?"
     assert not failed(question, f"{row['number']}: the pl_copy_supplier_invoices run was repeated, which worked.",
                       results, "value")
+
+
+def test_a_pipelines_run_counts_after_a_colon_and_a_records_own_title_are_no_claims_of_the_writer() -> None:
+    status = evidence("query_pipeline_status", time_window="last 24 hours")
+    row = next(row for row in rows_of(status) if row["failed"] == 0 and row["runs"] > 1)
+    said = f"{row['pipeline_name']}: 0 of {row['runs']} runs failed, last run {row['last_status']}."
+    assert not failed("how are the pipelines doing?", said, status, "value")
+    similar = evidence("find_similar_incidents", text="key vault access policy change")
+    titled = next(item for item in rows_of(similar) if " broke " in item["short_description"])
+    quoted = f"{titled['number']}: {titled['short_description']}; see also CHG0030015."
+    assert not failed("seen this before?", quoted, similar, "link")
