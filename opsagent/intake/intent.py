@@ -198,6 +198,7 @@ FILLER = frozenset({*STOPWORDS, *(word for phrase in (*ADDRESSEE, *COMMAND_LEADS
 
 KIND_WORDS = frozenset(noun for name, kind in RECORDS.items() if name != "run_count" for noun in kind.nouns
                        if " " not in noun)
+WHOLE = frozenset({"all", "every", "each", "everything"})
 
 
 def _only_a_kind(text: str, asks: Sequence[Ask], entities: Sequence[EntityMention]) -> bool:
@@ -209,9 +210,6 @@ def _only_a_kind(text: str, asks: Sequence[Ask], entities: Sequence[EntityMentio
     words = [word.lower() for word in WORD.findall(text)]
     content = [word for word in words if word not in FILLER]
     return bool(content) and all(word in KIND_WORDS for word in content) and not set(words) & WHOLE
-
-
-WHOLE = frozenset({"all", "every", "each", "everything"})
 
 
 def _like(word: str, targets: Sequence[str]) -> bool:

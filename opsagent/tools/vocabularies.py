@@ -169,8 +169,7 @@ INCIDENT_STATE = Vocabulary(
     groups={"open": ("new", "in_progress", "on_hold"), "done": ("resolved", "closed"),
             "all": tuple(_key(s) for s in get_args(IncidentState))},
     group_synonyms={"open": ("active", "unresolved", "outstanding", "still open", "not resolved", "ongoing"),
-                    "done": ("closed out", "closed off", "wrapped up", "resolved or closed", "fixed"),  # a closed one
-                    # was fixed too
+                    "done": ("closed out", "closed off", "wrapped up", "resolved or closed", "fixed"),  # closed: fixed too
                     "all": ("any state", "all states", "every state")},
 )
 CHANGE_STATE = Vocabulary(

@@ -26,11 +26,13 @@ from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
+    CLOCK_TIME,
     NEGATED_VALUE,
     ComparisonClaim,
     LinkClaim,
     PlacementClaim,
     ValueClaim,
+    hh_mm,
     record_keys,
     says,
 )
@@ -273,9 +275,6 @@ def record_window(index: EvidenceIndex, record: str) -> tuple[datetime, datetime
     return None
 
 
-CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
-
-
 def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
@@ -285,7 +284,7 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
                                            in claim.pipelines) and (moment := iso_moment(row.get("start")))]
-        clocks = {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK.findall(claim.clause)}
+        clocks = hh_mm(CLOCK_TIME, claim.clause)
         starts = [moment for moment in starts if f"{moment:%H:%M}" in clocks] or starts  # "the 00:10 failure …"
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
@@ -509,6 +508,7 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
 
 
 NAMED_FIELDS = frozenset({"assignment_group", "configuration_item", "factory", "assigned_to"})
+"""Names a count may follow (a pipeline's counts are its runs', read by ``check_key_counts``)."""
 SPREAD_FIELDS = {"ci": "configuration_item", "configuration item": "configuration_item", "team": "assignment_group",
                  "group": "assignment_group", "factory": "factory", "factorie": "factory", "pipeline": "pipeline_name",
                  "person": "assigned_to", "people": "assigned_to", "assignee": "assigned_to", "owner": "assigned_to"}
@@ -537,13 +537,16 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
                                             f"the rows have {len(values)} different {noun}, not {match.group('number')}",
                                             "a count of different names the data contradicts"))
     return checks
-ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by)\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
+
+
+ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by)\s+"
+                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
 """A person (or team) a record is said to be with, by name."""
 
 
 def check_assignees(units: Iterable[tuple[str, str]], index: EvidenceIndex) -> list[GroundingCheck]:
     """"INC… is assigned to Leila": the record's row names that person (or team) as its assignee or group; a row
-    that shows no assignee contradicts it. ``units``: (the unit, the text read, its pronoun resolved)."""
+    that shows no assignee contradicts it. ``units``: (the unit, the text read with its pronoun resolved)."""
     checks = []
     for unit, said in units:
         keys = record_keys(said)
@@ -560,7 +563,6 @@ def check_assignees(units: Iterable[tuple[str, str]], index: EvidenceIndex) -> l
         checks.append(GroundingCheck.of("value", unit, ok, f"{keys[0]} is assigned to {shown}, not {match.group('name')}",
                                         "a statement about who has a record that the data contradicts"))
     return checks
-"""Names a count may follow (a pipeline's counts are its runs', read by ``check_key_counts``)."""
 
 
 def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:

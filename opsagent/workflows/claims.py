@@ -32,6 +32,8 @@ CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|"
                     re.IGNORECASE)
 """Where a sentence starts a new statement: "…, but …", "…, and the change CHG… is …", "…, and CHG… runs …" (a new
 subject), ":" …"""
+CLOCK_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+"""A 24-hour clock time ("17:40"), not part of a longer time or number; patterns that read one in context embed it."""
 LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
 """A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
 NEGATED_VALUE = re.compile(
@@ -56,6 +58,11 @@ OTHER_STATE = re.compile(r"\b(?:offline|down|unavailable|unreachable|stopped|pau
                          re.IGNORECASE)
 """A state of something other than a run (a runtime, a warehouse) placed in a window."""
 RUN_WORDS = re.compile(r"\b(?:fail\w*|runs?|pipelines?|succeed\w*|error\w*|broke\w*)\b", re.IGNORECASE)
+
+
+def hh_mm(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The clock times ``pattern`` finds in ``text`` (its groups: hour, minute), as "HH:MM"."""
+    return {f"{int(hour):02d}:{minute}" for hour, minute in pattern.findall(text)}
 
 
 def sentences(text: str) -> list[str]:

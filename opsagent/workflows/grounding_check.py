@@ -355,26 +355,28 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
 PRONOUN = re.compile(r"(?<![\w'-])(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
 
 
-def _pronouns_resolved(text: str) -> list[tuple[str, str]]:
-    """Each unit a value is read from, and the text read: "INC… is a P2; Leila has it and it's On Hold" — a clause
-    naming no record whose "it" follows a clause of the same sentence about one record is about that record."""
-    found = []
+def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The units claims are read from — a clause about one record whole (it states its values across its commas:
+    "CHG… is …, Assess, approval requested"), else its items — and, for values, each unit with the text read:
+    a clause naming no record whose "it" follows a clause of the same sentence about one record is about that
+    record ("INC… is a P2; Leila has it and it's On Hold"), and so is the clause after a record and a dash."""
+    units, resolved = [], []
     for sentence in sentences(text):
         subject, led = None, None
         for clause in read.clauses(sentence):
             keys = read.record_keys(read.unquoted(clause))
+            own = [clause] if len(keys) == 1 else read.items(clause)
+            units += own
             if led:  # "INC… — Priya's P2, in progress, for … the failing pl_x notebook": about INC…
-                found.append((clause, f"{led} {clause}"))
-            elif len(keys) == 1:
-                found.append((clause, clause))
+                resolved.append((clause, f"{led} {clause}"))
             elif not keys and subject and PRONOUN.search(clause):
-                found += [(clause, f"{subject} {PRONOUN.sub(' ', clause)}")]
+                resolved.append((clause, f"{subject} {PRONOUN.sub(' ', clause)}"))
             else:
-                found += [(item, item) for item in read.items(clause)]
+                resolved += [(unit, unit) for unit in own]
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
             led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) and re.search(
                 rf"{re.escape(clause)}\s+[-–—]\s", sentence) else None  # "pl_x: 0 of 14 runs failed" counts its runs
-    return found
+    return units, resolved
 
 
 BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
@@ -386,10 +388,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     """Values, links, comparisons and placements, read item by item from the answer."""
     text = read.carry_subjects(text)
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
-    # a clause about one record states its values across its commas ("CHG… is …, Assess, approval requested")
-    units = [clause if len(read.record_keys(read.unquoted(clause))) == 1 else item
-             for clause in clauses for item in ([clause] if len(read.record_keys(read.unquoted(clause))) == 1
-                                               else read.items(clause))]
+    units, resolved = _units(text)
     keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
     changes = [key for key in keys if key.startswith("chg")]  # "during the window": the one change named
     placements = [claim for clause in clauses
@@ -397,7 +396,6 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     placed = {claim.clause for claim in placements}
     # (for "about", a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
     about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else None if len(keys) > 1 else index.sole_record()
-    resolved = _pronouns_resolved(text)
     return [
         *check_values((replace(claim, item=unit) for unit, said in resolved for claim in read.value_claims(said)), index),
         *check_assignees(resolved, index),

@@ -2,9 +2,9 @@
 West Europe and North Europe", "Data Factory and Storage are fine".
 
 A status said of components the health checks returned must be the status their rows show — in each region
-the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":", a
-dash, ", but", ", while", and " and " between two statements with a region each) is read on its own, and only when it says one status (not negated): "X is degraded; Y is fine" is
-two claims, "X is degraded but not Y" is left alone.
+the sentence names, or in some region when it names none. Each part of a sentence (split at ";", ":", a dash,
+", but", ", while", and " and " between two statements with a region each) is read on its own, and only when it
+says one status (not negated): "X is degraded; Y is fine" is two claims, "X is degraded but not Y" is left alone.
 """
 
 from __future__ import annotations

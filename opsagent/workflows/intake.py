@@ -3,9 +3,9 @@
 A question (or a request to act, whose records are looked up like a question) goes to the planner; a
 greeting, a request for help or thanks gets a direct reply; a request for something else entirely (a
 joke, the weather) is declined; one that points at something never named ("is it fixed?") or names only a
-kind of record ("status?") is asked back. These are product code decisions, the same for every model, and cost no model call. A message in
-which intake knows no word goes to the planner with that reading as a hint: a word list cannot know
-every in-scope word, a model can decline it.
+kind of record ("status?") is asked back. These are product code decisions, the same for every model, and
+cost no model call. A message in which intake knows no word goes to the planner with that reading as a hint:
+a word list cannot know every in-scope word, a model can decline it.
 """
 
 from __future__ import annotations

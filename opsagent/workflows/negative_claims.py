@@ -112,8 +112,13 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
     return None
 
 
+def _values_said(text: str) -> list[tuple[Vocabulary, str]]:
+    """Each value the text says, with its vocabulary ("failed": the run status Failed)."""
+    return [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(text)]
+
+
 def _stated(text: str) -> set[str]:
-    return {vocabulary.name for vocabulary in VALUE_VOCABULARIES.values() if any(True for _ in vocabulary.find(text))}
+    return {vocabulary.name for vocabulary, _ in _values_said(text)}
 
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
@@ -133,10 +138,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if among:
         return among
     about = NOTHING_ABOUT.search(sentence)  # "nothing about clusters in the error": the text does not say it
-    errors = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
-        if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
-    if about and errors.strip() and about.group(1).lower().removesuffix("s")[:5] not in errors:
-        return f"no row's text mentions {about.group(1)}"
+    if about:
+        written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
+            if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
+        if written.strip() and about.group(1).lower().removesuffix("s")[:5] not in written:
+            return f"no row's text mentions {about.group(1)}"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
@@ -189,7 +195,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     day = _own_window(sentence, now)
     seen_day = [item for item in any_time if day and _covers(item, [day])]
     if seen_day and day is not None:
-        values = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(words)]
+        values = _values_said(words)
         inside = [row for item in seen_day for row in item.rows
                   if (moments := moments_of(row)) and day[0] <= min(moments) < day[1]]
         if not any(all(_shows(row, vocabulary, value) for vocabulary, value in values) for row in inside):
@@ -222,7 +228,7 @@ def _none_of_them(sentence: str, index: EvidenceIndex) -> str | None:
     said = sentence[match.end():]
     if re.search(r"\b(?:has|have|had|with)\s+(?:an?|any|one)\b", said, re.IGNORECASE):
         return None  # "none of them has an open incident": what they have, not what they are
-    values = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for _, value in vocabulary.find(said)]
+    values = _values_said(said)
     tools = _family(said.lower())
     rows = [row for item in index.items if item.answered and item.rows and item.total == len(item.rows)
             and (not tools or item.tool in tools) for row in item.rows

@@ -18,11 +18,10 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
-from opsagent.workflows.claims import record_keys
+from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
 from opsagent.workflows.evidence_index import RUN_ID, EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 
-CLOCK = re.compile(r"(?<!around )(?<!about )(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))",
-                   re.IGNORECASE)
+CLOCK = re.compile(rf"(?<!around )(?<!about ){CLOCK_TIME.pattern}(?!\s*(?:am|pm|a\.m|p\.m))", re.IGNORECASE)
 """A 24-hour clock time said exactly (a 12-hour one, or "around 02:45", is not checked to the minute)."""
 ORDINAL = re.compile(r"\b(?P<order>latest|newest|most recent|oldest|earliest)\b[^.;:]{0,40}?\b(?:is|was|:)\s+"
                      r"(?P<key>(?:INC|CHG)\d{5,10})\b", re.IGNORECASE)
@@ -43,7 +42,7 @@ def _clock(moment: datetime) -> str:
 
 def said_clocks(text: str) -> set[str]:
     """The 24-hour clock times a text says exactly ("17:40")."""
-    return {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK.findall(text)}
+    return hh_mm(CLOCK, text)
 
 
 def _platform_rows(index: EvidenceIndex, platform: str) -> list[dict[str, Any]]:
@@ -159,7 +158,7 @@ def _evidence_moments(index: EvidenceIndex) -> list[datetime]:
     return [moment for record in _records(index.items) for moment in moments_of(record)]
 
 
-SINCE = re.compile(r"\bsince\s+(?:[\w,-]+\s+){0,3}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])", re.IGNORECASE)
+SINCE = re.compile(rf"\bsince\s+(?:[\w,-]+\s+){{0,3}}?{CLOCK_TIME.pattern}", re.IGNORECASE)
 """"degraded since 07:45": the time something began, not when it was last updated."""
 STARTING = re.compile(r"start|since|opened|first|began|begin|created", re.IGNORECASE)
 
@@ -184,7 +183,7 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
 
 
 COUNTED_SINCE = re.compile(r"(?<![\w.:])(\d+)\s+(?:times?|failures?|failed runs?|runs?|incidents?|tickets?)\s+"
-                           r"(?:\w+\s+){0,2}?since\s+(?:[\w,-]+\s+){0,2}?(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])",
+                           rf"(?:\w+\s+){{0,2}}?since\s+(?:[\w,-]+\s+){{0,2}}?{CLOCK_TIME.pattern}",
                            re.IGNORECASE)
 
 
