@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opsagent.intake.asks import EXISTENCE
-from opsagent.local_model.reading import ID_RECORDS, INVENTORY_OF, Reading
+from opsagent.local_model.reading import ID_RECORDS, Reading
 from opsagent.tools.catalog import RECORDS, TOOLS, ToolSpec, tool_spec, tools_for
 from opsagent.tools.vocabularies import VOCABULARIES
 
@@ -63,7 +63,7 @@ def constraints(reading: Reading) -> list[Constraint]:
     if "constraints" not in reading.memo:
         found = [Constraint("id" if item.kind in ("incident", "change", "run_id") else
                             "platform" if item.kind == "platform" else "name",
-                            INVENTORY_OF.get(item.kind, item.kind), item.value, item.text)
+                            item.kind, item.value, item.text)
                  for item in [*reading.scope.entities, *reading.extra] if item.usable]
         found += [Constraint("filter", item.field, item, item.text) for item in reading.scope.filters]
         found += [Constraint("value", name, value, value) for name, value in reading.values]
@@ -192,7 +192,7 @@ def _selected(reading: Reading, specs: Sequence[ToolSpec], items: Sequence[Const
     lookups = [spec for spec in specs if spec.is_lookup and any(item.kind == "id" and apply(spec, item) for item in items)]
     if checks := [spec for spec in specs if spec.platform]:
         named = {item.value for item in items if item.kind == "platform"}
-        named |= {"Azure"} if any(item.key == "service" for item in items) else set()
+        named |= {"Azure"} if any(item.key == "azure_service" for item in items) else set()
         return [spec for spec in checks if spec.platform in named] or checks
     rest = [spec for spec in specs if spec.record not in {other.record for other in lookups}]
     kinds = [kind for kind in reading.named if any(spec.record == kind for spec in rest) and NESTED.get(kind) not in

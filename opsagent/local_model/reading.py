@@ -26,8 +26,8 @@ from opsagent.local_model.knowledge import Found, nouns, read_words
 from opsagent.tools.catalog import RECORDS, TOOLS
 from opsagent.tools.vocabularies import VOCABULARIES
 
-INVENTORY_OF = {"pipeline": "pipeline", "factory": "factory", "configuration_item": "configuration_item",  # entity
-                "assignment_group": "assignment_group", "region": "region", "azure_service": "service"}  # → inventory
+NAMED = frozenset({"pipeline", "factory", "configuration_item", "assignment_group", "region", "azure_service"})
+"""Entity kinds a general tool filters by (each an inventory list of the same name)."""
 ID_RECORDS = {"incident": "incident", "change": "change", "run_id": "run", "platform": "health"}
 SPECIALIST_OF = {spec.record: spec.specialist for spec in reversed(TOOLS)}  # record kind → its specialist
 ORDER = frozenset({"latest", "oldest"})
@@ -66,7 +66,7 @@ class Reading:
 def entity_records(scope: QuestionAnalysis, extra: Sequence[EntityMention] = ()) -> list[str]:
     """The records named things are in: an id its own kind, a name every kind a general tool filters by it."""
     kinds = {item.kind for item in (*scope.entities, *extra) if item.usable}
-    inventories = {INVENTORY_OF[kind] for kind in kinds if kind in INVENTORY_OF}
+    inventories = kinds & NAMED
     found = [ID_RECORDS[kind] for kind in kinds if kind in ID_RECORDS]
     found += [spec.record for spec in TOOLS if not spec.fixed  # memory of closed incidents is no kind of a name
               and any(item.kind == "name" and item.inventory in inventories for item in spec.filters)]

@@ -21,7 +21,7 @@ HEALTH_TOOLS: tuple[ToolSpec, ...] = (
              filters=(_REGION, _COMPONENT)),
     ToolSpec(name="check_azure_service_health", specialist="service_health", record="health", platform="Azure",
              purpose="Azure service health per service and region", filters=(
-                 FilterSpec(parameter="service", kind="name", inventory="service", row_field="name",
+                 FilterSpec(parameter="service", kind="name", inventory="azure_service", row_field="name",
                             about="Azure service", help="Azure service (product) name as the user wrote it; omit for all services"),
                  _REGION)),
 )

@@ -21,7 +21,7 @@ records write it, or "unassigned"; order: how rows are sorted (a vocabulary); gr
 grouped by (a vocabulary); name: an inventory name (``inventory`` says which list); text: words that
 must appear; limit: a row cap; lookup: the id of one record."""
 InventoryList = Literal["pipeline", "factory", "configuration_item", "assignment_group", "person", "region",
-                        "service", "component"]
+                        "azure_service", "component"]
 
 
 class RecordKind(BaseModel):
