@@ -94,9 +94,10 @@ def _name_filters(group: str | None, item: str | None) -> list[str]:
 
 
 def _assignee_filter(query: AssigneeFilter) -> list[str]:
-    """``assigned_toISEMPTY`` for no one; a person's display name, often partial, with LIKE."""
-    if query.unassigned:
-        return ["assigned_toISEMPTY"]
+    """``assigned_toISEMPTY`` for no one, ``assigned_toISNOTEMPTY`` for anyone; a person's display name, often
+    partial, with LIKE."""
+    if query.unassigned or query.assigned:
+        return ["assigned_toISEMPTY" if query.unassigned else "assigned_toISNOTEMPTY"]
     return [f"assigned_to.nameLIKE{clean(query.assigned_to)}"] if query.assigned_to else []
 
 

@@ -86,15 +86,17 @@ class ChangeRequest(BaseModel):
 
 
 class AssigneeFilter(BaseModel):
-    """Who a ticket is assigned to: part of the person's display name (any case), or no one."""
+    """Who a ticket is assigned to: part of the person's display name (any case), no one, or anyone."""
 
     assigned_to: str | None = None
     unassigned: bool = False
+    assigned: bool = False
+    """Assigned to someone, whoever it is."""
 
     @model_validator(mode="after")
     def _one_assignee_filter(self) -> AssigneeFilter:
-        if self.unassigned and self.assigned_to:
-            raise ValueError("assigned_to and unassigned exclude each other")
+        if sum((bool(self.assigned_to), self.unassigned, self.assigned)) > 1:
+            raise ValueError("assigned_to, unassigned and assigned exclude each other")
         return self
 
 

@@ -54,9 +54,9 @@ def age_filters(text: str) -> Iterator[FilterMention]:
 
 
 def assignee_filters(text: str, entities: Sequence[EntityMention]) -> Iterator[FilterMention]:
-    """Nobody ("unassigned", "nobody picked up"), or a person the question names."""
-    for match, _ in ASSIGNEE.find(text):
-        yield FilterMention(field="assignee", values=["unassigned"], text=match.group(),
+    """Nobody ("unassigned", "nobody picked up"), someone ("is anyone working on it?"), or a person it names."""
+    for match, value in ASSIGNEE.find(text):
+        yield FilterMention(field="assignee", values=[value], text=match.group(),
                             span=Span(start=match.start(), end=match.end()))
     for entity in entities:
         if entity.kind == "person" and entity.usable:

@@ -26,6 +26,8 @@ _FINISHED = r"(?:closed|resolved|cancell?ed|finished|completed)"
 EVERY_STATE = (rf"\b(?:including|incl\.?|also|even)\s+(?:the\s+)?{_FINISHED}(?:\s*(?:,|or|and|/)\s*{_FINISHED})*(?:\s+ones)?\b|"
                r"\b(?:all|any)\s+states?\b|\bwhatever (?:the )?state\b|\bwhat happened\b")
 """Everything on record, finished ones too ("…, including closed ones", "what happened on vm-x?")."""
+OPEN = r"\bopen\b(?!\s+(?:a|an|the|one|up)\b)"
+"""The state, not the verb ("did anyone open an incident?", "open up the runbook")."""
 # field → ((pattern, values), …); the first pattern that matches a span wins for that span.
 PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "approval": (
@@ -43,7 +45,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (EVERY_STATE, ("all",)),
         (r"\bon[\s-]hold\b", ("on_hold",)),
         (r"\bin progress\b", ("in_progress",)),
-        (rf"(?:\b{NEGATION}|n't(?:\s+(?:yet|been))?)\s*resolved\b|\bunresolved\b|\bstill open\b|\bopen\b", ("open",)),
+        (rf"(?:\b{NEGATION}|n't(?:\s+(?:yet|been))?)\s*resolved\b|\bunresolved\b|\bstill open\b|{OPEN}", ("open",)),
         (r"\bclosed (?:out|off)\b|\bwrapped up\b|\bresolved or closed\b", ("resolved", "closed")),
         (r"\bresolved\b", ("resolved",)),
         (r"\bclosed\b", ("closed",)),
@@ -54,7 +56,7 @@ PATTERNS: dict[FilterField, tuple[tuple[str, tuple[str, ...]], ...]] = {
         (r"\bbeing implemented\b|\bin implementation\b|\bimplementing\b", ("implement",)),
         (r"\bscheduled\b", ("scheduled",)),
         (r"\bin review\b", ("review",)),
-        (r"\bupcoming\b|\bcoming up\b|\bin[\s-]flight\b|\bopen\b", ("open",)),
+        (rf"\bupcoming\b|\bcoming up\b|\bin[\s-]flight\b|{OPEN}", ("open",)),
         (r"\bclosed\b", ("closed",)),
         (r"\bcancell?ed\b", ("canceled",)),
     ),

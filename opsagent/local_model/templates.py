@@ -58,7 +58,8 @@ def holds(row: Mapping[str, Any], vocabulary: str, value: str) -> bool | None:
         return None
     negated, value = value.startswith("not "), value.removeprefix("not ")
     labels = vocab.group_labels(value) or ((choice.label,) if (choice := vocab.choice(value)) else (value,))
-    return (str(row[field]).lower() in {label.lower() for label in labels}) != negated
+    shown = {str(row[field]).lower(), *([("any assignee" if row[field] else "unassigned")] if vocabulary == "assignee" else [])}
+    return bool(shown & {label.lower() for label in labels}) != negated
 
 
 def label(row: Mapping[str, Any]) -> str:

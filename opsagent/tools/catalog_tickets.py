@@ -13,8 +13,9 @@ _CI = FilterSpec(parameter="configuration_item", kind="name", inventory="configu
 _ASSIGNEE = FilterSpec(parameter="assigned_to", kind="person", vocabulary="assignee", inventory="person",
                        row_field="assigned_to", about="assignee", help=(
                            "The person it is assigned to: their name or part of it as the records write it "
-                           "('<first name> <last name>'), any case; or 'unassigned' (also 'nobody') for tickets "
-                           "assigned to no one. Omit for any assignee"))
+                           "('<first name> <last name>'), any case; 'unassigned' (also 'nobody') for tickets "
+                           "assigned to no one; 'any assignee' for tickets someone is assigned to. Omit when who "
+                           "it is assigned to does not matter"))
 _POINT_FORMS = "a UTC moment such as '2025-01-09T18:00Z', or a phrase such as 'yesterday 18:00' or 'Monday'"
 _WINDOW_FORMS = ("a phrase such as 'last 24 hours', 'today', 'since yesterday', 'since 2025-01-09T18:00Z', or a "
                  "range '2025-01-09T18:00Z to 2025-01-10T09:00Z'")

@@ -79,14 +79,14 @@ def resolve_incident_filters(call: ToolCall, asked: IncidentArguments, *, now: d
     priorities = _priorities(call, asked, words)
     words += name_words(assignment_group=asked.assignment_group, configuration_item=asked.configuration_item,
                         text=asked.text)
-    assigned_to, unassigned = assignee_filter(call, asked.assigned_to, words)
+    assignee = assignee_filter(call, asked.assigned_to, words)
     opened_from, opened_before = _opened_range(call, asked, now, words)
     resolved = call.window("resolved_within", asked.resolved_within, now) if asked.resolved_within else None
     if resolved:
         words.append(f"resolved {window_after('within', resolved)}")
     query = IncidentQuery(
         states=states.restriction, priorities=priorities, assignment_group=asked.assignment_group,
-        configuration_item=asked.configuration_item, text=asked.text, assigned_to=assigned_to, unassigned=unassigned,
+        configuration_item=asked.configuration_item, text=asked.text, **assignee,
         opened_from=opened_from, opened_before=opened_before, resolved_from=resolved.start if resolved else None,
         resolved_before=resolved.end if resolved and resolved.end < now else None, order=asked.order, limit=limit,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from opsagent.backends.base import Approval, ChangeOrder, ChangeQuery, ChangeRisk, ChangeState, ChangeType, IncidentState
 from opsagent.tools.filters import SetFilter, parse_set_filter
@@ -96,31 +96,34 @@ def resolve_change_filters(call: ToolCall, asked: ChangeArguments, *, now: datet
     if upcoming:
         words.append("planned to start from now on")
     words += name_words(configuration_item=asked.configuration_item, text=asked.text)
-    assigned_to, unassigned = assignee_filter(call, asked.assigned_to, words)
+    assignee = assignee_filter(call, asked.assigned_to, words)
     query = ChangeQuery(
         states=states.restriction, types=types.restriction if types else None,
         risks=risks.restriction if risks else None, approvals=approvals.restriction if approvals else None,
         configuration_item=asked.configuration_item, text=asked.text,
         window_start=span.start if span else None, window_end=span.end if span else None,
         starts_after=now if upcoming else None,
-        assigned_to=assigned_to, unassigned=unassigned, order="earliest" if asked.order == "next" else asked.order,
+        **assignee, order="earliest" if asked.order == "next" else asked.order,
         limit=limit,
     )
     sort = "earliest" if asked.order == "next" else asked.order
     return ResolvedChangeFilters(query, detail(words), f"with the {sort} planned start")
 
 
-def assignee_filter(call: ToolCall, value: str | None, words: list[str]) -> tuple[str | None, bool]:
-    """``(name, False)`` for a person, ``(None, True)`` for "unassigned" / "nobody", ``(None, False)`` for anyone."""
+def assignee_filter(call: ToolCall, value: str | None, words: list[str]) -> dict[str, Any]:
+    """The ``AssigneeFilter`` fields: ``assigned_to`` for a person, ``unassigned`` for "unassigned" / "nobody",
+    ``assigned`` for "any assignee" / "someone"; nothing when no assignee was asked."""
     name = value.strip() if value else ""
     if not name:
-        return None, False
-    if ASSIGNEE.lookup(name) == "unassigned" or name.lower() == "none":  # a model's way of writing "no one"
-        call.query["assigned_to"] = {"asked": value, "unassigned": True}
-        words.append("unassigned")
-        return None, True
+        return {}
+    fixed = "unassigned" if name.lower() == "none" else ASSIGNEE.lookup(name)  # "none": a model's "no one"
+    if fixed in ("unassigned", "any_assignee"):
+        flag = "unassigned" if fixed == "unassigned" else "assigned"
+        call.query["assigned_to"] = {"asked": value, flag: True}
+        words.append("unassigned" if flag == "unassigned" else "assigned to someone")
+        return {flag: True}
     words.append(f"assigned to {name!r}")
-    return name, False
+    return {"assigned_to": name}
 
 
 def given(**values: object) -> dict[str, object]:

@@ -127,7 +127,8 @@ class Vocabulary(BaseModel):
         """Each phrase of this vocabulary in ``text`` (whole words, case-insensitive), longest first, no overlaps."""
         found: list[tuple[re.Match[str], str]] = []
         for phrase, value in self.text_phrases:
-            for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?:s|es)?(?![\w-])", text, re.IGNORECASE):
+            words = rf"\s+(?:{FILLER}\s+)?".join(map(re.escape, phrase.split()))  # "anyone *actually* working"
+            for match in re.finditer(rf"(?<![\w-]){words}(?:s|es)?(?![\w-])", text, re.IGNORECASE):
                 if not any(match.start() < other.end() and other.start() < match.end() for other, _ in found):
                     found.append((match, value))
         yield from sorted(found, key=lambda pair: pair[0].start())
@@ -144,6 +145,10 @@ class Vocabulary(BaseModel):
         groups = "; ".join(f"'{name}' = {', '.join(values)}" for name, values in self.groups.items())
         negation = "; or 'not <value>' for every other value" if self.negatable else ""
         return f"one of {listed}{f' ({groups})' if groups else ''}; a list ('a, b'){negation}"
+
+
+FILLER = r"(?:actually|really|even|currently|already|still|yet)"
+"""An adverb that may sit between a phrase's words without changing what it says."""
 
 
 def _key(text: str) -> str:
@@ -254,10 +259,17 @@ ASSIGNEE = Vocabulary(
         "nobody", "no one", "noone", "not assigned", "unowned", "ownerless", "no assignee", "without an assignee",
         "without assignee", "no owner", "without an owner", "without owner", "without any owner", "no one assigned",
         "nobody assigned", "nobody has picked up", "no one has picked up", "nobody picked up", "not picked up",
-        "nobody owns", "nobody on it", "no one on it")),),
+        "nobody owns", "nobody on it", "no one on it")),
+        Choice(value="any_assignee", label="any assignee", synonyms=(  # never a bare "anyone": "did anyone open …"
+            "anyone working", "anybody working", "someone working", "somebody working", "anyone on it",
+            "anybody on it", "someone on it", "anyone assigned", "anybody assigned", "someone assigned",
+            "anyone handling", "anybody handling", "someone handling", "anyone looking at", "anybody looking at",
+            "someone looking at", "anyone picked up", "anybody picked up", "someone picked up",
+            "somebody picked up", "has picked up", "been picked up", "picked it up", "being worked", "being worked on", "being handled", "has an owner",
+            "has an assignee", "assigned to someone", "assigned to anyone", "owned by someone"))),
 )
-"""A person filter's one fixed value: assigned to no one (rows show an empty ``assigned_to``).
-Any other value is a person's name as the records write it."""
+"""A person filter's two fixed values: assigned to no one (rows show an empty ``assigned_to``), or to someone
+(any name). Any other value is a person's name as the records write it."""
 INCIDENT_ORDER = Vocabulary(
     name="incident_order", record="incident", row_fields=("opened_at", "priority"), negatable=False, role="order",
     choices=_choices(get_args(IncidentOrder), {

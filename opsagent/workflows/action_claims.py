@@ -51,6 +51,18 @@ TOLD = re.compile(r"^\W*(?P<verb>[A-Z][a-z]+(?:ed|d))\s+(?:[A-Z][a-z]+ [A-Z][a-z
 act; a record's own history names who did it ("Escalated by …") or what changed, not a person told."""
 
 
+FOR_YOU = re.compile(r"\b(?P<verb>[a-z][a-z-]+(?:ed|ran|set|sent))\s+(?:(?:it|this|that|the \w+)\s+)?(?:to|for)\s+"
+                     r"(?:you|u)\b", re.IGNORECASE)
+"""An act done for the user without its "I" ("reassigned to you", "rerun for you"): records never name the reader."""
+TOLD_PASSIVE = re.compile(r"\b(?:has|have)\s+(?:now\s+|just\s+|already\s+)?been\s+(?P<verb>[a-z]+ed)\b(?!\s+by\b)", re.IGNORECASE)
+"""A person told, reported as done ("Elif has been notified"): a page the writer claims; a record's history says
+who did it and when, not that it "has been" done."""
+
+
+def _action(verb: str, verbs: frozenset[str] = VERBS | OBJECTED) -> str | None:
+    return next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in verbs), None)
+
+
 def action_claims(sentence: str) -> list[str]:
     """The actions a sentence says the writer took or will take, as intake's verbs ("acknowledge")."""
     found = []
@@ -60,6 +72,9 @@ def action_claims(sentence: str) -> list[str]:
     told = TOLD.match(sentence)
     if told and {_stem(told.group("verb")), told.group("verb").lower().removesuffix("d")} & set(ACTIONS["page"]):
         found.append("page")
+    found += [stem for match in FOR_YOU.finditer(sentence) if (stem := _action(match.group("verb")))]
+    found += ["page" for match in TOLD_PASSIVE.finditer(sentence)
+              if _action(match.group("verb"), frozenset(ACTIONS["page"]) - {"escalate"})]
     for match in CLAIM.finditer(sentence):
         if re.match(r"\s+(?:you|u)\b", sentence[match.end():], re.IGNORECASE):
             continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record

@@ -318,8 +318,8 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
     spec = tool_spec(item.tool)
     fixed = spec.fixed.get(vocabulary.name) if spec else None
     shown = {str(row[field]).lower() for field in vocabulary.row_fields if row.get(field) not in (None, "")}
-    if vocabulary.name == "assignee":  # an empty assignee in a row that has the field: nobody has it
-        shown |= {"unassigned" for field in vocabulary.row_fields if field in row and not row[field]}
+    if vocabulary.name == "assignee":  # an empty assignee in a row that has the field: nobody has it; else someone
+        shown |= {"any assignee" if row[field] else "unassigned" for field in vocabulary.row_fields if field in row}
     if fixed:
         shown.add(fixed.lower())
     if vocabulary is RUN_STATUS:
@@ -378,6 +378,8 @@ def rows_read(item: ToolEvidence, asked: str = "") -> list[dict[str, Any]]:
              and says(asked, str(row["name"]))]
     if named:
         return named
+    if item.rows and len(item.rows) < item.shown and all(row.get("kind") == "component" for row in item.rows):
+        return list(item.rows)  # the report's rows already narrowed to the component asked ("adf" in "weu")
     region = None if item.query.get("region") else region_said(asked)
     if region is not None:  # a whole-platform report read for one region: what it lists there, else that it is fine
         return _health_rows([row for row in item.rows if _in_region(row, region)])
@@ -422,9 +424,11 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|complete|end|be|land|arrive|expire|go|kick|"
                    r"open|close|resume|restart|roll)\b)|caused by|owing to|as a result of|the fix was(?: to)?|"
                    r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
-                   r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by)\b\s+(?P<cause>[^.;]+)",
-                   re.IGNORECASE)
-"""A cause or a fix said of a record: it must be in that record's own rows ("due to start" is a schedule)."""
+                   r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by|"
+                   r"(?:on hold|parked|paused|blocked|held)\b[^.;]{0,20}?\b(?:waiting (?:for|on)|awaiting|until|pending))"
+                   r"\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+"""A cause or a fix said of a record, or what holds it ("on hold waiting for …"): it must be in that record's own
+rows ("due to start" is a schedule)."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
                             r"\s*:\s+(?P<cause>[^.;]+)", re.IGNORECASE)
 """The same as a label ("Fix last time: …", "Root cause: …")."""

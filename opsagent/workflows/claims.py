@@ -34,8 +34,11 @@ CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|"
 subject), ":" …"""
 CLOCK_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 """A 24-hour clock time ("17:40"), not part of a longer time or number; patterns that read one in context embed it."""
-LEAD = re.compile(r"^\W*(yes|no)\s*[—–\-,:;.!]+", re.IGNORECASE)
-"""A yes/no lead: "Yes —", "No," … — not the determiner of "No open incidents found"."""
+NO_SIGN = r"\s+(?:sign|evidence|indication|trace)\s+of\s+(?:it|that|this)\b"
+LEAD = re.compile(rf"^\W*(yes|no)(?:\s*[—–\-,:;.!]+|{NO_SIGN})", re.IGNORECASE)
+"""A yes/no lead: "Yes —", "No," "No sign of it." … — not the determiner of "No open incidents found"."""
+BARE_NO = re.compile(rf"^\W*no{NO_SIGN}\W*$", re.IGNORECASE)
+"""A whole "no" said as "No sign of it.": the lead, checked as one."""
 NEGATED_VALUE = re.compile(
     r"(?:\bnot|n't|\bnever|\bno longer|\brather than|\binstead of)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
     # "no pl_x run is queued or in progress": what no record is
@@ -69,16 +72,24 @@ def sentences(text: str) -> list[str]:
     return [part.strip(" -*•") for part in SENTENCE.split(text) if part.strip(" -*•")]
 
 
+FIELD_LABEL = re.compile(r"(?:^|[^\w\s])\s*(?:state|status|priority|approval|risk|type|assignee|assigned to|owner|"
+                         r"group|team|error(?: code)?|(?:failed )?activity|impact|urgency)\W*$", re.IGNORECASE)
+"""A field's label before its value ("**Priority:** P3", "· State: In Progress"): the colon after it joins, it
+does not start a new statement."""
+
+
 def clauses(sentence: str) -> list[str]:
-    return split_outside(CLAUSE, sentence)
+    return split_outside(CLAUSE, sentence, labelled=True)
 
 
-def split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
+def split_outside(pattern: re.Pattern[str], text: str, *, labelled: bool = False) -> list[str]:
     """``text`` cut where ``pattern`` matches outside parentheses ("INC… (P2 - slow clusters) and INC… (P3 - …)"
-    is one list, not two clauses)."""
+    is one list, not two clauses); ``labelled``: not at the colon after a field's label."""
     found, start = [], 0
     for match in pattern.finditer(text):
         before = text[:match.start()]
+        if labelled and match.group().startswith(":") and FIELD_LABEL.search(before[start:]):
+            continue
         if before.count("(") <= before.count(")") and match.end() > match.start():
             found.append(text[start:match.start()])
             start = match.end()

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
-from opsagent.tools.catalog import record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 
 TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
@@ -60,7 +60,8 @@ def identifiers_in(text: str) -> set[str]:
 
 COUNTED = re.compile(
     r"^\s*(?:(?:more|other|open|new|active|failed|failing|distinct|unique|matching|scheduled)\s+)*"
-    r"(?:failed|failures?|runs?|incidents?|changes?|change requests?|pipelines?|tickets?|times|rows|records|components|"
+    r"(?:failed|failures?|runs?|incidents?|changes?|change requests?|pipeline (?:runs?|failures?)|pipelines?|tickets?|"
+    r"times|rows|records|components|"
     r"items|results|calls|of\b)",
     re.IGNORECASE,
 )
@@ -274,6 +275,9 @@ class EvidenceIndex:
     """The counts each record kind's searches give (incidents, changes, runs…): "7 pipelines" must be one of
     the run searches' counts, not a count of incidents."""
     cross_counts: set[int] = field(default_factory=set)
+    pipeline_counts: set[int] = field(default_factory=set)
+    """How many distinct pipelines the rows hold, in all or in a group: "5 pipelines failed" over nine failed runs
+    (never the number of distinct errors or activities among them)."""
     items: list[ToolEvidence] = field(default_factory=list)
     spans: set[float] = field(default_factory=set)
     """Minutes between moments of one row, and from each to now: the lengths of time an answer may say."""
@@ -305,15 +309,18 @@ class EvidenceIndex:
         index.numbers |= set(numbers_in(question))
         index.cross_counts = _cross_counts(index.items)
         index.counts |= index.cross_counts
+        index.pipeline_counts = _distinct_counts(index.items, "pipeline_name")
         index.text = "\n".join(texts).lower()
         index.row_text = "\n".join(_text(item.rows) for item in index.items).lower()
         return index
 
-    def vouches_for_count(self, number: float, records: set[str]) -> bool:
-        """A count of a kind of record ("7 pipelines") is a count its own searches give (or a count across
-        searches: "3 of the 5 pipelines have an incident")."""
+    def vouches_for_count(self, number: float, records: set[str], *, pipelines: bool = False) -> bool:
+        """A count of a kind of record ("7 runs") is a count its own searches give (or a count across
+        searches: "3 of the 5 pipelines have an incident"); a count of pipelines, one of distinct pipelines."""
         if not records or not number.is_integer():
             return self.vouches_for_number(number, is_count=True)
+        if pipelines and self.pipeline_counts:
+            return int(number) in self.pipeline_counts
         allowed = self.cross_counts.union(*(self.record_counts.get(record, set()) for record in records))
         return int(number) in allowed
 
@@ -492,6 +499,33 @@ def _cross_counts(items: Sequence[ToolEvidence]) -> set[int]:
                 mentioned = {value for value in distinct if value in text}
                 counts |= {len(mentioned), len(distinct - mentioned),
                            sum(1 for value in values if value in mentioned), sum(1 for value in values if value not in mentioned)}
+    return counts
+
+
+def _distinct_counts(items: Sequence[ToolEvidence], key: str) -> set[int]:
+    """How many distinct ``key`` values the rows hold: across every call, in each call, among the rows sharing
+    a value of another field ("3 pipelines failed with 2200"), with as many rows each ("two failed twice"), among rows a count field counts some or none of
+    ("6 of the 15 pipelines had failures"), and among those another call's rows mention or do not (the pipelines
+    with an incident). A search of that kind itself also counts by its totals. Empty when no row has ``key``."""
+    keyed = [(item, [row for row in item.rows if row.get(key)]) for item in items]
+    keyed = [(item, rows) for item, rows in keyed if rows]
+    every = {str(row[key]).lower() for _, rows in keyed for row in rows}
+    counts = {len(every)} if every else set()
+    for item, rows in keyed:
+        groups: dict[tuple[str, str], set[str]] = {}
+        for row in rows:
+            for name, value in row.items():
+                if name in COUNT_FIELDS and isinstance(value, int):
+                    groups.setdefault((name, str(value > 0)), set()).add(str(row[key]))
+                elif name != key and isinstance(value, (str, int, float)) and not MEASURED.search(name):
+                    groups.setdefault((name, str(value).lower()), set()).add(str(row[key]))
+        counts |= {len({str(row[key]) for row in rows})} | {len(names) for names in groups.values()}
+        counts |= set(Counter(Counter(str(row[key]) for row in rows).values()).values())  # "two failed twice"
+        spec = tool_spec(item.tool)
+        counts |= {item.total, item.shown} if spec and RECORDS[spec.record].key_field == key else set()
+    for text in {_text(item.rows).lower() for item in items}:
+        mentioned = {name for name in every if name in text}
+        counts |= {len(mentioned), len(every - mentioned)}
     return counts
 
 

@@ -20,7 +20,7 @@ from opsagent.contracts.analysis import EntityMention, FilterMention, QuestionAn
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.tools.catalog import BY_NAME, RECORDS, TOOLS, FilterSpec, ToolSpec, tool_spec
 from opsagent.tools.timewindow import iso_moment, unit_minutes
-from opsagent.tools.vocabularies import VOCABULARIES, Vocabulary
+from opsagent.tools.vocabularies import ASSIGNEE, VOCABULARIES, Vocabulary
 
 ENTITY_RECORDS: dict[str, tuple[str, ...]] = {
     "incident": ("incident",), "change": ("change",), "run_id": ("run",), "pipeline": ("run", "pipeline"),
@@ -107,9 +107,10 @@ def _other_applied(mention: FilterMention, call: ToolEvidence, spec: ToolSpec) -
     asked = _asked(call, tool_filter.parameter)
     if mention.field == "assignee":
         recorded = call.query.get(tool_filter.parameter)
-        if mention.values == ["unassigned"]:
-            return isinstance(recorded, dict) and bool(recorded.get("unassigned")) or str(asked or "").lower() in (
-                "unassigned", "nobody", "none")
+        if mention.values in (["unassigned"], ["any_assignee"]):  # what the tool made of its argument
+            flag = "unassigned" if mention.values == ["unassigned"] else "assigned"
+            return isinstance(recorded, dict) and bool(recorded.get(flag)) or \
+                ASSIGNEE.lookup(str(asked or "")) == mention.values[0]
         return bool(asked) and str(asked).lower() in mention.values[0].lower()
     if mention.field == "age":
         return asked is not None and _minutes(str(asked)) == _minutes(mention.values[0])
@@ -195,10 +196,11 @@ def name_applied(entity: EntityMention, call: ToolEvidence) -> bool | None:
     records = ENTITY_RECORDS.get(entity.kind, ())
     if spec is None or spec.record not in records:
         return None
+    said = {entity.value.lower(), entity.text.lower()}  # the tool took the name as written ("weu") or its own
     if spec.platform:  # a health tool is about its platform; region names narrow it
-        return entity.value.lower() in (spec.platform.lower(), *_arguments_text(call).split()) or \
-            entity.kind != "platform" and entity.value.lower() in _arguments_text(call)
-    return entity.value.lower() in _arguments_text(call)
+        return bool(said & {spec.platform.lower(), *_arguments_text(call).split()}) or \
+            entity.kind != "platform" and any(name in _arguments_text(call) for name in said)
+    return any(name in _arguments_text(call) for name in said)
 
 
 def qualifiers(scope: QuestionAnalysis) -> list[tuple[Qualifier, Any]]:
@@ -247,6 +249,8 @@ def row_meets(qualifier: Qualifier, mention: Any, row: dict[str, Any], record: s
     Platform Ops have a P1 open?" over every open P1: each row's group); ``None`` when the row cannot say."""
     if qualifier.kind == "name" and isinstance(mention, EntityMention):
         field = NAME_FIELDS.get(mention.kind)
+        if field is not None and field not in row and record == "health":  # a status incident: its title names them
+            return mention.value.lower() in " ".join(map(str, row.values())).lower()
         return None if field is None or field not in row else mention.value.lower() in str(row[field] or "").lower()
     if not isinstance(mention, FilterMention):
         return None
@@ -255,7 +259,8 @@ def row_meets(qualifier: Qualifier, mention: Any, row: dict[str, Any], record: s
         if field not in row:
             return None
         person = str(row[field] or "").strip().lower()
-        return not person if mention.values == ["unassigned"] else person == mention.values[0].lower()
+        return not person if mention.values == ["unassigned"] else bool(person) if mention.values == ["any_assignee"] \
+            else person == mention.values[0].lower()
     if mention.field == "age":  # open longer than: opened before now minus the age
         kind = RECORDS.get(record)
         opened = iso_moment(row.get(kind.time_fields[0])) if kind and kind.time_fields else None

@@ -30,7 +30,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
-from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
@@ -76,6 +76,7 @@ from opsagent.workflows.fitting import (
     windows_of,
 )
 from opsagent.workflows.health_claims import check_health_claims
+from opsagent.workflows.identified_claims import check_identified
 from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
@@ -228,7 +229,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             ok = number in lengths or index.vouches_for_number(number)
             detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
-            ok, detail = index.vouches_for_count(number, records_counted(noun)), f"{shown} is not a count of the {noun or 'rows'} in the evidence"
+            ok = index.vouches_for_count(number, records_counted(noun), pipelines=record_of_noun(noun) == "pipeline")
+            detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
@@ -458,6 +460,7 @@ def evaluate(
                                now=analysis.now if analysis is not None else None),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
+        *check_identified(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
         *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None),
     ]

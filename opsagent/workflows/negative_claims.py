@@ -306,7 +306,13 @@ def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, boo
 
 
 def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
-    """The search's window holds every window asked."""
+    """The search's window holds every window asked (a search with no window, of a tool that has no default one,
+    holds all its records)."""
+    spec = tool_spec(item.tool)
+    own = spec.filters_of("window") if spec else ()
+    if own and not any(each.widest or item.query.get(each.parameter) or item.arguments.get(each.parameter)
+                       for each in own):
+        return True
     searched = [(first, last) for start, end in windows_of(item) if (first := iso_moment(start)) and (last := iso_moment(end))]
     return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
                                   for start, end in windows)
@@ -394,7 +400,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
         for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
             if _names_nothing(clause) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
-                    clause.lower().strip(" .!—-") in BARE_ANSWERS or SELF.search(clause):
+                    clause.lower().strip(" .!—-") in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
                                   read_rows=read_rows, answer=text, now=now)

@@ -41,13 +41,15 @@ async def run(servicenow: HttpServiceNowBackend, name: str, **arguments: Any) ->
 @pytest.mark.parametrize(("arguments", "encoded"), [
     ({"assigned_to": "nobody", "order": "oldest", "limit": 1},
      "stateIN1,2,3^assigned_toISEMPTY^ORDERBYopened_at"),
+    ({"assigned_to": "any assignee", "priority": 1},
+     "stateIN1,2,3^priority=1^assigned_toISNOTEMPTY^ORDERBYDESCopened_at"),
     ({"assigned_to": "Haddad", "open_longer_than": "2 days"},
      "stateIN1,2,3^assigned_to.nameLIKEHaddad^opened_at<2025-01-08 09:30:00^ORDERBYDESCopened_at"),
     ({"state": "all", "opened_after": "2025-01-09T18:00Z", "opened_before": "2025-01-10T06:00Z"},
      "opened_at>=2025-01-09 18:00:00^opened_at<2025-01-10 06:00:00^ORDERBYDESCopened_at"),
     ({"resolved_within": "last 7 days", "order": "priority"},
      "stateIN6,7^resolved_at>=2025-01-03 09:30:00^ORDERBYpriority^ORDERBYDESCopened_at"),
-], ids=["oldest-unassigned", "person-open-longer-than", "opened-between", "resolved-this-week-by-priority"])
+], ids=["oldest-unassigned", "anyone-assigned", "person-open-longer-than", "opened-between", "resolved-this-week-by-priority"])
 async def test_list_incidents_sends_the_encoded_query(
     server: FakeServer, servicenow: HttpServiceNowBackend, arguments: dict[str, Any], encoded: str
 ) -> None:

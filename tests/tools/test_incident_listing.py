@@ -51,6 +51,14 @@ async def test_unassigned_incidents(run_tool: RunTool, demo_sql: DemoSql, nobody
     assert all(row["assigned_to"] == "" for row in result.items)
 
 
+@pytest.mark.parametrize("anyone", ["any assignee", "Any_Assignee", "been picked up"])
+async def test_incidents_someone_is_assigned_to(run_tool: RunTool, demo_sql: DemoSql, anyone: str) -> None:
+    result = await run_tool("list_incidents", assigned_to=anyone, max_rows=50)
+    assert_all_listed(result, incidents(demo_sql, f"{OPEN} AND assigned_to != ''"))
+    assert result.query["assigned_to"] == {"asked": anyone, "assigned": True}
+    assert result.message == f"{result.total} open incidents (assigned to someone)."
+
+
 async def test_the_oldest_open_ticket_is_order_oldest_limit_one(run_tool: RunTool, demo_sql: DemoSql) -> None:
     everything = incidents(demo_sql, OPEN, order="opened_min ASC, number ASC")
     result = await run_tool("list_incidents", order="oldest", limit=1)

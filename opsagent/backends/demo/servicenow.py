@@ -105,9 +105,9 @@ class DemoServiceNowBackend:
 
 
 def _assignee(where: Where, query: AssigneeFilter) -> None:
-    """No one (an empty assignee), or every word of a name in the assignee's name (any case)."""
-    if query.unassigned:
-        where.add("assigned_to = ''")
+    """No one (an empty assignee), anyone, or every word of a name in the assignee's name (any case)."""
+    if query.unassigned or query.assigned:
+        where.add("assigned_to = ''" if query.unassigned else "assigned_to != ''")
     where.contains(("assigned_to",), query.assigned_to)
 
 

@@ -1,0 +1,40 @@
+"""Answers that identify a record: "It's INC…" to "which ticket covers pl_x?", "That's CHG…" to "what change is
+INC… waiting for?".
+
+A which- or what-question that names something (a pipeline, a CI, a run, a ticket, a person, a team) asks for
+the record that goes with it; a direct answer that identifies a record says that record goes with it. One row
+must link the two (``EvidenceIndex.linked``), as for a sentence that names both — a true row about another
+record is not the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from opsagent.contracts.analysis import QuestionAnalysis
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.workflows.claims import record_keys, sentences
+from opsagent.workflows.evidence_index import EvidenceIndex
+
+IDENTIFYING = re.compile(r"^\W*(?:it'?s|it is|that'?s|that is|that would be|that'd be|the (?:one|culprit|ticket|"
+                         r"incident|change|run) (?:is|was)|you(?:'re| are) looking for)\W+(?=\w)", re.IGNORECASE)
+"""A direct answer naming its record: "It's **INC…**", "That would be CHG…"."""
+LINKED_KINDS = frozenset({"pipeline", "configuration_item", "run_id", "incident", "change", "person",
+                          "assignment_group"})
+"""Names a record goes with by its own fields or text (not a region or platform, which rows spell their own way)."""
+
+
+def check_identified(summary: str, analysis: QuestionAnalysis | None, index: EvidenceIndex) -> list[GroundingCheck]:
+    """The record the first sentence identifies, linked to each name the which/what ask gives."""
+    said = sentences(summary)[:1]
+    lead = IDENTIFYING.match(said[0]) if said and analysis is not None else None
+    keys = record_keys(said[0][lead.end():lead.end() + 40]) if lead else []
+    if not keys or analysis is None:
+        return []
+    asks = [ask for ask in analysis.asks if ask.shape in ("which", "record")]
+    names = {item.value for ask in asks for item in analysis.in_span(ask.span.start, ask.span.end).entities
+             if item.usable and item.kind in LINKED_KINDS and item.value.lower() != keys[0]}
+    return [GroundingCheck.of("link", said[0], index.linked(keys[0], name),
+                              f"no row links {keys[0]} and {name}, which the question asks about",
+                              "a record that no data links to what was asked")
+            for name in sorted(names) if name.lower() in index.text or index.rows_for(keys[0])]

@@ -1,0 +1,126 @@
+"""Shapes an eighth blind set of answers showed the checks missed: "is anyone working on …?" (an assignee, not a
+state), a service and region as written ("adf", "weu"), a count of pipelines over failed runs, an act done "for
+you", what holds a ticket on hold, and "It's INC…" to "which ticket covers …?". Evidence comes from the real tools
+on the demo data; each oracle is computed from its rows."""
+
+from __future__ import annotations
+
+import re
+
+from opsagent.intake.analyzer import analyse_question
+from opsagent.workflows.action_claims import action_claims
+from tests.workflows.test_claim_kinds import NOW, evidence
+from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, only_the_right, rows_of
+
+
+def test_is_anyone_working_on_a_ticket_is_read_from_its_assignee() -> None:
+    results = evidence("list_incidents", text="WH_FINANCE")
+    [row] = rows_of(results)
+    judged_lead("is anyone actually working the WH_FINANCE slowness ticket?", bool(row["assigned_to"]), results,
+                f" — {row['number']} is {row['state']}.")
+
+
+def test_someone_assigned_is_a_filter_and_anyone_who_opened_a_ticket_is_not() -> None:
+    def assignees(question: str) -> list[list[str]]:
+        analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+        return [item.values for item in analysis.filters if item.field == "assignee"]
+
+    assert assignees("has anybody picked up the p1?") == [["any_assignee"]]
+    assert assignees("tickets nobody has picked up") == [["unassigned"]]
+    assert assignees("did anyone open an incident for the finance load failure?") == []
+
+
+def test_a_service_and_a_region_as_written_are_applied_by_a_regional_health_check() -> None:
+    results = evidence("check_azure_service_health", region="weu")
+    [factory] = [row for row in rows_of(results) if row.get("name") == "Data Factory" and row.get("region") == "West Europe"]
+    judged_lead("is adf healthy in weu?", factory["status"] == "operational", results, " — Data Factory in West Europe.")
+
+
+def test_a_count_of_pipelines_is_a_count_of_distinct_pipelines_not_of_errors() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours")
+    rows = rows_of(results)
+    pipelines = {row["pipeline_name"] for row in rows}
+    wrong = len({row["error_message"] for row in rows})  # a count of different errors, not of pipelines
+    assert wrong != len(pipelines)
+    question = "how many pipelines failed in the last 24h?"
+    only_the_right(question, "{} pipelines failed in the last 24 hours.", len(pipelines), wrong, results, "number")
+    assert not failed(question, f"{len(rows)} pipeline runs failed in the last 24 hours.", results, "number")
+    runs_each = [sum(1 for row in rows if row["pipeline_name"] == name) for name in pipelines]
+    twice = sum(1 for count in runs_each if count == 2)
+    assert twice and not failed(question, f"{twice} pipelines failed twice.", results, "number")
+
+
+def test_an_act_done_for_the_user_or_a_person_told_is_an_action_claim() -> None:
+    assert action_claims("✅ INC0010052 acknowledged and reassigned to you.") == ["reassign"]
+    assert action_claims("Elif has been notified.") == ["page"]
+    assert action_claims("Leila has been paged by the NOC at 07:10.") == []  # a record's history: who did it
+    assert action_claims("The window planned for you is 17:00 to 19:00.") == []
+    assert action_claims("I can't page anyone; Elif has not been notified.") == []
+
+
+def test_what_holds_a_ticket_on_hold_is_in_its_own_text() -> None:
+    results = evidence("get_incident", number="INC0010048")
+    [row] = rows_of(results)
+    [held] = re.findall(r"[Oo]n hold awaiting ([^,.]+)", row["description"])
+    invented = "the vendor to renew an expired certificate"
+    assert not any(word in str(row).lower() for word in ("vendor", "renew", "expired", "certificate"))
+    question = "why is inc0010048 on hold?"
+    assert not failed(question, f"It's on hold waiting for {held}.", results, "link")
+    assert failed(question, f"It's on hold waiting for {invented}.", results, "link")
+
+
+def test_the_record_an_answer_identifies_goes_with_what_the_question_names() -> None:
+    results = evidence("list_incidents", state="open", priority=2)
+    rows = rows_of(results)
+    right = next(row["number"] for row in rows if "pl_ingest_sales" in str(row))
+    wrong = next(row["number"] for row in rows if "pl_ingest_sales" not in str(row))
+    only_the_right("which ticket covers the pl_ingest_sales failures?", "It's **{}**, the open P2.", right, wrong,
+                   results, "link")
+
+
+def test_a_value_after_its_field_label_belongs_to_the_record_before() -> None:
+    results = evidence("list_incidents", text="packet loss")
+    [row] = rows_of(results)
+    other = 3 if row["priority"] != 3 else 2
+    only_the_right("whats the priority on the vpn packet loss ticket and who has it",
+                   f"**{row['number']}** — **Priority:** P{{}} · **State:** {row['state']}", row["priority"], other,
+                   results, "value")
+
+
+def test_a_colon_after_a_sentence_still_starts_the_list_it_introduces() -> None:
+    results = evidence("list_incidents", priority=2)
+    rows = rows_of(results)
+    assert all(row["assigned_to"] for row in rows)
+    top = min(rows, key=lambda row: row["priority"])
+    text = (f"No — all {len(rows)} open P1/P2 tickets have an owner: {top['assigned_to'].split()[0]} has the "
+            f"P{top['priority']} ({top['number']}).")
+    assert not failed("are any of the p1/p2s unassigned?", text, results)
+
+
+def test_a_search_with_no_window_holds_every_time_a_none_is_said_of() -> None:
+    results = evidence("list_incidents", state="all", text="pl_load_finance_dwh")
+    opened = {row["opened_at"][:10] for row in rows_of(results)}
+    question = "was any incident raised for pl_load_finance_dwh this morning?"
+    said = "No incident was raised for pl_load_finance_dwh this morning."
+    assert bool(failed(question, said, results, "negative_claim")) == (NOW.date().isoformat() in opened)
+    today = evidence("list_incidents", state="all", text="pl_ingest_sales")
+    assert any(row["opened_at"][:10] == NOW.date().isoformat() for row in rows_of(today))
+    assert failed(question.replace("pl_load_finance_dwh", "pl_ingest_sales"),
+                  said.replace("pl_load_finance_dwh", "pl_ingest_sales"), today, "negative_claim")
+
+
+def test_no_sign_of_it_is_the_answers_no_not_a_claim_that_nothing_matched() -> None:
+    results = evidence("query_pipeline_status", pipeline_name="pl_copy_erp_orders", time_window="last 24 hours")
+    [row] = rows_of(results)
+    question = "did the shir upgrade yesterday break erp orders?"
+    assert not failed(question, f"No sign of it. It ran {row['runs']} times and {row['failed']} failed.", results,
+                      "negative_claim")
+
+
+def test_open_before_an_article_is_the_verb_not_the_state() -> None:
+    def states(question: str) -> list[list[str]]:
+        analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+        return [item.values for item in analysis.filters if item.field == "incident_state"]
+
+    assert states("did anyone open an incident for the finance load failure?") == []
+    assert states("any open incidents on vm-shir-01?") == [["open"]]
