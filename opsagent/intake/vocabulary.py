@@ -48,7 +48,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "open", "raise", "file", "log", "submit", "make"),
     "close": ("close", "resolve", "mark"),
     "update": ("update", "edit", "change", "set", "add", "post", "write", "comment", "note", "tag", "prioritise",
-               "prioritize", "downgrade", "upgrade"),
+               "prioritize", "downgrade", "upgrade", "reschedule", "postpone", "move"),
     "deploy": ("deploy", "roll back", "rollback", "revert", "redeploy", "patch"),
     "remove": ("delete", "remove", "purge", "clear", "drop", "reset", "fix", "repair", "reboot"),
     "buy": ("buy", "purchase", "provision", "order"),
@@ -58,7 +58,7 @@ tools cannot do. Several double as nouns or adjectives ("open incidents", "run s
 requests"): those count only when the words after them say they are commands (``intent.py``)."""
 AMBIGUOUS_VERBS = frozenset({"run", "start", "open", "log", "file", "change", "set", "add", "note", "order", "make",
                              "mark", "route", "alert", "page", "tag", "clear", "drop", "patch", "upgrade", "fix",
-                             "post", "write", "comment", "increase", "transfer", "resume"})
+                             "post", "write", "comment", "increase", "transfer", "resume", "move"})
 """Verbs that are commands only before an object (an id, a name, "the", "a", "it"…)."""
 COMMAND_LEADS = ("please", "pls", "plz", "kindly", "can you", "could you", "would you", "will you", "can u", "could u",
                  "go ahead and", "i want you to", "i need you to", "i'd like you to", "you should", "lets", "let's",

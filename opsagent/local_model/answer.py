@@ -22,9 +22,10 @@ from opsagent.local_model.knowledge import Lexicon
 from opsagent.local_model.past import past_answer
 from opsagent.local_model.planner import action_reading
 from opsagent.local_model.reading import Reading, read_question, read_text
-from opsagent.local_model.templates import IDS, PartAnswer, health, holds, identity, label, listing, lower_first, record
+from opsagent.local_model.templates import IDS, PartAnswer, health, holds, label, listing, lower_first, record
 from opsagent.local_model.templates import leads_yes_no, row_kind, when, yes_no
 from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.rendering import identity
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_FACTS = 10

@@ -17,7 +17,7 @@ from opsagent.intake.entities import RUN_ID, TICKET, TICKET_KINDS
 from opsagent.intake.vocabulary import STOPWORDS
 from opsagent.local_model.reading import ORDER, Reading, order_said
 from opsagent.tools.catalog import RECORDS, tool_spec
-from opsagent.tools.rendering import plural, shorten
+from opsagent.tools.rendering import identity, plural, shorten
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_FACTS, MAX_IDS = 8, 20
@@ -90,10 +90,6 @@ def label(row: Mapping[str, Any]) -> str:
         return f"'{get('title')}' ({get('status')}{' since ' + when(get('started_at')) if get('started_at') else ''})"
     return clause(", ".join(f"{key} {value}" for key, value in row.items() if isinstance(value, (str, int, float))))
 
-
-def identity(row: Mapping[str, Any]) -> str:
-    """The id a reader would use for the row: its number, run id, pipeline or title."""
-    return next((str(row[key]) for key in ("number", "run_id", "pipeline_name", "title", "name") if row.get(key)), "")
 
 
 @dataclass

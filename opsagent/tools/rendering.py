@@ -40,6 +40,11 @@ class ArgumentError(ValueError):
     """The model passed an argument the tool cannot use; the message names the accepted values."""
 
 
+def identity(row: dict[str, Any]) -> str:
+    """The id a reader would use for a row: its number, run id, pipeline, title or name."""
+    return next((str(row[key]) for key in ("number", "run_id", "pipeline_name", "title", "name") if row.get(key)), "")
+
+
 def iso_minute(value: datetime | None) -> str | None:
     """``2025-01-10T02:15Z``: UTC, minute precision; ``None`` stays ``None``."""
     return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")

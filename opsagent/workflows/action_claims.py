@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.vocabulary import ACTIONS, AMBIGUOUS_VERBS
+from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 
 IRREGULAR = {"ran": "run", "reran": "rerun", "re-ran": "re-run", "set": "set", "made": "make", "wrote": "write",
              "woke": "wake", "sent": "send", "put": "put"}
@@ -59,6 +60,16 @@ TOLD_PASSIVE = re.compile(r"\b(?:has|have)\s+(?:now\s+|just\s+|already\s+)?been\
 who did it and when, not that it "has been" done."""
 
 
+REPORTED = re.compile(r"^\W*(?P<verb>[A-Za-z][a-z-]+ed)\s*[:—–]")
+"""An act reported as a heading ("Rescheduled: CHG… now runs Sunday", "Acknowledged — …")."""
+
+
+RECORD_EVENTS = frozenset({phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
+                          | {"opened", "raised", "created", "logged", "reported", "updated", "changed", "assigned",
+                             "escalated", "planned"})
+"""Headings that label a record's own state or history ("Resolved: INC… on 28 Dec"), not the writer's act."""
+
+
 def _action(verb: str, verbs: frozenset[str] = VERBS | OBJECTED) -> str | None:
     return next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in verbs), None)
 
@@ -73,6 +84,8 @@ def action_claims(sentence: str) -> list[str]:
     if told and {_stem(told.group("verb")), told.group("verb").lower().removesuffix("d")} & set(ACTIONS["page"]):
         found.append("page")
     found += [stem for match in FOR_YOU.finditer(sentence) if (stem := _action(match.group("verb")))]
+    found += [stem for match in [REPORTED.match(sentence)] if match and match.group("verb").lower() not in RECORD_EVENTS
+              and (stem := _action(match.group("verb"), VERBS))]
     found += ["page" for match in TOLD_PASSIVE.finditer(sentence)
               if _action(match.group("verb"), frozenset(ACTIONS["page"]) - {"escalate"})]
     for match in CLAIM.finditer(sentence):

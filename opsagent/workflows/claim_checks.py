@@ -418,6 +418,7 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:opened|raised|created|logged|reported)\b", re.IGNORECASE), ("opened_at",)),
     (re.compile(r"\b(?:resolved|closed|fixed)\b", re.IGNORECASE), ("resolved_at",)),
     (re.compile(r"\b(?:started|ran|failed|succeeded|kicked off)\b", re.IGNORECASE), ("start", "start_date", "last_start")),
+    (re.compile(r"\b(?:planned|scheduled|due|starts|runs)\b", re.IGNORECASE), ("start_date",)),  # a change's window
     (re.compile(r"\b(?:ended|finished|completed)\b", re.IGNORECASE), ("end", "end_date")),
 )
 """Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
@@ -576,6 +577,7 @@ def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:
                for item in index.items if (spec := tool_spec(item.tool)) for top in item.rows for row in records_in(top))
 
 
+WEEKDAY = re.compile(r"^(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.IGNORECASE)
 DAY_WORDS = re.compile(r"^(?:on\s+)?(?:yesterday|today|tonight|last night|overnight|this (?:morning|afternoon|evening)|"
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
 """The times a claim about an event is checked for: days and parts of days ("opened yesterday evening",
@@ -596,7 +598,9 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
         mentions = [said for said in find_times(unit, now) if DAY_WORDS.match(said.text) and verb is not None
                     and 0 <= said.span.start - verb.end() <= 12] if moments else []
         for said in mentions:
-            ok = any(said.start <= moment < said.end for moment in moments)
+            ok = any(said.start <= moment < said.end for moment in moments) or WEEKDAY.match(said.text) is not None \
+                and any(moment.weekday() == said.start.weekday() and abs(moment - now) < timedelta(days=7)
+                        for moment in moments)  # "planned for Saturday": the coming one as well as the last
             checks.append(GroundingCheck.of("placement", unit, ok,
                                  f"{key}'s own time is not in \"{said.text}\" ({said.label})",
                                  "a time the data contradicts"))

@@ -240,8 +240,9 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
 
 
-WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:it|its window|the window|the change)?\s*$", re.IGNORECASE)
-"""Before a value, a moment ("five hours after it closed"), not the record's state."""
+WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|the|that|this)\s+)?(?:[\w-]+\s+)?$", re.IGNORECASE)
+"""Before a value, a moment ("five hours after it closed", "44 hours after that window closed"), not the record's
+state."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)

@@ -29,7 +29,7 @@ NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.
 """Snake or kebab names (``pl_ingest_sales``, ``vm-shir-01``); plain hyphenated words are left out
 unless they carry a digit or an underscore (see ``_is_identifier``)."""
 DATE_OR_TIME = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:am|pm))?\b"
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?Z?(?:\s?(?:am|pm))?\b"
     r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:half past|quarter past|quarter to)\s+(?:\d{1,2}|[a-z]+)\b"
     r"|\b\d{1,2}\s+o'clock\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"

@@ -31,6 +31,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
@@ -198,6 +199,10 @@ def _enumerated_counts(text: str) -> set[float]:
     return found
 
 
+OTHER_COUNT = re.compile(r"\b(?:other|remaining)\s+(\d+)\b|\b(\d+)\s+(?:other|more|remaining)\b", re.IGNORECASE)
+"""A count of the rest ("the other 15 components", "3 more runs"): the rows less those the answer names."""
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     for match in TOOK.finditer(digits(text)):
@@ -217,6 +222,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
     listed = _enumerated_counts(digits(text))
+    others = {float(match.group(1) or match.group(2)) for match in OTHER_COUNT.finditer(digits(text))}
+    named = sum(1 for item in index.items for row in item.rows if (key := identity(row)) and key.lower() in text.lower())
     # a sentence telling a record's own words again ("failed … on its last two runs"): the record's numbers
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
@@ -229,7 +236,10 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             ok = number in lengths or index.vouches_for_number(number)
             detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
-            ok = index.vouches_for_count(number, records_counted(noun), pipelines=record_of_noun(noun) == "pipeline")
+            # "the other 15 components": a count less the rows the answer names
+            ok = any(index.vouches_for_count(number + less, records_counted(noun),
+                                             pipelines=record_of_noun(noun) == "pipeline")
+                     for less in ({0} | (set(range(1, named + 1)) if number in others else set())))
             detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
     # A count restating a tool's summary line must be that line's count, not another row count.

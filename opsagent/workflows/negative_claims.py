@@ -37,6 +37,8 @@ PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
+NEGATED_TEXT = re.compile(r"\b(?:no|not|cannot|can't|couldn't|without|missing)\b|notfound", re.IGNORECASE)
+"""A record's own words that negate something ("Cannot find the file …", "ErrorCode=UserErrorFileNotFound")."""
 
 
 COMMON_WORDS = frozenset(
@@ -87,6 +89,12 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
     # same thing — the first word of substance after the negation, a few words after a negation of its own
     after = [word for word in re.findall(r"[a-z]+", sentence[match.end():].lower())[:4]
              if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
+    before_words = [word for word in re.findall(r"[a-z][\w.]*", sentence[:match.start()].lower())[-3:]
+                    if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
+    if len(before_words) >= 2 and any(  # "source file pos_export.csv not found": what a row's own error negates
+            NEGATED_TEXT.search(part) and all(word[:5] in part for word in before_words)
+            for part in re.split(r"(?<=[.!?])\s+|\n", index.row_text)):
+        return True
     if len(after) < 2:  # "none found" names nothing the evidence's own negation could be about
         return False
     return re.search(rf"\b(?:no|not|none|never|without|cannot)\W+(?:\w+\W+){{0,3}}{re.escape(after[0][:5])}"
@@ -382,11 +390,26 @@ JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far
                        r"links?|ties?|connects?|implies|hints?)\b", re.IGNORECASE)
 
 
-def _names_nothing(clause: str) -> bool:
-    """"Nothing points to it", "nothing suggests that": a judgement naming no record kind, value, id or number —
-    an inference from what was shown, not a search that came back empty ("none found" is one)."""
-    return (JUDGEMENT.search(clause) is not None and not _family(clause.lower()) and not _stated(clause)
-            and not identifiers_in(clause) and not re.search(r"\d", clause))
+GENERIC = re.compile(r"\b(?:status|state|fine|normal|green|okay|ok|slow|unknown|region|platform)\b")
+"""Record words that are also everyday words ("no HTTP status came back"): they name no kind of record alone."""
+
+
+DETAIL_NOUN = re.compile(r"\s+(?!(?:found|matched|match|matches|results?|records?|rows?|data|such|one|else|other|"
+                         r"at|in|on|of|for|to|yet|so|here|there|this|that|showed|came|returned|turned)\b)[a-z][\w-]{2,}",
+                         re.IGNORECASE)
+"""What a negation is about when it names something ("no *HTTP* status"), not a bare "none found", "nothing
+matched", "no results"."""
+
+
+def _names_nothing(clause: str, sentence: str = "") -> bool:
+    """"Nothing points to it", "no HTTP status came back": a negation about no record kind, value, id or number —
+    in its clause or its sentence — is not a search that came back empty ("none found" is one, the sentence
+    says of what); an inference or a detail of a record, which other checks read."""
+    said = [text for text in (clause, sentence) if _family(GENERIC.sub(" ", text.lower())) or _stated(text)
+            or identifiers_in(text) or re.search(r"\d", text)]
+    negation = NEGATION.search(clause)
+    detail = negation is not None and DETAIL_NOUN.match(clause, negation.end()) is not None  # "no HTTP status", not
+    return not said and detail or said == [sentence] and JUDGEMENT.search(clause) is not None  # "none found"
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
@@ -398,7 +421,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     checks = []
     for sentence in read.sentences(text):
         for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
-            if _names_nothing(clause) or \
+            if _names_nothing(clause, sentence) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")

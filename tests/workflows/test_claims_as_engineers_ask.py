@@ -6,6 +6,7 @@ on the demo data; each oracle is computed from its rows."""
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 
 from opsagent.intake.analyzer import analyse_question
 from opsagent.workflows.action_claims import action_claims
@@ -124,3 +125,68 @@ def test_open_before_an_article_is_the_verb_not_the_state() -> None:
 
     assert states("did anyone open an incident for the finance load failure?") == []
     assert states("any open incidents on vm-shir-01?") == [["open"]]
+
+
+def test_a_negation_about_no_kind_of_record_is_a_detail_not_a_claim_that_nothing_matched() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours", pipeline_name="pl_export_marketing")
+    [row] = rows_of(results)
+    question = "what code did the marketing upload fail with last night?"
+    detail = "The call to the audiences API timed out and no HTTP status came back."
+    assert not failed(question, detail, results, "negative_claim")
+    assert row["error_code"]  # a failed run was found, so "nothing failed" is still a claim, and wrong
+    assert failed(question, "Nothing failed in the last 24 hours.", results, "negative_claim")
+
+
+def test_an_iso_window_written_with_its_end_time_alone_is_times_not_numbers() -> None:
+    results = evidence("get_change_request", number="CHG0030016")
+    [row] = rows_of(results)
+    start, end = row["start_date"], row["end_date"]
+    assert str(int(end[11:13])) not in re.findall(r"\d+", str({**row, "end_date": "", "start_date": ""}))
+    question = "what day is the snowflake upgrade?"
+    assert not failed(question, f"It runs {start[11:16]}–{end[11:16]} UTC ({start} → {end[11:]}).", results, "number")
+
+
+def test_a_state_word_after_another_noun_and_a_moment_word_is_that_moment() -> None:
+    results = evidence("get_incident", number="INC0010042")
+    [row] = rows_of(results)
+    assert row["state"] != "Closed"
+    question = "did tuesday's vpn firmware change cause INC0010042?"
+    assert not failed(question, f"{row['number']} was opened 44 hours after that window closed.", results, "value")
+    assert failed(question, f"{row['number']} is closed.", results, "value")
+
+
+def test_a_negation_told_again_from_a_records_own_error_is_no_claim_that_nothing_matched() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours", pipeline_name="pl_ingest_sales")
+    rows = rows_of(results)
+    [file] = {name for row in rows for name in re.findall(r"'(\w+\.csv)'", row["error_message"])}
+    assert all("find" in row["error_message"].lower() for row in rows)
+    question = "did the firewall change break pl_ingest_sales?"
+    said = f"All {len(rows)} failures are the same {rows[0]['error_code']} — source file {file} not found."
+    assert not failed(question, said, results, "negative_claim")
+    assert failed(question, "Source file orders.csv not found, and nothing else failed.", results, "negative_claim")
+
+
+def test_the_other_n_is_the_rows_less_those_the_answer_names() -> None:
+    results = evidence("check_snowflake_health")
+    [degraded] = [row for row in rows_of(results) if row.get("kind") == "component"]  # a report lists problems
+    [counted] = re.findall(r"(\d+) of (\d+) components", results[0].evidence[0].message)
+    total = int(counted[1])
+    question = "is snowflake healthy rn?"
+    text = "{} is {}. The other {{}} components are operational.".format(degraded["name"], degraded["status"])
+    only_the_right(question, text, total - 1, total - 3, results, "number")
+
+
+def test_a_weekday_a_change_is_planned_for_is_its_own_coming_or_last_one() -> None:
+    results = evidence("get_change_request", number="CHG0030021")
+    [row] = rows_of(results)
+    start = datetime.fromisoformat(row["start_date"].replace("Z", "+00:00"))
+    assert start > NOW  # a change still to come
+    right, wrong = start.strftime("%A"), (start + timedelta(days=1)).strftime("%A")
+    only_the_right("when is the shir change?", f"{row['number']} is planned for {{}}.", right, wrong, results, "placement")
+
+
+def test_a_request_to_move_a_change_is_an_action_and_a_reported_move_is_an_action_claim() -> None:
+    analysis = analyse_question("move CHG0030021 to sunday, same time", now=NOW, inventory=INVENTORY)
+    assert analysis.action is not None and analysis.action.targets == ["CHG0030021"]
+    assert action_claims("Rescheduled: CHG0030021 now runs Sunday.") == ["reschedule"]
+    assert action_claims("Resolved: INC0010014 on 28 Dec.") == []  # a record's own state as a heading
