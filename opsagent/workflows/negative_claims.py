@@ -151,6 +151,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
         if written.strip() and about.group(1).lower().removesuffix("s")[:5] not in written:
             return f"no row's text mentions {about.group(1)}"
+    elif _a_detail(sentence, context or sentence, index):
+        return "a detail of a record, naming no kind of record"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
@@ -401,15 +403,25 @@ DETAIL_NOUN = re.compile(r"\s+(?!(?:found|matched|match|matches|results?|records
 matched", "no results"."""
 
 
-def _names_nothing(clause: str, sentence: str = "") -> bool:
-    """"Nothing points to it", "no HTTP status came back": a negation about no record kind, value, id or number —
-    in its clause or its sentence — is not a search that came back empty ("none found" is one, the sentence
-    says of what); an inference or a detail of a record, which other checks read."""
-    said = [text for text in (clause, sentence) if _family(GENERIC.sub(" ", text.lower())) or _stated(text)
-            or identifiers_in(text) or re.search(r"\d", text)]
+def _names_nothing(clause: str) -> bool:
+    """"Nothing points to it", "nothing suggests that": a judgement naming no record kind, value, id or number —
+    an inference from what was shown, not a search that came back empty ("none found" is one)."""
+    return (JUDGEMENT.search(clause) is not None and not _family(clause.lower()) and not _stated(clause)
+            and not identifiers_in(clause) and not re.search(r"\d", clause))
+
+
+def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
+    """"No HTTP status came back": a negation that names something, but no kind of record, value, id, number or
+    row field — in its clause or its sentence — is a detail of a record, not a search that came back empty
+    ("none found" is one: the question says of what)."""
     negation = NEGATION.search(clause)
-    detail = negation is not None and DETAIL_NOUN.match(clause, negation.end()) is not None  # "no HTTP status", not
-    return not said and detail or said == [sentence] and JUDGEMENT.search(clause) is not None  # "none found"
+    if negation is None or DETAIL_NOUN.match(clause, negation.end()) is None:
+        return False
+    named = re.findall(r"[a-z]+", clause[negation.end():].lower())[:3]
+    fields = {field.replace("_", " ") for row in index.records for field in row if len(field) > 3}
+    return not any(" ".join(named).startswith(field) for field in fields) and not any(
+        _family(GENERIC.sub(" ", text.lower())) or _stated(text) or identifiers_in(text) or re.search(r"\d", text)
+        for text in (clause, sentence))
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
@@ -421,7 +433,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     checks = []
     for sentence in read.sentences(text):
         for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
-            if _names_nothing(clause, sentence) or \
+            if _names_nothing(clause) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     clause.lower().strip(" .!—-") in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
