@@ -92,9 +92,9 @@ def action_claims(sentence: str) -> list[str]:
         if re.match(r"\s+(?:you|u)\b", sentence[match.end():], re.IGNORECASE):
             continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record
         verb = match.group("verb")
-        stem = next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in VERBS), None)
+        stem = _action(verb, VERBS)
         if stem is None and OBJECT.match(sentence[match.end():]):
-            stem = next((form for form in (_stem(verb), verb.lower().removesuffix("d")) if form in OBJECTED), None)
+            stem = _action(verb, OBJECTED)
         if stem is not None:
             found.append(stem)
     return found

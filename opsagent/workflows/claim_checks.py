@@ -577,9 +577,10 @@ def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:
                for item in index.items if (spec := tool_spec(item.tool)) for top in item.rows for row in records_in(top))
 
 
-WEEKDAY = re.compile(r"^(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.IGNORECASE)
+WEEKDAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+WEEKDAY = re.compile(rf"^(?:on\s+)?{WEEKDAY_NAME}$", re.IGNORECASE)
 DAY_WORDS = re.compile(r"^(?:on\s+)?(?:yesterday|today|tonight|last night|overnight|this (?:morning|afternoon|evening)|"
-                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+                       rf"{WEEKDAY_NAME})\b", re.IGNORECASE)
 """The times a claim about an event is checked for: days and parts of days ("opened yesterday evening",
 "failed on Monday") — not clock times or window bounds, which answers quote in many formats."""
 
