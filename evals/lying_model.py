@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evals.loopback import chat_completions_server, completion
 from opsagent.backends.demo import make_demo_backends
+from opsagent.contracts.messages import MessageData
 from opsagent.contracts.requests import WorkflowInput
 from opsagent.contracts.results import Answer
 from opsagent.runtime import build_runtime
@@ -38,14 +39,16 @@ from opsagent.workflows.runner import answer_chat
 
 HERE = Path(__file__).resolve().parent
 LIES_FILE = HERE / "lies.yaml"
-DEV_LIES_FILES = {name: HERE / f"lies_{name}.yaml" for name in ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8")}
-"""Written blind by a second to a ninth engineer (data, tool docs and tool output only): the checks may be
+DEV_LIES_FILES = {name: HERE / f"lies_{name}.yaml" for name in ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
+                                                                      "dev9")}
+"""Written blind by a second to a tenth engineer (data, tool docs and tool output only): the checks may be
 improved against them, in general terms. dev2: every lie with a truth written as good models write; dev3: truths
 with several facts each; dev4: truths formatted as hosted models format them (markdown, bullets, tables); dev5:
 negations, comparisons and per-team counts as people phrase them, terse answers, two domains at once; dev6: shift
 briefings, histories, relative times, pronouns across sentences; dev7: plain questions with markdown answers,
 labelled fields, advice beside facts; dev8: change calendars, windows and times in every format, small-model
-style answers (field dumps, ISO ranges)."""
+style answers (field dumps, ISO ranges); dev9: reasoned answers as hosted models write them (inferences,
+ratios, recommendations), follow-ups with earlier turns."""
 BLIND_LIES_FILE = HERE / "lies_heldout.yaml"
 """Held out: written blind from the demo data and tool docs; reported as measured, never tuned against."""
 NOW = datetime.fromisoformat("2025-01-10T09:00:00+00:00")
@@ -86,6 +89,8 @@ class LieCase(BaseModel):
     id: str
     kind: str
     question: str
+    history: list[MessageData] = Field(default_factory=list)
+    """Earlier turns, for a follow-up ("is it still failing?")."""
     tasks: list[Task]
     lie: Version
     truth: Version | None = None
@@ -213,7 +218,8 @@ async def _run(settings: Settings, server: ThreadingHTTPServer, case: LieCase, v
     server.script = Script(case.question, written.tasks or case.tasks, written)  # type: ignore[attr-defined]
     runtime = build_runtime(settings, backends=make_demo_backends(settings, lambda: NOW), clock=lambda: NOW)
     try:
-        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question), workflow=workflow)
+        answer, _ = await answer_chat(runtime, WorkflowInput.from_question(case.question, case.history),
+                                       workflow=workflow)
     finally:
         await runtime.aclose()
     verdicts = [report.verdict for report in answer.metadata.grounding]

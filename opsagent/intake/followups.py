@@ -37,6 +37,8 @@ ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "
 ORDINAL_REF = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)"
                          r"(?:\s+(one|incident|change|run|pipeline|ticket))?\b", re.IGNORECASE)
 THAT_REF = re.compile(r"\b(?:that|this)\s+(one|run|incident|change|pipeline|ticket)\b", re.IGNORECASE)
+WINDOW_REF = re.compile(r"\b(?:that|this|the same)\s+((?:planned\s+|maintenance\s+|change\s+)?window)\b", re.IGNORECASE)
+""""inside that window" after an answer about a change: that change's planned window."""
 NOUN_KINDS: dict[str, tuple[EntityKind, ...]] = {
     "incident": ("incident",), "ticket": ("incident", "change"), "change": ("change",), "run": ("run_id",),
     "pipeline": ("pipeline",), "one": ("incident", "change", "run_id", "pipeline"),
@@ -97,6 +99,9 @@ def resolve_references(question: str, history: Sequence[MessageData], now: datet
     text = ORDINAL_REF.sub(lambda m: replace(m, index=ORDINALS[m.group(1).lower()], noun=m.group(2) or "one",
                                              how="ordinal"), question)
     text = THAT_REF.sub(lambda m: replace(m, index=0, noun=m.group(1), how="previous_turn"), text)
+    text = WINDOW_REF.sub(lambda m: f"{value}'s {m.group(1)}" if (value := replace(m, index=0, noun="change",
+                                                                                  how="previous_turn")) != m.group()
+                          else value, text)
     return text, resolved
 
 

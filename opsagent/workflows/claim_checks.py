@@ -424,10 +424,12 @@ EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 """Which of a record's times a verb speaks of ("opened yesterday evening": its opening time)."""
 CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|complete|end|be|land|arrive|expire|go|kick|"
                    r"open|close|resume|restart|roll)\b)|caused by|owing to|as a result of|the fix was(?: to)?|"
+                   r"attribut(?:ed|es|e|ing) (?:it |this |that )?to|blam(?:ed|es|e|ing) (?:it |this |that )?on|traced (?:back )?to|"
+                   r"put(?:s|ting)? (?:it|this|that) down to|"
                    r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
                    r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by|"
                    r"(?:on hold|parked|paused|blocked|held)\b[^.;]{0,20}?\b(?:waiting (?:for|on)|awaiting|until|pending))"
-                   r"\b\s+(?P<cause>[^.;]+)", re.IGNORECASE)
+                   r"\b\s+(?P<cause>(?:(?!\s[—–-]\s)[^.;])+)", re.IGNORECASE)  # to a dash that closes an aside
 """A cause or a fix said of a record, or what holds it ("on hold waiting for …"): it must be in that record's own
 rows ("due to start" is a schedule)."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
@@ -636,6 +638,11 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
         # about no one record ("Fix last time: …" under several): in some record's own text
         own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
+        if key and not fetched:  # about no record it names: a platform named before the cause may be what it is of
+            # ("today's two fall inside the Databricks incident — Jobs degraded because of a VM capacity shortage")
+            own += " " + " ".join(text_of(row) for item in index.items if (spec := tool_spec(item.tool)) and
+                                  spec.platform and re.search(rf"\b{spec.platform}\b", unit[:match.start()], re.IGNORECASE)
+                                  for row in item.rows).lower()
         if key and key in match.group("cause").lower():  # "the fix was … rerunning pl_x": pl_x is what was fixed,
             own += " " + " ".join(text_of(row) for row in index.records if key in text_of(row).lower()).lower()  # by
             # a record about it

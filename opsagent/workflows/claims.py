@@ -249,7 +249,7 @@ LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|thre
 """After a status word, lateness ("running 40 minutes late"): how it keeps time, not its state."""
 
 
-APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after|before)\s+(?:the\s+)?\S+\s+window\b|"
+APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after|before|since)\s+(?:the\s+)?\S+\s+window\b|"
                    r"\b(?:unrelated|not related|no link|not linked|can't have|cannot have|couldn't have)\b",
                    re.IGNORECASE)
 """An item that says two records are apart in time or unrelated: not a link between them."""

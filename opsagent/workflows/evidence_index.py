@@ -73,7 +73,8 @@ WINDOW_LABEL = re.compile(
     r"(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|wks?|w|months?)\b"
     r"|(?<![\d.])\d+(?:\.\d+)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|w)\s+"
     r"(?:ago|before|after|earlier|later|from now)\b"
-    r"|\b\d+(?:h|d|w|m)\b",
+    r"|\b\d+(?:h|d|w|m)\b"
+    r"|\(\s*\d+\s*(?:h|hours?|d|days?|w|weeks?)\s*\)",  # a heading's window: "Pipelines (24 h):"
     re.IGNORECASE,
 )
 """Windows and ages written with a number ("last 24 hours", "30 minutes before", "24h"): the number is
@@ -96,7 +97,7 @@ def digits(text: str) -> str:
 
 def _cleaned(text: str) -> str:
     cleaned = DATE_OR_TIME.sub(" ", RUN_ID.sub(" ", TICKET.sub(" ", text)))
-    cleaned = YEAR.sub(" ", WINDOW_LABEL.sub(" ", cleaned))
+    cleaned = YEAR.sub(" ", WINDOW_LABEL.sub(" ", digits(cleaned)))  # "ten minutes earlier" as "10 minutes earlier"
     cleaned = NAME.sub(lambda m: " " if _is_identifier(m.group()) else m.group(), cleaned)
     return COMPOUND.sub(" ", digits(LABEL_NUMBER.sub(" ", cleaned)))  # "6 d 10 h" is one length, checked as one
 
@@ -157,6 +158,18 @@ def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
     return [(float(match.group(1)), unit_minutes(match.group(2)) or 1) for match in ELAPSED.finditer(flat)
             if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)
             and not BOUND.search(flat[:match.start()])]  # "more than 24 hours ago" is a bound, not a time
+
+
+APART_SAID = re.compile(r"\s+(after|before|earlier|later)\b", re.IGNORECASE)
+
+
+def elapsed_apart(text: str) -> list[tuple[float, int, str]]:
+    """Each length said between two moments ("twelve minutes after CHG… started", "ten minutes earlier"):
+    (number, minutes per unit, the word relating them); bounds ("within 2 hours after") are not lengths."""
+    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), digits(text))
+    return [(float(match.group(1)), unit_minutes(match.group(2)) or 1, apart.group(1).lower())
+            for match in ELAPSED.finditer(flat) if (apart := APART_SAID.match(flat, match.end()))
+            and not BOUND.search(flat[:match.start()])]
 
 
 def moments_of(row: dict[str, Any]) -> list[datetime]:
@@ -327,6 +340,15 @@ class EvidenceIndex:
     def vouches_for_elapsed(self, number: float, unit_minutes: int) -> bool:
         """"48 minutes ago", "about seven hours": a span of the evidence, as people round it (within one unit)."""
         return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
+
+    def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
+        """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a clock time the
+        sentence says and a moment of the evidence that far apart, as people round it (within one unit)."""
+        said = [int(clock[:2]) * 60 + int(clock[3:]) for clock in clocks]
+        moments = {moment.hour * 60 + moment.minute for row in self.records for part in (row, *parts_of(row))
+                   for moment in moments_of(part)}
+        return any(abs(min(abs(first - second), 1440 - abs(first - second)) / unit_minutes - number) < 1
+                   for first in said for second in moments)
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
         """A count must be a count of evidence rows; any other quantity may also be a value in a row,

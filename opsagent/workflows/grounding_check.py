@@ -63,6 +63,7 @@ from opsagent.workflows.evidence_index import (
     compound_lengths,
     counts_with_phrases,
     digits,
+    elapsed_apart,
     elapsed_said,
     identifiers_in,
     records_counted,
@@ -216,8 +217,14 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                  "a length of time the data does not show")
                for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
+    names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}
+    checks += [GroundingCheck.of("number", f"{number:g} {names.get(unit, 'minutes')} {relation}",
+                                 index.vouches_for_apart(number, unit, clocks),
+                                 f"no moment of the evidence is {number:g} {names.get(unit, 'minutes')} from "
+                                 f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
+               for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
+               for number, unit, relation in elapsed_apart(sentence)]
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
-        names = {minutes: name for name, minutes in (("minutes", 1), ("hours", 60), ("days", 1440), ("weeks", 10080))}
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
@@ -232,13 +239,13 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         if number in listed:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
-        if noun is None:
+        if noun is None and number not in others:
             ok = number in lengths or index.vouches_for_number(number)
             detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
             # "the other 15 components": a count less the rows the answer names
             ok = any(index.vouches_for_count(number + less, records_counted(noun),
-                                             pipelines=record_of_noun(noun) == "pipeline")
+                                             pipelines=record_of_noun(noun or "") == "pipeline")
                      for less in ({0} | (set(range(1, named + 1)) if number in others else set())))
             detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
@@ -365,6 +372,7 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
 
 
 PRONOUN = re.compile(r"(?<![\w'-])(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
+OPENS_WITH_IT = re.compile(r"^\W*(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
 
 
 def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -372,9 +380,11 @@ def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     "CHG… is …, Assess, approval requested"), else its items — and, for values, each unit with the text read:
     a clause naming no record whose "it" follows a clause of the same sentence about one record is about that
     record ("INC… is a P2; Leila has it and it's On Hold"), and so is the clause after a record and a dash."""
-    units, resolved = [], []
+    units, resolved, before = [], [], None
     for sentence in sentences(text):
-        subject, led = None, None
+        # "CHG… is Scheduled for tomorrow. It's a normal, Moderate-risk change": a sentence opening with "it"
+        # goes on about the one record the sentence before was about
+        subject, led = before if OPENS_WITH_IT.match(sentence) else None, None
         for clause in read.clauses(sentence):
             keys = read.record_keys(read.unquoted(clause))
             own = [clause] if len(keys) == 1 else read.items(clause)
@@ -388,6 +398,8 @@ def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
             led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) and re.search(
                 rf"{re.escape(clause)}\s+[-–—]\s", sentence) else None  # "pl_x: 0 of 14 runs failed" counts its runs
+        keys = read.record_keys(read.unquoted(sentence))
+        before = keys[0] if len(keys) == 1 else before if not keys and OPENS_WITH_IT.match(sentence) else None
     return units, resolved
 
 
@@ -458,7 +470,10 @@ def evaluate(
 ) -> list[GroundingCheck]:
     """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``."""
     text, summary = EMPHASIS.sub("", text), summary if summary is None else EMPHASIS.sub("", summary)
-    index = EvidenceIndex.build(results, question=question, now=analysis.now if analysis is not None else None)
+    # the question as intake read it names what the user meant ("the north europe factory": adf-prod-neu)
+    asked = question if analysis is None or analysis.resolved_question == question else \
+        f"{question}\n{analysis.resolved_question}"
+    index = EvidenceIndex.build(results, question=asked, now=analysis.now if analysis is not None else None)
     return [
         *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
@@ -501,7 +516,7 @@ def _mentions(sentence: str, claim: str) -> bool:
         return any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", text) is not None
                    for form in (needle, NUMBER_WORDS.get(needle, needle)) for text in (low, digits(low)))
     low, needle = _plain(sentence), _plain(claim)
-    return needle in low or len(low) >= 8 and low in needle
+    return needle in low or len(low) >= 8 and low in needle or needle in _plain(digits(sentence))  # "3.5 hours ago"
 
 
 def verified_text(text: str, report: GroundingReport) -> str:

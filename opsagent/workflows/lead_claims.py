@@ -122,6 +122,9 @@ def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) 
         nouns = sorted(((match.start(), -len(noun), kind.name) for kind in RECORDS.values() for noun in kind.nouns
                         for match in re.finditer(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", after, re.IGNORECASE)))
         offset = ask.span.start + existence.end()
+        # a record that places a window is its anchor ("anything fail since the firewall change CHG… started")
+        nouns = [noun for noun in nouns if not any(
+            window.span.start <= offset + noun[0] < window.span.end for window in analysis.record_windows)]
         names = sorted((item.span.start, record) for item in analysis.entities if item.usable
                        and item.span.start >= offset and item.span.end <= ask.span.end
                        for record in ENTITY_SUBJECT.get(item.kind, ()))
@@ -262,9 +265,12 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
     if len(windows) > 1 and not EITHER.search(ask.text):  # "did it fail both yesterday and today?": in each
         expected = "yes" if all(any(row_matches(item, row, asked, [window]) and row_moments(record_of_tool(item.tool), row)
                                     for item, row in index.rows_for(key)) for window in windows) else "no"
-    elif EVERY.search(ask.text):  # "has pl_x failed on every run?": each of its rows that shows a status
-        expected = "yes" if all(shown & asked[name] for name in seen for item, row in index.rows_for(key)
-                                if (shown := row_values(item, row, VALUE_VOCABULARIES[name]))) else "no"
+    elif EVERY.search(ask.text):  # "has pl_x failed on every run?", "did both failures fall in that window?":
+        # each of its rows that shows a status has it, and happened inside the windows asked
+        rows = index.rows_for(key)
+        expected = "yes" if all(shown & asked[name] for name in seen for item, row in rows
+                                if (shown := row_values(item, row, VALUE_VOCABULARIES[name]))) and all(
+            row_matches(item, row, asked, windows) for item, row in rows) else "no"
     return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
                   public + " (the data says otherwise)")
 
@@ -300,6 +306,8 @@ def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: Quest
     return narrowed or relevant
 
 
+ONLY = re.compile(r"\b(?:the only|only one|just one|the sole|the one and only)\b", re.IGNORECASE)
+"""A yes/no whether one record is the only one that has what was asked: yes for exactly one row."""
 EVERY = re.compile(r"\b(?:every|each|always|both)\b|(?<!\bat )\ball\b(?!\s+(?:day|night|week|morning|the time)\b)",
                    re.IGNORECASE)
 """A yes/no about every record ("has it failed on every run?", "are all the P1s assigned?"): one that does not
@@ -347,9 +355,12 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         return GroundingCheck.of("lead", claim, True, "", "")
     asked = asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
-    key = None if existence else _single_record(ask, asked) or _the_record_said(sentence, ask, asked, index)
+    # "is X the only one …?" asks about every record that has it, not X's own row
+    key = None if existence or ONLY.search(ask.text) else _single_record(ask, asked) or _the_record_said(
+        sentence, ask, asked, index)
     if key is not None:
-        return _record_lead(lead, key, ask, asked, index, asked_windows(_scope(analysis, ask)))
+        scope = _scope(analysis, ask)
+        return _record_lead(lead, key, ask, asked, index, _placed_windows(scope, index) + asked_windows(scope))
     subjects = _subjects(ask, asked, analysis)
     relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
                 or [item for item in index.items if item.answered])
@@ -365,6 +376,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     if not relevant:
         return GroundingCheck.of("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
     scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
+    only = ONLY.search(ask.text)
+    if only:  # "was the pl_x run the only one cancelled?": pl_x is the candidate, not a filter of the search
+        scope = scope.model_copy(update={"entities": [item for item in scope.entities
+                                                      if item.span.start >= ask.span.start + only.start()]})
     named = _named_in(sentence, analysis)
     if named:  # the sentence answers for the names it gives; the others are other sentences' business
         scope = scope.model_copy(update={"entities": [item for item in scope.entities if item.kind not in PER_NAME
@@ -401,10 +416,12 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         found = found_in(fitting, asked, windows, ask.text)
         counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
         left_open = by_rows or any(name not in narrowed_by(item) for item in searched for name in asked)
-        if counted and lead == "yes" and found and left_open and all(  # (a search that applied it all counts itself)
-                item.total == len(item.rows) for item in searched):
-            meeting = {str(row.get("number") or row.get("run_id") or id(row)) for item in fitting
-                       for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
+        complete = all(item.total == len(item.rows) for item in searched)  # every row the searches matched is shown
+        meeting = {str(row.get("number") or row.get("run_id") or id(row)) for item in fitting
+                   for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
+        if only and complete:  # "was that the only run cancelled this week?": exactly one has it
+            found = len(meeting) == 1
+        elif counted and lead == "yes" and found and left_open and complete:  # (a search that applied it all counts
             return GroundingCheck.of("lead", claim, int(counted.group(1)) == len(meeting),
                                      f"the lead counts {counted.group(1)} but {len(meeting)} rows have what "
                                      f"\"{ask.text}\" asks", public + " (the data counts otherwise)")

@@ -95,6 +95,10 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
             NEGATED_TEXT.search(part) and all(word[:5] in part for word in before_words)
             for part in re.split(r"(?<=[.!?])\s+|\n", index.row_text)):
         return True
+    next_word = re.match(r"\W*([a-z]+)", sentence[match.end():].lower())
+    if after and next_word and next_word.group(1) == after[0] and re.search(
+            rf"\b{re.escape(match.group().lower())}\s+{re.escape(after[0])}\b", index.row_text):
+        return True  # "had no proxy to reach the host" over "(no proxy configured)": the row's own two words
     if len(after) < 2:  # "none found" names nothing the evidence's own negation could be about
         return False
     return re.search(rf"\b(?:no|not|none|never|without|cannot)\W+(?:\w+\W+){{0,3}}{re.escape(after[0][:5])}"

@@ -133,22 +133,34 @@ def _nearer_relative_day(sentence: str, date: re.Match[str]) -> bool:
                for found in RELATIVE_DAY.finditer(sentence))
 
 
+DAY_AT = re.compile(rf",?\s+(?:at\s+)?{CLOCK_TIME.pattern}")
+"""The time written right after a day ("6 Jan at 18:00", "2025-01-08 23:10"): the two go together."""
+
+
 def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
-    """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"): some moment of the evidence
-    is on that day at that time — the right hour on the wrong day is still wrong."""
+    """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"), or a day with its time written
+    right after it: some moment of the evidence is on that day at that time — the right hour on the wrong day is
+    still wrong."""
     moments: list[datetime] | None = None
     checks = []
     for sentence in sentences:
         said, days = said_clocks(sentence), [match for match in DATE.finditer(sentence)
                                        if not (match.group("weekday") and DATE.search(sentence[match.end():match.end() + 8]))]
-        if len(said) != 1 or len(days) != 1 or said & given or _nearer_relative_day(sentence, days[0]):
+        days = [match for match in days if not match.group("weekday")] or days  # "Wednesday night, 8 Jan": the date
+        bound = [(f"{int(found.group(1)):02d}:{found.group(2)}", day) for day in days
+                 if (found := DAY_AT.match(sentence, day.end()))]  # "opened Mon 6 Jan at 18:00 and resolved at 21:00"
+        if not bound and (len(said) != 1 or len(days) != 1 or _nearer_relative_day(sentence, days[0])):
             continue  # "05:20 today … since Wed 8 Jan": the time goes with the day written nearer to it
-        clock, on_day = next(iter(said)), _on_day(days[0])
-        moments = _evidence_moments(index) if moments is None else moments
-        at_clock = [moment for moment in moments if _clock(moment) == clock]
-        if at_clock and not any(on_day(moment) for moment in at_clock):
+        for clock, day in bound or [(next(iter(said)), days[0])]:
+            if clock in given:
+                continue
+            on_day = _on_day(day)
+            moments = _evidence_moments(index) if moments is None else moments
+            at_clock = [moment for moment in moments if _clock(moment) == clock]
+            if not at_clock or any(on_day(moment) for moment in at_clock):
+                continue
             checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
-                                         detail=f"{clock} on \"{days[0].group()}\" is not a time the data shows ("
+                                         detail=f"{clock} on \"{day.group()}\" is not a time the data shows ("
                                                 f"{', '.join(sorted({f'{moment:%a %d %b}' for moment in at_clock}))} "
                                                 f"at {clock})", public="a date the data does not show"))
     return checks

@@ -42,3 +42,15 @@ def test_a_run_that_failed_is_no_catch() -> None:
     caught = crashed.model_copy(update={"id": "y", "errored": False})
     report = LyingReport(outcomes=[crashed, caught])
     assert (report.caught, report.errored, [item.id for item in report.missed()]) == (1, 1, ["x"])
+
+
+def test_a_follow_up_case_carries_its_earlier_turns_to_the_checks(tmp_path: Path) -> None:
+    """"did both … happen inside that window?" after a turn about CHG…: only the earlier turn says which window,
+    so the lie ("Yes — both") is caught and the truth ("No — only the first") reaches the user only if the
+    history reaches the workflow."""
+    from evals.lying_model import DEV_LIES_FILES
+
+    [case] = [case for case in load_lies(DEV_LIES_FILES["dev9"]) if case.id == "d9-false_correlation-shir-both-failures"]
+    assert case.history and "that window" in case.question
+    report = asyncio.run(run_lies([case], tmp_path))
+    assert (report.caught, report.flagged) == (1, 0), [(item.version, item.verdicts) for item in report.outcomes]
