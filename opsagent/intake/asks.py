@@ -43,7 +43,11 @@ SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
                          r"components?|services?|regions?|platforms?)\b)", re.IGNORECASE)),
     ("how", re.compile(r"^(?:how)\b", re.IGNORECASE)),
     ("yes_no", re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|any|anything|"
-                          r"anyone|anybody|whether|did any|are there|is there)\b", re.IGNORECASE)),
+                          r"anyone|anybody|whether|did any|are there|is there)\b"
+                          # a status asked without a verb ("sql mi ok in both regions?", "snowflake down?")
+                          r"|^(?!(?:which|what|whats|who|when|where|why|how|list|show|give|find|check|get)\b)"
+                          r"(?:[\w.'-]+\s+){1,5}(?:still\s+|all\s+)?(?:ok|okay|fine|healthy|down|degraded|broken|working)"
+                          r"\b(?!\s+(?:\w+\s+){0,2}(?:since|for)\b)", re.IGNORECASE)),
     ("record", re.compile(r"^(?:show|get|give|tell|describe|details|what (?:is|was|does|did)|whats|what's)\b",
                           re.IGNORECASE)),
     ("list", re.compile(r"^(?:list|find|check|show|give)\b", re.IGNORECASE)),
@@ -68,7 +72,8 @@ def _background_end(text: str) -> int:
     return end
 
 
-def _shape(text: str) -> AskShape:
+def shape_of(text: str) -> AskShape:
+    """The shape of one ask from its own words ("is …" a yes or no, "how many" a count …)."""
     words = text.strip().lower()
     words = re.sub(r"^(?:and|also|plus|so|but|or|then|please|pls|can you|could you|would you|quickly)\s+", "", words)
     for shape, pattern in SHAPES:
@@ -147,9 +152,9 @@ def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
             continue
         offset = begin + raw.find(stripped)
         span = Span(start=offset, end=offset + len(stripped))
-        asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=_shape(stripped),
+        asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped),
                         records=_records(stripped, span, entities)))
     if not asks and text.strip():
         span = Span(start=0, end=len(text))
-        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=_shape(text), records=_records(text, span, entities)))
+        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text), records=_records(text, span, entities)))
     return asks

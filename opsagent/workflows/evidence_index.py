@@ -342,12 +342,12 @@ class EvidenceIndex:
         return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
 
     def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
-        """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a clock time the
-        sentence says and a moment of the evidence that far apart, as people round it (within one unit)."""
-        said = [int(clock[:2]) * 60 + int(clock[3:]) for clock in clocks]
-        moments = {moment.hour * 60 + moment.minute for row in self.records for part in (row, *parts_of(row))
-                   for moment in moments_of(part)}
-        return any(abs(min(abs(first - second), 1440 - abs(first - second)) / unit_minutes - number) < 1
+        """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a moment of the
+        evidence at a clock time the sentence says and another one that far from it, as people round it (within
+        one unit)."""
+        moments = {moment for row in self.records for part in (row, *parts_of(row)) for moment in moments_of(part)}
+        said = [moment for moment in moments if f"{moment:%H:%M}" in set(clocks)]
+        return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < 1
                    for first in said for second in moments)
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:

@@ -83,7 +83,7 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
         return False
     before = len(sentence[: match.start()].split())
     quoted = " ".join(words[max(0, before - 2): before + 3])
-    if quoted in index.text:
+    if quoted in index.row_text:  # a record's own words; a tool's "none" message is checked like any "none"
         return True
     # reworded ("because no proxy was configured" for "(no proxy configured)"): the evidence's text negates the
     # same thing — the first word of substance after the negation, a few words after a negation of its own

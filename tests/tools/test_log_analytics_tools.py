@@ -144,6 +144,16 @@ async def test_list_failed_pipelines_refuses_what_is_not_a_factory_name(run_tool
     assert result.message.startswith(f"factory: {factory!r} is not a Data Factory name")
 
 
+@pytest.mark.parametrize("tool", ["list_failed_pipelines", "query_pipeline_status", "list_pipeline_runs"])
+@pytest.mark.parametrize("name", ["CHG0030015 (firewall)", "inc0010049"])
+async def test_a_ticket_id_is_refused_as_a_pipeline_name(run_tool: RunTool, tool: str, name: str) -> None:
+    """A small model once searched runs of the pipeline "CHG0030015 (firewall)" and reported the empty list as "no
+    failures": a ticket's id is never part of a pipeline's name, so the model is told instead."""
+    result = await run_tool(tool, pipeline_name=name)
+    assert (result.status, result.error_kind) == ("error", "bad_arguments")
+    assert result.message.startswith(f"pipeline_name: {name!r} names a ServiceNow record, not a pipeline")
+
+
 async def test_list_failed_pipelines_unknown_factory_is_no_data(run_tool: RunTool) -> None:
     result = await run_tool("list_failed_pipelines", factory="adf-prod-xyz", time_window="last 7 days")
     assert (result.status, result.total) == ("no_data", 0)

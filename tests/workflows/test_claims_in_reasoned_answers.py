@@ -164,3 +164,33 @@ def test_a_length_between_two_moments_is_measured_from_a_time_the_sentence_says(
     minutes = round((first - start).total_seconds() / 60)
     said = f"The first failure came at {first:%H:%M}, {{}} minutes after {row['number']} started at {start:%H:%M}."
     only_the_right("did the firewall change break the sales ingest?", said, minutes, minutes + 8, change + runs, "number")
+
+
+def test_a_tools_none_message_told_again_is_checked_like_any_none() -> None:
+    """A small model searched runs of a pipeline named by words that name none ("firewall") and wrote the tool's own
+    "No failed pipeline runs … found" back: an echo of an unfit search is no evidence; of a fitting one it is."""
+    unfit = evidence("list_failed_pipelines", pipeline_name="firewall")
+    assert not rows_of(unfit) and unfit[0].evidence[0].message.startswith("No ")
+    assert failed("did anything fail in CHG0030015's window?", unfit[0].evidence[0].message, unfit, "negative_claim")
+    statuses = rows_of(evidence("query_pipeline_status", time_window="last 24 hours"))
+    quiet = sorted(row["pipeline_name"] for row in statuses if row["runs"] and not row["failed"])[0]  # ran, never failed
+    fitting = evidence("list_failed_pipelines", pipeline_name=quiet, time_window="last 24 hours")
+    assert not rows_of(fitting)
+    assert not failed(f"did {quiet} fail in the last 24 hours?", fitting[0].evidence[0].message, fitting, "negative_claim")
+    change, incident = evidence("get_change_request", number="CHG0030013"), evidence("get_incident", number="INC0010042")
+    [window], [ticket] = rows_of(change), rows_of(incident)
+    end, opened = _moment(window["end_date"]), _moment(ticket["opened_at"])
+    hours = round((opened - end).total_seconds() / 3600)
+    assert hours > 24  # across days: the clock times alone cannot say it
+    said = (f"{window['number']} ran {_moment(window['start_date']):%H:%M}–{end:%H:%M}, but {ticket['number']} was "
+            f"opened at {opened:%H:%M}, about {{}} hours after that window closed.")
+    only_the_right("did the vpn change cause INC0010042?", said, hours, hours + 6, change + incident, "number")
+
+
+def test_a_status_asked_without_a_verb_is_a_yes_or_no_and_its_lead_is_judged() -> None:
+    question = "sql managed instance ok in both regions?"
+    assert [ask.shape for ask in analyse_question(question, now=NOW, inventory=INVENTORY).asks] == ["yes_no"]
+    assert [ask.shape for ask in analyse_question("failed pipelines last 24h?", now=NOW).asks] != ["yes_no"]
+    results = evidence("check_azure_service_health", service="SQL Managed Instance")
+    components = [row for row in rows_of(results) if row.get("kind") == "component"]
+    judged_lead(question, all(row["status"] == "operational" for row in components), results, " — see the regions below.")
