@@ -15,7 +15,7 @@ from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.role_inputs import ClarifyInput, PlannerInput, ReplanInput, SpecialistInfo
 from opsagent.local_model.calls import CATALOG, choose, constraints
 from opsagent.local_model.knowledge import Lexicon
-from opsagent.local_model.reading import Reading, entity_records, read_question
+from opsagent.local_model.reading import Reading, entity_records, read_offer, read_question
 from opsagent.local_model.templates import IDS
 from opsagent.tools.catalog import TOOLS, tool_spec
 from opsagent.tools.vocabularies import VOCABULARIES
@@ -28,6 +28,11 @@ MAX_OPTIONS = 4
 GENERAL = ("Which pipelines failed in the last 24 hours?", "Which open incidents have priority 1?",
            "Is Databricks healthy right now?", "Which changes are waiting for approval?")
 PLURALS = {"incident": "incidents", "change": "changes", "pipeline": "pipelines", "run": "runs"}
+ABOUT = {"pipeline": ("Why did {} fail?", "When did {} last fail?", "Has {} failed like this before?"),
+         "incident": ("What is the status of {}?", "Have we seen incidents like {} before?"),
+         "change": ("What is the status of {}?",), "configuration_item": ("Which open incidents are on {}?",),
+         "assignment_group": ("Which open incidents does {} have?",)}
+"""Questions about one thing the user named, offered when the words around it could not be read."""
 NAME_WORDS = {"configuration_item": "on", "assignment_group": "for", "factory": "in", "region": "in", "azure_service": "for"}
 
 
@@ -202,9 +207,24 @@ def rebuilt(reading: Reading, unapplied: Sequence[str]) -> str | None:
     return f"{lead} {' '.join(words)}?"
 
 
+def nearby(analysis: QuestionAnalysis, readings: Sequence[Reading], lexicon: Lexicon) -> list[str]:
+    """Questions about what the unread question names that this model reads whole (planned like the user's),
+    those sharing most of its cues first ("hit this error before?" → "Has pl_x failed like this before?")."""
+    cues = {cue for reading in readings for cue in reading.cues}
+    found = []
+    for item in (item for item in analysis.entities if item.usable):
+        for text in (template.format(item.value) for template in ABOUT.get(item.kind, ())):
+            offered = read_offer(text, item, analysis.now, lexicon)
+            if plan(offered, CATALOG).route == "execute":
+                found.append((-len(cues & offered[0].cues), len(found), text))
+    return [text for *_, text in sorted(found)]
+
+
 def options(role_input: ClarifyInput, lexicon: Lexicon) -> list[str]:
-    own = [question for reading in read_question(role_input.analysis, lexicon)
+    readings = read_question(role_input.analysis, lexicon)
+    own = [question for reading in readings
            if (question := rebuilt(reading, [*reading.unread, *choose(reading, CATALOG).unapplied]))]
+    own += nearby(role_input.analysis, readings, lexicon) if role_input.unread else []
     data = [] if role_input.unread else list(role_input.candidates)
     return list(dict.fromkeys([*data, *own, *GENERAL]))[:MAX_OPTIONS if data or own else len(GENERAL)]
 

@@ -58,3 +58,24 @@ async def test_a_yes_or_no_is_never_led_without_the_whole_predicate(demo_runtime
 async def test_a_question_read_whole_carries_no_unread_words(demo_runtime) -> None:
     answer = await ask(demo_runtime(), "which P1 incidents are open?")
     assert answer.metadata.offline_unread == []
+
+
+NAMED_BUT_UNREAD = [  # a known name in words the model cannot place: the options are about that name
+    ("has pl_ingest_sales hit this error before?", "pl_ingest_sales"),
+    ("whats the deal w/ INC0010052, any eta?", "INC0010052"),
+    ("vm-shir-01 acting up again?", "vm-shir-01"),
+]
+
+
+@pytest.mark.parametrize(("question", "name"), NAMED_BUT_UNREAD)
+async def test_the_options_for_an_unread_question_are_about_what_it_names(demo_runtime, question: str,
+                                                                         name: str) -> None:
+    answer = await ask(demo_runtime(), question)
+    assert answer.metadata.route == "clarify" and answer.metadata.offline_unread, answer.text
+    options = answer.metadata.clarification.possible_interpretations if answer.metadata.clarification else []
+    about = [option for option in options if name in option]
+    assert about, options
+    for option in about:  # what it offers about the name, it answers whole, with a call about that name
+        offered = await ask(demo_runtime(), option)
+        assert offered.metadata.route == "execute" and not offered.metadata.offline_unread, (option, offered.text)
+        assert any(name in str(item.arguments) for task in offered.metadata.tasks for item in task.evidence), option
