@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from opsagent.contracts.analysis import ActionRequest, Ask, EntityMention, Intent, Span
 from opsagent.intake.vocabulary import (
@@ -36,12 +36,26 @@ WORD = re.compile(r"[a-z0-9][a-z0-9_'.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
 OBJECT_WORDS = frozenset("the a an it them this that these those all every my our its their new another some "
                          "whoever someone somebody anyone everyone".split())
 """Words after an ambiguous verb that make it a command ("open *an* incident", "run *it* again")."""
+PRONOUNS = frozenset({"it", "them", "this", "that"})
 VERB_PHRASES = sorted(((phrase, action) for action, phrases in ACTIONS.items() for phrase in phrases),
                       key=lambda pair: -len(pair[0]))
 LEAD_PATTERN = "|".join(re.escape(lead) for lead in sorted(COMMAND_LEADS, key=len, reverse=True))
 NOT_A_COMMAND = re.compile(r"\b(?:who|whom|whose|when|why|how|which|what|whether|did|has|have|had|was|were|is|are)\b",
                            re.IGNORECASE)
 """A question word before the verb makes it a question about the action ("who acked it?")."""
+
+
+SEPARATOR = re.compile(r"\s+[-–—]\s+|\s*;\s*|(?<=[.!?])\s+")
+"""Where a clause a command may start begins ("whoever is on call for the portal - page them"): after a dash set
+apart by spaces, a semicolon or a sentence end."""
+
+
+def _clauses(text: str) -> Iterator[tuple[int, str]]:
+    start = 0
+    for separator in SEPARATOR.finditer(text):
+        yield start, text[start:separator.start()]
+        start = separator.end()
+    yield start, text[start:]
 
 
 def _phrases(words: Sequence[str]) -> list[str]:
@@ -67,7 +81,7 @@ CREATES = frozenset({"a", "an", "new", "another"})
 
 
 def _starts_object(verb: str, after: str, names_first: bool) -> bool:
-    first = (after.split() or [""])[0]
+    first = re.sub(r"'s$", "", (after.split() or [""])[0])  # "page whoever's on call"
     if verb == "open":
         return first in CREATES
     return names_first or first in OBJECT_WORDS
@@ -75,8 +89,8 @@ def _starts_object(verb: str, after: str, names_first: bool) -> bool:
 
 def find_action(text: str, asks: Sequence[Ask], entities: Sequence[EntityMention]) -> ActionRequest | None:
     """The first clause that commands a write, with the ids and names it is about."""
-    for ask in asks:
-        clause = ask.text
+    for ask, offset, clause in ((ask, ask.span.start + start, clause) for ask in asks
+                                for start, clause in _clauses(ask.text)):
         low = clause.lower()
         lead = re.match(rf"^(?:(?:{LEAD_PATTERN})[\s,]+)*", low)
         start = lead.end() if lead else 0
@@ -85,9 +99,11 @@ def find_action(text: str, asks: Sequence[Ask], entities: Sequence[EntityMention
         for phrase, action in VERB_PHRASES:
             if not re.match(rf"{re.escape(phrase)}(?![\w'-])", low[start:]):
                 continue
-            after_at = ask.span.start + start + len(phrase)
+            after_at = offset + start + len(phrase)
             after = low[start + len(phrase):].strip()
             targets = [item for item in entities if item.span.start >= after_at and item.span.end <= ask.span.end]
+            if not targets and (after.split() or [""])[0] in PRONOUNS:  # "pl_x failed - restart it": what came before
+                targets = [item for item in entities if item.span.end <= offset]
             if phrase in AMBIGUOUS_VERBS and not _starts_object(phrase, after, _first_is_entity(after, targets)):
                 break
             if _noun_compound(phrase, after):

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from evals.loopback import chat_completions_server, completion
+from opsagent.intake.analyzer import analyse_question
+from opsagent.intake.inventory import InventorySnapshot
 from tests.llm.conftest import ask_loopback_model
 
 def eager_planner(body: dict[str, Any]) -> tuple[int, dict]:
@@ -80,6 +83,20 @@ async def test_a_request_to_act_reaches_the_model_marked_as_one(model_server, tm
     answer = await ask(model_server, tmp_path, "please rerun pl_ingest_sales", "dynamic")
     assert "asks OpsAgent to rerun, a change (from the words \"please rerun pl_ingest_sales\"" in prompts(model_server)
     assert "not" in answer.text.lower() and "pl_ingest_sales" in answer.text
+
+
+@pytest.mark.parametrize(("question", "verb", "named"), [
+    ("whoever is on call for the portal - page them", "page", ""),      # a command after a dash
+    ("can you page whoever's on call for the customer portal", "page", ""),  # "whoever's" is its object
+    ("pl_ingest_sales failed; rerun it", "rerun", "pl_ingest_sales"),  # "it": what the clause before named
+])
+async def test_a_command_in_a_later_clause_is_a_request_to_act(model_server, tmp_path, question: str, verb: str,
+                                                               named: str) -> None:
+    answer = await ask(model_server, tmp_path, question, "dynamic")
+    assert f"asks OpsAgent to {verb}" in prompts(model_server), prompts(model_server)[:600]
+    assert answer.metadata.route != "execute" or "not" in answer.text.lower()
+    analysis = analyse_question(question, now=datetime.now(UTC), inventory=InventorySnapshot())
+    assert analysis.action is not None and analysis.action.targets == ([named] if named else [])  # its record is shown
 
 
 def schemas(server: ThreadingHTTPServer) -> list[str]:
