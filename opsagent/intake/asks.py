@@ -45,7 +45,8 @@ SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
     ("yes_no", re.compile(r"^(?:is|are|was|were|did|does|do|has|have|had|can|could|will|would|should|any|anything|"
                           r"anyone|anybody|whether|did any|are there|is there)\b"
                           # a status asked without a verb ("sql mi ok in both regions?", "snowflake down?")
-                          r"|^(?!(?:which|what|whats|who|when|where|why|how|list|show|give|find|check|get)\b)"
+                          r"|^(?!(?:which|what|whats|who|when|where|why|how|list|show|give|find|check|get|tell|describe|summari[sz]e|"
+                          r"count|display|pull)\b)"
                           r"(?:[\w.'-]+\s+){1,5}(?:still\s+|all\s+)?(?:ok|okay|fine|healthy|down|degraded|broken|working)"
                           r"\b(?!\s+(?:\w+\s+){0,2}(?:since|for)\b)", re.IGNORECASE)),
     ("record", re.compile(r"^(?:show|get|give|tell|describe|details|what (?:is|was|does|did)|whats|what's)\b",

@@ -99,9 +99,8 @@ def resolve_references(question: str, history: Sequence[MessageData], now: datet
     text = ORDINAL_REF.sub(lambda m: replace(m, index=ORDINALS[m.group(1).lower()], noun=m.group(2) or "one",
                                              how="ordinal"), question)
     text = THAT_REF.sub(lambda m: replace(m, index=0, noun=m.group(1), how="previous_turn"), text)
-    text = WINDOW_REF.sub(lambda m: f"{value}'s {m.group(1)}" if (value := replace(m, index=0, noun="change",
-                                                                                  how="previous_turn")) != m.group()
-                          else value, text)
+    text = WINDOW_REF.sub(lambda m: f"the {m.group(1)} of {value}" if (value := replace(
+        m, index=0, noun="change", how="previous_turn")) != m.group() else value, text)  # "in the window of CHG…"
     return text, resolved
 
 

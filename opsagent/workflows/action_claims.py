@@ -43,7 +43,8 @@ OBJECTED = frozenset(word for phrases in ACTIONS.values() for phrase in phrases 
                     if word in AMBIGUOUS_VERBS)
 """Verbs that are actions only with an object ("I've paged Leila", "I fixed it"; not "I set the window to …")."""
 OBJECT = re.compile(r"\s+(?:(?:INC|CHG)\d+|[A-Z][a-z]+|him|her|them|someone|everyone|it"
-                    r"|(?i:an?|the|new)\s+(?:[\w-]+\s+){0,2}(?i:ticket|case|incident|request|bridge|call|problem|rfc))\b")
+                    r"|(?i:an?|the|new)\s+(?:[\w-]+\s+){0,2}(?i:ticket|case|incident|request|bridge|rfc)"
+                    r"(?!\s+(?i:query|queries|list|queue|page|view|search|details|history|data|report|table)\b))\b")
 """What an ambiguous verb acts on: a record, a person, a pronoun, or a kind of ticket ("opened a support case")."""
 CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>(?i:[a-z][a-z-]+))(?P<particle>\s+(?i:off|out|over|up|back))?\b")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")

@@ -641,7 +641,7 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         if key and not fetched:  # about no record it names: a platform named before the cause may be what it is of
             # ("today's two fall inside the Databricks incident — Jobs degraded because of a VM capacity shortage")
             own += " " + " ".join(text_of(row) for item in index.items if (spec := tool_spec(item.tool)) and
-                                  spec.platform and re.search(rf"\b{spec.platform}\b", unit[:match.start()], re.IGNORECASE)
+                                  spec.platform and re.search(rf"\b{re.escape(spec.platform)}\b", unit[:match.start()], re.IGNORECASE)
                                   for row in item.rows).lower()
         if key and key in match.group("cause").lower():  # "the fix was … rerunning pl_x": pl_x is what was fixed,
             own += " " + " ".join(text_of(row) for row in index.records if key in text_of(row).lower()).lower()  # by

@@ -38,14 +38,14 @@ def _region(row: dict[str, Any]) -> str:
 
 
 PHRASAL = re.compile(r"\s+(?:to|from)\b", re.IGNORECASE)
-"""After a status word, a phrasal verb ("puts it down to capacity", "down from 12"), not a status."""
+"""After "down", a phrasal verb ("puts it down to capacity", "down from 12"), not a status."""
 
 
 def _status_said(part: str) -> str | None:
     """The one status a part says (not negated), as a row shows it; ``None`` for none or several."""
     said = {HEALTH_STATUS.choice(value).label.lower() for match, value in HEALTH_STATUS.find(part)
             if HEALTH_STATUS.choice(value) is not None and not NEGATED_VALUE.search(part[:match.start()])
-            and not PHRASAL.match(part[match.end():])}
+            and not (match.group().lower().endswith("down") and PHRASAL.match(part[match.end():]))}
     return said.pop() if len(said) == 1 else None
 
 

@@ -247,7 +247,8 @@ def _each_read(scope: QuestionAnalysis, items: Sequence[ToolEvidence],
 
 
 def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex,
-                 windows: Sequence[tuple[datetime, datetime]] = ()) -> GroundingCheck:
+                 windows: Sequence[tuple[datetime, datetime]] = (),
+                 placed: Sequence[tuple[datetime, datetime]] = ()) -> GroundingCheck:
     claim, public = f"{lead.capitalize()} — {ask.text}", f"the yes/no answer to \"{ask.text}\""
     kind = record_of_key(key)
     seen = {name: observed_values(index, key, VALUE_VOCABULARIES[name]) for name in asked
@@ -270,7 +271,7 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
         rows = index.rows_for(key)
         expected = "yes" if all(shown & asked[name] for name in seen for item, row in rows
                                 if (shown := row_values(item, row, VALUE_VOCABULARIES[name]))) and all(
-            row_matches(item, row, asked, windows) for item, row in rows) else "no"
+            row_matches(item, row, asked, [*placed, *windows]) for item, row in rows) else "no"
     return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
                   public + " (the data says otherwise)")
 
@@ -360,7 +361,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         sentence, ask, asked, index)
     if key is not None:
         scope = _scope(analysis, ask)
-        return _record_lead(lead, key, ask, asked, index, _placed_windows(scope, index) + asked_windows(scope))
+        return _record_lead(lead, key, ask, asked, index, asked_windows(scope), _placed_windows(scope, index))
     subjects = _subjects(ask, asked, analysis)
     relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
                 or [item for item in index.items if item.answered])
@@ -377,6 +378,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         return GroundingCheck.of("lead", claim, False, f"no search answered \"{ask.text}\"", public + " (no search answered it)")
     scope = _scope(analysis, ask) if ask.records else analysis  # "snowflake frankfurt - any problems?"
     only = ONLY.search(ask.text)
+    candidates = [item.value.lower() for item in scope.entities if only and item.span.start < ask.span.start + only.start()]
     if only:  # "was the pl_x run the only one cancelled?": pl_x is the candidate, not a filter of the search
         scope = scope.model_copy(update={"entities": [item for item in scope.entities
                                                       if item.span.start >= ask.span.start + only.start()]})
@@ -417,10 +419,12 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
         left_open = by_rows or any(name not in narrowed_by(item) for item in searched for name in asked)
         complete = all(item.total == len(item.rows) for item in searched)  # every row the searches matched is shown
-        meeting = {str(row.get("number") or row.get("run_id") or id(row)) for item in fitting
-                   for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
-        if only and complete:  # "was that the only run cancelled this week?": exactly one has it
-            found = len(meeting) == 1
+        rows = {str(row.get("number") or row.get("run_id") or id(row)): row for item in fitting
+                for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
+        meeting = set(rows)
+        if only and complete:  # "was that the only run cancelled this week?": exactly one has it, the one named
+            found = len(rows) == 1 and (not candidates or any(name in text_of(row).lower() for row in rows.values()
+                                                              for name in candidates))
         elif counted and lead == "yes" and found and left_open and complete:  # (a search that applied it all counts
             return GroundingCheck.of("lead", claim, int(counted.group(1)) == len(meeting),
                                      f"the lead counts {counted.group(1)} but {len(meeting)} rows have what "

@@ -423,7 +423,7 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
         return False
     named = re.findall(r"[a-z]+", clause[negation.end():].lower())[:3]
     fields = {field.replace("_", " ") for row in index.records for field in row if len(field) > 3}
-    return not any(" ".join(named).startswith(field) for field in fields) and not any(
+    return not any(f"{' '.join(named)} ".startswith(f"{field} ") for field in fields) and not any(
         _family(GENERIC.sub(" ", text.lower())) or _stated(text) or identifiers_in(text) or re.search(r"\d", text)
         for text in (clause, sentence))
 

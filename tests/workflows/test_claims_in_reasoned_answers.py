@@ -30,14 +30,19 @@ def test_the_only_one_is_yes_for_exactly_one_row() -> None:
     first = rows[0]["pipeline_name"]
     judged_lead(f"was the {first} run the only run that got cancelled this week?", len(rows) == 1, results,
                 f" — the {first} run was cancelled by a user.")
+    day = evidence("list_pipeline_runs", status="Cancelled", time_window="last 24 hours")
+    [one] = rows_of(day)  # the oracle: one cancelled run that day
+    other = next(row["pipeline_name"] for row in rows if row["pipeline_name"] != one["pipeline_name"])
+    judged_lead(f"was the {one['pipeline_name']} run the only one cancelled in the last 24 hours?", True, day, ".")
+    judged_lead(f"was the {other} run the only one cancelled in the last 24 hours?", False, day, ".")  # not the one
 
 
 def test_that_window_after_a_turn_about_a_change_is_the_changes_window() -> None:
     history = [MessageData(role="user", content="what was CHG0030017 again?"),
                MessageData(role="assistant", content="CHG0030017 upgraded the SHIR on vm-shir-01 (planned 17:00–19:00).")]
-    analysis = analyse_question("did both crm copy failures happen inside that window?", history, now=NOW,
-                                inventory=INVENTORY)
-    assert [item.record for item in analysis.record_windows] == ["CHG0030017"]
+    for question in ("did both crm copy failures happen inside that window?", "anything fail in that window?"):
+        analysis = analyse_question(question, history, now=NOW, inventory=INVENTORY)
+        assert [item.record for item in analysis.record_windows] == ["CHG0030017"], question
 
 
 def test_both_inside_a_window_means_each_row_inside_it() -> None:
@@ -154,6 +159,7 @@ def test_a_ticket_opened_for_the_user_is_an_action_claim() -> None:
     assert action_claims("I've opened a support case with Databricks for the cluster starts.") == ["open"]
     assert action_claims("I logged a ticket with Snowflake.") == ["log"]
     assert action_claims("I set the window to 2 hours.") == []
+    assert action_claims("I ran the incident query again.") == []  # a ticket word before another noun: no ticket
 
 
 def test_a_length_between_two_moments_is_measured_from_a_time_the_sentence_says() -> None:
