@@ -351,8 +351,9 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     records_named |= {"health"} if any(re.search(rf"\b{re.escape(word)}\b", ask.text, re.IGNORECASE)
                                        for words in PLATFORMS.values() for word in words) else set()
     if (CAUSAL.search(ask.text) or CAUSE_ASKED.search(ask.text)) and len(records_named) > 1 or (
-            IN_WINDOW.search(ask.text) and PLACING_WORDS.search(sentence)):
-        # a cause between two records, or a run placed in a window: the sentence's placements are checked
+            IN_WINDOW.search(ask.text) and PLACING_WORDS.search(sentence) and not EVERY.search(ask.text)):
+        # a cause between two records, or a run placed in a window: the sentence's placements are checked ("did
+        # both fall inside it?" is judged on each row below)
         return GroundingCheck.of("lead", claim, True, "", "")
     asked = asked_values(ask)
     existence = EXISTENCE.search(ask.text) is not None
