@@ -74,7 +74,7 @@ WINDOW_LABEL = re.compile(
     r"|(?<![\d.])\d+(?:\.\d+)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|hours?|h|days?|d|weeks?|w)\s+"
     r"(?:ago|before|after|earlier|later|from now)\b"
     r"|\b\d+(?:h|d|w|m)\b"
-    r"|\(\s*\d+\s*(?:h|hours?|d|days?|w|weeks?)\s*\)",  # a heading's window: "Pipelines (24 h):"
+    r"|\(\s*\d+\s*(?:h|hours?|d|days?|w|weeks?)\s*\)(?=\s*:)",  # a heading's window: "Pipelines (24 h):"
     re.IGNORECASE,
 )
 """Windows and ages written with a number ("last 24 hours", "30 minutes before", "24h"): the number is

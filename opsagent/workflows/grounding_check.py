@@ -371,8 +371,9 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
     return read
 
 
-PRONOUN = re.compile(r"(?<![\w'-])(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
-OPENS_WITH_IT = re.compile(r"^\W*(?:it|it's|its)(?![\w'-])", re.IGNORECASE)
+IT = r"(?:it|it's|its)(?![\w'-])"
+PRONOUN = re.compile(rf"(?<![\w'-]){IT}", re.IGNORECASE)
+OPENS_WITH_IT = re.compile(rf"^\W*{IT}", re.IGNORECASE)
 
 
 def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:

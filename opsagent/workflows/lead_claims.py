@@ -307,7 +307,8 @@ def _about_sentence(relevant: list[ToolEvidence], sentence: str, analysis: Quest
     return narrowed or relevant
 
 
-ONLY = re.compile(r"\b(?:the only|only one|just one|the sole|the one and only)\b", re.IGNORECASE)
+ONLY = re.compile(r"\b(?:the only|only one|just one|the sole|the one and only)\b(?!\s*(?:question|thing|more)\b)",
+                  re.IGNORECASE)
 """A yes/no whether one record is the only one that has what was asked: yes for exactly one row."""
 EVERY = re.compile(r"\b(?:every|each|always|both)\b|(?<!\bat )\ball\b(?!\s+(?:day|night|week|morning|the time)\b)",
                    re.IGNORECASE)

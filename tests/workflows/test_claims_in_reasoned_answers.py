@@ -15,6 +15,7 @@ from opsagent.intake.analyzer import analyse_question
 from opsagent.intake.inventory import InventorySnapshot
 from opsagent.workflows.grounding_check import evaluate
 from opsagent.workflows.action_claims import action_claims
+from opsagent.workflows.evidence_index import counted_nouns_in
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, only_the_right, rows_of
 
@@ -200,3 +201,8 @@ def test_a_status_asked_without_a_verb_is_a_yes_or_no_and_its_lead_is_judged() -
     results = evidence("check_azure_service_health", service="SQL Managed Instance")
     components = [row for row in rows_of(results) if row.get("kind") == "component"]
     judged_lead(question, all(row["status"] == "operational" for row in components), results, " — see the regions below.")
+
+
+def test_a_window_in_a_heading_is_a_label_but_a_length_in_parentheses_is_a_number() -> None:
+    assert counted_nouns_in("Pipelines (24 h): 9 failed runs") == [(9.0, "runs")]
+    assert (9.0, None) in counted_nouns_in("pl_x ran long (9 h) last night")  # checked like any length
