@@ -19,6 +19,7 @@ from opsagent.contracts.requests import MessageData
 from opsagent.intake.entities import NAME, RUN_ID, TICKET, WORD, find_entities
 from opsagent.intake.filters import find_filters
 from opsagent.intake.inventory import InventorySnapshot
+from opsagent.intake.record_windows import WINDOW_NOUN
 from opsagent.intake.times import find_times
 
 LEAD = re.compile(r"^\s*(?:(?:ok(?:ay)?|so|then)[,.]?\s+)?(?:and(?:\s+(?:for|what about|how about))?|what about|how about|"
@@ -37,7 +38,7 @@ ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "
 ORDINAL_REF = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)"
                          r"(?:\s+(one|incident|change|run|pipeline|ticket))?\b", re.IGNORECASE)
 THAT_REF = re.compile(r"\b(?:that|this)\s+(one|run|incident|change|pipeline|ticket)\b", re.IGNORECASE)
-WINDOW_REF = re.compile(r"\b(?:that|this|the same)\s+((?:planned\s+|maintenance\s+|change\s+)?window)\b", re.IGNORECASE)
+WINDOW_REF = re.compile(rf"\b(?:that|this|the same)\s+({WINDOW_NOUN})\b", re.IGNORECASE)
 """"inside that window" after an answer about a change: that change's planned window."""
 NOUN_KINDS: dict[str, tuple[EntityKind, ...]] = {
     "incident": ("incident",), "ticket": ("incident", "change"), "change": ("change",), "run": ("run_id",),

@@ -33,10 +33,11 @@ from opsagent.tools.catalog import RECORDS
 from opsagent.tools.vocabularies import VOCABULARIES
 
 WORD = re.compile(r"[a-z0-9][a-z0-9_'.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
-OBJECT_WORDS = frozenset("the a an it them this that these those all every my our its their new another some "
-                         "whoever someone somebody anyone everyone".split())
-"""Words after an ambiguous verb that make it a command ("open *an* incident", "run *it* again")."""
 PRONOUNS = frozenset({"it", "them", "this", "that"})
+"""A command's object that points back at what the message named before ("pl_x failed; rerun *it*")."""
+OBJECT_WORDS = PRONOUNS | frozenset("the a an these those all every my our its their new another some "
+                                    "whoever someone somebody anyone everyone".split())
+"""Words after an ambiguous verb that make it a command ("open *an* incident", "run *it* again")."""
 VERB_PHRASES = sorted(((phrase, action) for action, phrases in ACTIONS.items() for phrase in phrases),
                       key=lambda pair: -len(pair[0]))
 LEAD_PATTERN = "|".join(re.escape(lead) for lead in sorted(COMMAND_LEADS, key=len, reverse=True))

@@ -20,8 +20,10 @@ RELATIONS = {"before": "before", "prior to": "before", "ahead of": "before", "le
              "after": "after", "following": "after", "since": "after", "around": "around"}
 _COUNT = r"(?P<count>\d+|half an|forty-five|an?|one|two|three|four|five|six|ten|fifteen|twenty|thirty)"
 _UNIT = r"(?P<unit>minutes?|mins?|hours?|hrs?|h|days?)"
+WINDOW_NOUN = r"(?:planned\s+|maintenance\s+|change\s+)?window"
+"""A record's window as people name it ("the planned window", "that maintenance window")."""
 _RELATION = (r"(?P<relation>before|prior to|ahead of|leading up to|after|following|since|around|while"
-             r"|(?:during|in|inside|within)\s+(?:the|its)\s+(?:planned\s+|maintenance\s+|change\s+)?window\s+of|during|inside|within)")
+             rf"|(?:during|in|inside|within)\s+(?:the|its)\s+{WINDOW_NOUN}\s+of|during|inside|within)")
 _RECORD = (r"(?:(?P<number>(?:CHG|INC)\d{5,10})"
            r"|the\s+(?:[\w-]+\s+){0,3}(?P<noun>change|incident|upgrade|maintenance|deployment|release|outage)"
            r"(?:\s+(?P<named>(?:CHG|INC)\d{5,10}))?)")
