@@ -267,14 +267,16 @@ def read_text(text: str, now: datetime, lexicon: Lexicon) -> list[Reading]:
 
 def read_offer(text: str, named: EntityMention, now: datetime, lexicon: Lexicon) -> list[Reading]:
     """A question offered back about ``named`` (written in ``text`` as its value), read as the user's would be."""
-    start = text.index(named.value)
-    placed = named.model_copy(update={"text": named.value, "span": Span(start=start, end=start + len(named.value))})
-    entities = [placed, *(item for item in mentions(text) if not placed.span.start <= item.span.start < placed.span.end)]
-    analysis = QuestionAnalysis(question=text, resolved_question=text, now=now, entities=entities,
-                                times=list(find_times(text, now)), filters=find_filters(text),
-                                record_windows=list(find_record_windows(text)),
-                                asks=[Ask(id="p1", text=text, span=Span(start=0, end=len(text)), shape=shape_of(text))])
-    return lexicon.remember(("offer", text, now), lambda: _read(analysis, lexicon, ""))
+    def read() -> list[Reading]:
+        start = text.index(named.value)
+        placed = named.model_copy(update={"text": named.value, "span": Span(start=start, end=start + len(named.value))})
+        entities = [placed, *(item for item in mentions(text) if not placed.span.start <= item.span.start < placed.span.end)]
+        analysis = QuestionAnalysis(question=text, resolved_question=text, now=now, entities=entities,
+                                    times=list(find_times(text, now)), filters=find_filters(text),
+                                    record_windows=list(find_record_windows(text)),
+                                    asks=[Ask(id="p1", text=text, span=Span(start=0, end=len(text)), shape=shape_of(text))])
+        return _read(analysis, lexicon, "")
+    return lexicon.remember(("offer", text, now), read)  # read once: an option is offered again on every ask-back
 
 
 def _read(analysis: QuestionAnalysis, lexicon: Lexicon, context: str, *, chained: bool = False) -> list[Reading]:

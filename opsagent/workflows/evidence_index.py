@@ -152,24 +152,31 @@ def _content_words(text: str) -> list[str]:
 SMALL_WORDS = frozenset("the and for with from that this its was were are has have had been into than then".split())
 
 
+def _lengths(text: str, followed_by: re.Pattern[str] | None = None) -> list[tuple[re.Match[str], re.Match[str] | None]]:
+    """Each length of time in ``text`` (a compound one like "6 d 10 h" left out: it is checked as one); with
+    ``followed_by``, only those the pattern follows and that no bound precedes ("more than 24 hours ago")."""
+    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), digits(text))
+    if followed_by is None:
+        return [(match, None) for match in ELAPSED.finditer(flat)]
+    return [(match, after) for match in ELAPSED.finditer(flat) if (after := followed_by.match(flat, match.end()))
+            and not BOUND.search(flat[:match.start()])]
+
+
+AGO = re.compile(r"\s+ago\b", re.IGNORECASE)
+APART_SAID = re.compile(r"\s+(after|before|earlier|later)\b", re.IGNORECASE)
+
+
 def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
     """Each length of time in ``text``: (number, minutes per unit); with ``ago``, only "N units ago"."""
-    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), digits(text))
-    return [(float(match.group(1)), unit_minutes(match.group(2)) or 1) for match in ELAPSED.finditer(flat)
-            if not ago or re.match(r"\s+ago\b", flat[match.end():], re.IGNORECASE)
-            and not BOUND.search(flat[:match.start()])]  # "more than 24 hours ago" is a bound, not a time
-
-
-APART_SAID = re.compile(r"\s+(after|before|earlier|later)\b", re.IGNORECASE)
+    return [(float(match.group(1)), unit_minutes(match.group(2)) or 1)
+            for match, _ in _lengths(text, AGO if ago else None)]
 
 
 def elapsed_apart(text: str) -> list[tuple[float, int, str]]:
     """Each length said between two moments ("twelve minutes after CHG… started", "ten minutes earlier"):
     (number, minutes per unit, the word relating them); bounds ("within 2 hours after") are not lengths."""
-    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), digits(text))
     return [(float(match.group(1)), unit_minutes(match.group(2)) or 1, apart.group(1).lower())
-            for match in ELAPSED.finditer(flat) if (apart := APART_SAID.match(flat, match.end()))
-            and not BOUND.search(flat[:match.start()])]
+            for match, apart in _lengths(text, APART_SAID) if apart]
 
 
 def moments_of(row: dict[str, Any]) -> list[datetime]:
@@ -345,10 +352,15 @@ class EvidenceIndex:
         """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a moment of the
         evidence at a clock time the sentence says and another one that far from it, as people round it (within
         one unit)."""
-        moments = {moment for row in self.records for part in (row, *parts_of(row)) for moment in moments_of(part)}
-        said = [moment for moment in moments if f"{moment:%H:%M}" in set(clocks)]
+        wanted = set(clocks)
+        said = [moment for moment in self.all_moments if f"{moment:%H:%M}" in wanted]
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < 1
-                   for first in said for second in moments)
+                   for first in said for second in self.all_moments)
+
+    @cached_property
+    def all_moments(self) -> frozenset[datetime]:
+        """Every moment of the records and of what is nested in them (a run's activities)."""
+        return frozenset(moment for row in self.records for part in (row, *parts_of(row)) for moment in moments_of(part))
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
         """A count must be a count of evidence rows; any other quantity may also be a value in a row,

@@ -217,10 +217,10 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                  "a length of time the data does not show")
                for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
-    names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}
-    checks += [GroundingCheck.of("number", f"{number:g} {names.get(unit, 'minutes')} {relation}",
+    names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}  # the units ELAPSED reads
+    checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
                                  index.vouches_for_apart(number, unit, clocks),
-                                 f"no moment of the evidence is {number:g} {names.get(unit, 'minutes')} from "
+                                 f"no moment of the evidence is {number:g} {names[unit]} from "
                                  f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
                for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
                for number, unit, relation in elapsed_apart(sentence)]
@@ -230,7 +230,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                    for number, unit in elapsed_said(text, ago=True)]
     listed = _enumerated_counts(digits(text))
     others = {float(match.group(1) or match.group(2)) for match in OTHER_COUNT.finditer(digits(text))}
-    named = sum(1 for item in index.items for row in item.rows if (key := identity(row)) and key.lower() in text.lower())
+    named = sum(1 for item in index.items for row in item.rows  # only "the other N" needs it
+                if (key := identity(row)) and key.lower() in text.lower()) if others else 0
     # a sentence telling a record's own words again ("failed … on its last two runs"): the record's numbers
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):

@@ -407,11 +407,17 @@ DETAIL_NOUN = re.compile(r"\s+(?!(?:found|matched|match|matches|results?|records
 matched", "no results"."""
 
 
+def _names_a_record(text: str, *, everyday: bool = False) -> bool:
+    """A kind of record, a value, an id or a number in ``text``; with ``everyday``, record words that are also
+    everyday words (GENERIC) do not count."""
+    return bool(_family(GENERIC.sub(" ", text.lower()) if everyday else text.lower()) or _stated(text)
+                or identifiers_in(text) or re.search(r"\d", text))
+
+
 def _names_nothing(clause: str) -> bool:
     """"Nothing points to it", "nothing suggests that": a judgement naming no record kind, value, id or number —
     an inference from what was shown, not a search that came back empty ("none found" is one)."""
-    return (JUDGEMENT.search(clause) is not None and not _family(clause.lower()) and not _stated(clause)
-            and not identifiers_in(clause) and not re.search(r"\d", clause))
+    return JUDGEMENT.search(clause) is not None and not _names_a_record(clause)
 
 
 def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
@@ -424,8 +430,7 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
     named = re.findall(r"[a-z]+", clause[negation.end():].lower())[:3]
     fields = {field.replace("_", " ") for row in index.records for field in row if len(field) > 3}
     return not any(f"{' '.join(named)} ".startswith(f"{field} ") for field in fields) and not any(
-        _family(GENERIC.sub(" ", text.lower())) or _stated(text) or identifiers_in(text) or re.search(r"\d", text)
-        for text in (clause, sentence))
+        _names_a_record(text, everyday=True) for text in (clause, sentence))
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
