@@ -18,7 +18,7 @@ from opsagent.contracts.requests import MessageData
 from opsagent.intake.asks import find_asks
 from opsagent.intake.candidates import CandidateFinder, ClarifyCandidates
 from opsagent.intake.catalog_filters import catalog_filters
-from opsagent.intake.entities import TICKET, find_entities, normalised_ticket
+from opsagent.intake.entities import find_entities
 from opsagent.intake.filters import find_filters
 from opsagent.intake.followups import resolve_references, rewrite_follow_up
 from opsagent.intake.intent import find_action, read_intent, unplaced_words
@@ -26,6 +26,7 @@ from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
 from opsagent.intake.record_windows import find_record_windows
 from opsagent.intake.times import find_times
+from opsagent.tools.identifiers import TYPED_TICKET, normalised_ticket
 from opsagent.tools.timewindow import parse_moment
 
 OUTSIDE = Span(start=0, end=0)
@@ -64,7 +65,7 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     follow_up = None if commands else rewrite_follow_up(question, history, now, inventory)
     text = follow_up[0] if follow_up else question
     text, references = resolve_references(text, history, now)
-    text = TICKET.sub(lambda match: normalised_ticket(match.group(1), match.group(2)), text)  # "CHG 30017"
+    text = TYPED_TICKET.sub(lambda match: normalised_ticket(match.group(1), match.group(2)), text)  # "CHG 30017"
     found = find_entities(text, inventory)
     text, notes = _corrected(text, found)
     entities = _marked_corrected(find_entities(text, inventory), found)

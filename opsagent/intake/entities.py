@@ -13,19 +13,17 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from opsagent.contracts.analysis import EntityKind, EntityMention, Span
 from opsagent.intake.inventory import InventorySnapshot
 from opsagent.intake.vocabulary import PLATFORMS, REGION_CODES, REGIONS, SERVICE_ALIASES
+from opsagent.tools.identifiers import NAME, RUN_ID, TICKET_PREFIXES, TYPED_TICKET, normalised_ticket
 
-TICKET = re.compile(r"\b(INC|CHG)[\s-]?(\d{5,10})\b", re.IGNORECASE)
-RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.IGNORECASE)
 WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*", re.IGNORECASE)
 CORRECT_AT = 0.88
 """A near miss this close to exactly one known name is corrected; closer than SUGGEST_AT is suggested."""
 SUGGEST_AT = 0.75
-TICKET_KINDS: dict[str, EntityKind] = {"INC": "incident", "CHG": "change"}
 
 
 def _mention(kind: EntityKind, value: str, match: re.Match[str], **fields: object) -> EntityMention:
@@ -33,15 +31,10 @@ def _mention(kind: EntityKind, value: str, match: re.Match[str], **fields: objec
                          **fields)
 
 
-def normalised_ticket(prefix: str, digits: str) -> str:
-    """"chg 30017" → CHG0030017: the prefix in capitals, seven digits."""
-    return f"{prefix.upper()}{digits[-7:].zfill(7)}"
-
-
 def tickets_and_runs(text: str) -> Iterator[EntityMention]:
-    for match in TICKET.finditer(text):
+    for match in TYPED_TICKET.finditer(text):
         number = normalised_ticket(match.group(1), match.group(2))
-        yield _mention(TICKET_KINDS[number[:3]], number, match, status="unverified")
+        yield _mention(cast(EntityKind, TICKET_PREFIXES[number[:3]]), number, match, status="unverified")
     for match in RUN_ID.finditer(text):
         yield _mention("run_id", match.group().lower(), match, status="unverified")
 

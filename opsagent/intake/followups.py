@@ -16,11 +16,12 @@ from datetime import datetime, timedelta
 
 from opsagent.contracts.analysis import EntityKind, EntityMention, FilterMention, FollowUp, ResolvedReference, TimeMention
 from opsagent.contracts.requests import MessageData
-from opsagent.intake.entities import NAME, RUN_ID, TICKET, WORD, find_entities
+from opsagent.intake.entities import WORD, find_entities
 from opsagent.intake.filters import find_filters
 from opsagent.intake.inventory import InventorySnapshot
 from opsagent.intake.record_windows import WINDOW_NOUN
 from opsagent.intake.times import find_times
+from opsagent.tools.identifiers import NAME, RUN_ID, TYPED_TICKET, normalised_ticket
 
 LEAD = re.compile(r"^\s*(?:(?:ok(?:ay)?|so|then)[,.]?\s+)?(?:and(?:\s+(?:for|what about|how about))?|what about|how about|"
                   r"same (?:for|with)|now (?:for|with)|also for|what if|only|just)\b[\s,]*", re.IGNORECASE)
@@ -65,7 +66,7 @@ def refs_of(turn: MessageData) -> list[str]:
     """The ids an answer listed, in order: kept with the stored turn, else read from its text."""
     if turn.refs:
         return list(turn.refs)
-    found = [(match.start(), f"{match.group(1).upper()}{match.group(2)[-7:].zfill(7)}") for match in TICKET.finditer(turn.content)]
+    found = [(match.start(), normalised_ticket(match.group(1), match.group(2))) for match in TYPED_TICKET.finditer(turn.content)]
     found += [(match.start(), match.group().lower()) for match in RUN_ID.finditer(turn.content)]
     masked = RUN_ID.sub(" ", turn.content)
     found += [(match.start(), match.group()) for match in NAME.finditer(masked) if match.group().lower().startswith("pl_")]

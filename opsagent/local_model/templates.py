@@ -13,22 +13,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
-from opsagent.intake.entities import RUN_ID, TICKET, TICKET_KINDS
 from opsagent.intake.vocabulary import STOPWORDS
 from opsagent.local_model.reading import ORDER, Reading, order_said
 from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.identifiers import RUN_ID, TICKET_PREFIXES, TYPED_TICKET
 from opsagent.tools.rendering import identity, plural, shorten
 from opsagent.tools.vocabularies import VOCABULARIES
 
 MAX_FACTS, MAX_IDS = 8, 20
 NOTES = (("description", "Description"), ("close_notes", "Close notes"), ("work_notes", "Work notes"))
 """A ticket's own words, as a look-up returns them."""
-IDS = re.compile(rf"{TICKET.pattern}|{RUN_ID.pattern}|\bpl_\w+", re.IGNORECASE)
+IDS = re.compile(rf"{TYPED_TICKET.pattern}|{RUN_ID.pattern}|\bpl_\w+", re.IGNORECASE)
 """Tickets, run ids and pipelines as the user wrote them: never repeated back unless a tool returned them."""
 
 def row_kind(row: Mapping[str, Any]) -> str:
     """incident, change, run_detail, run, pipeline_status, count, component, health_incident or record."""
-    if ticket := TICKET_KINDS.get(str(row.get("number", ""))[:3].upper()):
+    if ticket := TICKET_PREFIXES.get(str(row.get("number", ""))[:3].upper()):
         return ticket
     if "runs" in row and "pipeline_name" in row:
         return "pipeline_status"

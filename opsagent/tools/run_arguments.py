@@ -13,15 +13,12 @@ import uuid
 from datetime import datetime
 
 from opsagent.backends.base import AROUND_TOLERANCE, PipelineRun
-from opsagent.tools.catalog import RECORDS
+from opsagent.tools.identifiers import TICKET
 from opsagent.tools.rendering import ArgumentError, ToolCall, iso_minute, parse_point
 from opsagent.tools.timewindow import TimeWindow
 
 _FACTORY_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 """Data Factory names: letters, digits and hyphens, starting and ending with a letter or digit."""
-_RECORD_ID = re.compile(rf"\b(?:{'|'.join(kind.id_prefix for kind in RECORDS.values() if kind.id_prefix)})\d{{5,10}}\b",
-                        re.IGNORECASE)
-"""A ticket's id (the catalog's id prefixes), never part of a pipeline's name."""
 _HOURS = f"{AROUND_TOLERANCE.total_seconds() / 3600:g} h"
 
 
@@ -45,7 +42,7 @@ def pipeline_filters(pipeline_name: str | None, factory: str | None) -> tuple[st
     """Blank filters are no filters; a factory must look like a Data Factory name; a pipeline name is no ticket
     ("CHG… (firewall)": a model that confused them gets told, not an empty list that reads as "none failed")."""
     name = pipeline_name.strip() if pipeline_name and pipeline_name.strip() else None
-    if name and _RECORD_ID.search(name):
+    if name and TICKET.search(name):  # a ticket's id is never part of a pipeline's name
         raise ArgumentError(f"pipeline_name: {pipeline_name!r} names a ServiceNow record, not a pipeline; for the runs "
                             "in a change's window, look the change up and pass its window as time_window.")
     factory_name = factory.strip() if factory and factory.strip() else None

@@ -15,9 +15,9 @@ from typing import Any
 
 from opsagent.backends.base import ServiceNowBackend
 from opsagent.errors import BackendError, BackendNotFoundError
+from opsagent.tools.identifiers import LINKED_TICKET
 from opsagent.tools.rendering import iso_minute, shorten
 
-TICKET_NUMBER = re.compile(r"\b(?:INC|CHG|PRB)\d{7}\b")
 MAX_LINKS = 5
 """At most this many linked records are read for one look-up."""
 _KINDS = {"INC": "incident", "CHG": "change", "PRB": "problem"}
@@ -29,7 +29,7 @@ def linked_numbers(own: str, references: Mapping[str, str], texts: Mapping[str, 
     for field, number in references.items():
         found.setdefault(number.strip().upper(), []).append(field)
     for field, text in texts.items():
-        for number in TICKET_NUMBER.findall(text or ""):
+        for number in LINKED_TICKET.findall(text or ""):
             via = found.setdefault(number, [])
             if f"named in {field}" not in via:
                 via.append(f"named in {field}")

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.vocabulary import ACTIONS, AMBIGUOUS_VERBS
+from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 
 IRREGULAR = {"ran": "run", "reran": "rerun", "re-ran": "re-run", "set": "set", "made": "make", "wrote": "write",
@@ -42,7 +43,7 @@ ADVERB = r"(?:\s+(?i:just|already|now|also|gone ahead and|went ahead and|success
 OBJECTED = frozenset(word for phrases in ACTIONS.values() for phrase in phrases for word in [phrase.split()[0]]
                     if word in AMBIGUOUS_VERBS)
 """Verbs that are actions only with an object ("I've paged Leila", "I fixed it"; not "I set the window to …")."""
-OBJECT = re.compile(r"\s+(?:(?:INC|CHG)\d+|[A-Z][a-z]+|him|her|them|someone|everyone|it"
+OBJECT = re.compile(rf"\s+(?:{TICKET.pattern}|[A-Z][a-z]+|him|her|them|someone|everyone|it"
                     r"|(?i:an?|the|new)\s+(?:[\w-]+\s+){0,2}(?i:ticket|case|incident|request|bridge|rfc)"
                     r"(?!\s+(?i:query|queries|list|queue|page|view|search|details|history|data|report|table)\b))\b")
 """What an ambiguous verb acts on: a record, a person, a pronoun, or a kind of ticket ("opened a support case")."""

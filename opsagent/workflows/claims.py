@@ -20,8 +20,9 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
-from opsagent.workflows.evidence_index import RUN_ID, TICKET, identifiers_in
+from opsagent.workflows.evidence_index import identifiers_in
 
 SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
                       r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")

@@ -21,13 +21,9 @@ from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.identifiers import NAME, RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 
-TICKET = re.compile(r"\b(?:INC|CHG)\d{5,10}\b", re.IGNORECASE)
-RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.IGNORECASE)
-"""Snake or kebab names (``pl_ingest_sales``, ``vm-shir-01``); plain hyphenated words are left out
-unless they carry a digit or an underscore (see ``_is_identifier``)."""
 DATE_OR_TIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?Z?(?:\s?(?:am|pm))?\b"
     r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:half past|quarter past|quarter to)\s+(?:\d{1,2}|[a-z]+)\b"

@@ -31,6 +31,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
@@ -185,7 +186,7 @@ where the words after it ("… before …") read like a window."""
 
 
 ENUMERATED = re.compile(r"(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[a-z]+s\s*\(([^()]+)\)", re.IGNORECASE)
-LISTED_ITEM = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*UTC)?$|^(?:INC|CHG)\d+$|^pl_\w+$|^[0-9a-f]{8}-[0-9a-f-]{27}$",
+LISTED_ITEM = re.compile(rf"^(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*UTC)?$|^pl_\w+$|^(?:{TICKET.pattern}|{RUN_ID.pattern})$",
                          re.IGNORECASE)
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
+from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import HEALTH_STATUS
-from opsagent.workflows.claims import NEGATED_VALUE, TICKET, says
+from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)

@@ -18,6 +18,7 @@ from typing import Any
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
+from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
@@ -364,7 +365,7 @@ def _without_values(text: str) -> str:
 NOBODY = frozenset({"nobody", "no one", "noone"})
 ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
                        r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)"
-                       r"|\W*(?:has|holds|owns)\s+(?:(?:INC|CHG)\d+|it|them|this one|that one)\b", re.IGNORECASE)
+                       rf"|\W*(?:has|holds|owns)\s+(?:{TICKET.pattern}|it|them|this one|that one)\b", re.IGNORECASE)
 HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
 """Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 

@@ -16,15 +16,16 @@ from typing import Any
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
+from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
-from opsagent.workflows.evidence_index import RUN_ID, EvidenceIndex, digits, moments_of, parts_of, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 
 CLOCK = re.compile(rf"(?<!around )(?<!about ){CLOCK_TIME.pattern}(?!\s*(?:am|pm|a\.m|p\.m))", re.IGNORECASE)
 """A 24-hour clock time said exactly (a 12-hour one, or "around 02:45", is not checked to the minute)."""
 ORDINAL = re.compile(r"\b(?P<order>latest|newest|most recent|oldest|earliest)\b[^.;:]{0,40}?\b(?:is|was|:)\s+"
-                     r"(?P<key>(?:INC|CHG)\d{5,10})\b", re.IGNORECASE)
+                     rf"(?P<key>{TICKET.pattern})", re.IGNORECASE)
 LATEST = {"latest", "newest", "most recent"}
 LENGTH_AFTER = r"(?!\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|just\s+)?\d+(?:\.\d+)?\s*(?:min|mins|minutes?|h|hours?|s|seconds?)\b)"
 """"failed after 25 minutes": a length, not another event it is placed against."""
