@@ -155,6 +155,44 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
     return checks
 
 
+TIMES_BEFORE = re.compile(r"\b(?:failed|happened|seen (?:it|this|that)|occurred)\b[^.;]{0,30}?\bbefore\b[^.;]{0,12}?"
+                          r"(?<!\w)(?P<said>once|twice|\d+\s+times)\b|(?<!\w)(?P<said2>once|twice|\d+\s+times)\s+before\b",
+                          re.IGNORECASE)
+"""How many times a failure happened before ("it has happened before, but only once", "failed twice before")."""
+
+
+def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str | None,
+                       now: datetime | None) -> list[GroundingCheck]:
+    """"It failed like this twice before": as many failures as the history counts before its latest one, before
+    today, or in all (the ways people count "before")."""
+    checks = []
+    for unit in units:
+        match = TIMES_BEFORE.search(digits(unit))
+        for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else [])) if match else []:
+            groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
+                      if isinstance(group, dict)]
+            named = [group for group in groups if any(says(unit, str(group.get(field) or "-"))
+                                                      for field in ("error_code", "failed_activity"))]
+            # what "before" counts: the error the sentence names, else the latest run's ("like this"), else any
+            chosen = named or [group for group in groups if group.get("like_the_run") or not ALIKE.search(unit)]
+            counts: set[int] = set()
+            for kept in (chosen, [group for group in groups if group.get("like_the_run")]) if not named else (chosen,):
+                starts = sorted(moment for group in kept for start in group.get("starts") or []
+                                if (moment := iso_moment(start)))
+                today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
+                # before the latest, before today, or every one the history shows ("4 times in 14 days")
+                counts |= {len(starts) - 1, len(starts), sum(moment < today for moment in starts)} \
+                    if starts and today else set()
+            if not counts:
+                continue
+            said = (match.group("said") or match.group("said2")).lower()
+            count = {"once": 1, "twice": 2}.get(said) or int(said.split()[0])
+            checks.append(GroundingCheck.of("history", unit, count in counts,
+                                            f"{key}'s history shows {' or '.join(map(str, sorted(counts)))} such "
+                                            f"failures before, not {count}", "a count of past failures the history contradicts"))
+    return checks
+
+
 def _kind(name: str) -> str:
     keys = record_keys(name)
     return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"

@@ -48,6 +48,7 @@ from opsagent.workflows.claim_checks import (
     check_existential_claims,
     check_failed_activities,
     check_first_failures,
+    check_times_before,
     check_key_counts,
     check_named_counts,
     check_links,
@@ -92,6 +93,7 @@ from opsagent.workflows.negative_claims import (
 )
 from opsagent.workflows.time_claims import (
     check_clock_times,
+    check_last_failures,
     check_ordinals,
     check_since_times,
     evidence_clocks,
@@ -428,6 +430,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_assignees(resolved, index),
         *check_key_counts(units, index),
         *check_first_failures(units, index, only=about),
+        *check_times_before(sentences(text), index, only=about, now=now),
         *check_codes(units, index, only=about),
         *check_failed_activities(units, index),
         *check_named_counts(text, index),
@@ -454,7 +457,7 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now),
             *check_since_times(said, index, question=question, now=now), *check_ordinals(said, index.items),
-            *check_health_claims(said, index)]
+            *check_last_failures(said, index, question=question, now=now), *check_health_claims(said, index)]
 
 
 EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=[^\s*])|(?<=[^\s*])\*(?![\w*])")

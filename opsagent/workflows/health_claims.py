@@ -14,11 +14,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claims import NEGATED_VALUE, says
-from opsagent.workflows.evidence_index import EvidenceIndex
+from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
 PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
@@ -102,10 +103,95 @@ def _by_region(part: str) -> list[str]:
     return pieces if len(pieces) > 1 and all(REGION_CORE.search(piece) for piece in pieces) else [part]
 
 
+_REGION_WORDS = sorted({word: name for name, words in REGIONS.items() for word in (name.lower(), *words)}.items(),
+                       key=lambda pair: -len(pair[0]))
+REGION_SAID = re.compile(r"(?<![\w-])(" + "|".join(re.escape(word) for word, _ in _REGION_WORDS) + r")(?![\w-])",
+                         re.IGNORECASE)
+_REGION_OF = dict(_REGION_WORDS)
+
+
+def regions_in(text: str) -> set[str]:
+    """The regions a text names, by any of their words ("Ireland" is North Europe), longest first ("East US 2")."""
+    return {_REGION_OF[match.group(1).lower()] for match in REGION_SAID.finditer(text)}
+
+
+def check_regions(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """A region said beside a health report is one the report, its query or the question shows. A report over every
+    region that lists only what is not operational leaves every other region fine: then any region may be named."""
+    health = [item for item in index.items if (spec := tool_spec(item.tool)) and spec.platform and item.answered]
+    if not health or any(not item.arguments.get("region") and item.rows and all(
+            str(row.get("status")).lower() != "operational" for row in item.rows if row.get("kind") == "component")
+            for item in health):
+        return []
+    shown = regions_in(index.text) | {region for item in index.items for region in regions_in(str(item.query))}
+    return [GroundingCheck.of("identifier", sentence, False, f"{region} appears in no tool output",
+                              "a region no data showed")
+            for sentence in sentences for region in sorted(regions_in(sentence) - shown)]
+
+
+STAGES = ("investigating", "identified", "monitoring", "resolved")
+"""A status page incident's stages (Atlassian Statuspage, which Databricks and Snowflake use)."""
+_STAGE = "|".join(STAGES)
+STAGE_SAID = re.compile(rf"\b(?:in|at)\s+(?:the\s+)?(?P<a>{_STAGE})\b|\b(?P<b>{_STAGE})\s+(?:status|stage|phase|state)\b"
+                        rf"|\bstatus\s*(?:is|:)\s*(?P<c>{_STAGE})\b", re.IGNORECASE)
+"""A stage said as the incident's state ("it's still in identified status", "status: monitoring"), not a verb
+("Snowflake identified the cause")."""
+
+
+def check_incident_stages(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """The stage said of a platform's status incident is one its rows show (of the platform the sentence names)."""
+    incidents = [(tool_spec(item.tool), row) for item in index.items for row in item.rows if row.get("kind") == "incident"
+                 and isinstance(row.get("status"), str)]
+    checks = []
+    for sentence in sentences if incidents else ():
+        match = None if TICKET.search(sentence) else STAGE_SAID.search(sentence)
+        if match is None:
+            continue
+        said = (match.group("a") or match.group("b") or match.group("c")).lower()
+        named = [row for spec, row in incidents if spec and spec.platform and says(sentence, spec.platform)]
+        shown = {str(row["status"]).lower() for row in named or [row for _, row in incidents]}
+        checks.append(GroundingCheck.of("value", sentence, said in shown,
+                                        f"the status incident is {', '.join(sorted(shown))}, not {said}",
+                                        "an incident stage the data contradicts"))
+    return checks
+
+
+UNHEALTHY_COUNT = re.compile(r"(?<!of )(?<!'s )(?<![\w.:])(\d+)\s+(?:of\s+(?:the\s+|its\s+|our\s+|[\w-]+'s\s+)?(\d+)\s+)?(?:[\w-]+\s+){0,3}?"
+                             r"components?\b[^.;:]{0,40}?(?:\b(?:is|are)\s+not|\b(?:isn't|aren't)|\bnot)\s+"
+                             r"(?:fully\s+)?(?:operational|healthy)\b", re.IGNORECASE)
+"""A count of components not operational ("one of the 14 Azure components we track isn't operational")."""
+REPORTED = re.compile(r"\b(\d+) of (\d+) components not operational\b")
+
+
+def check_unhealthy_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """How many components are not operational, of how many, as the reports of the platforms said (or all) show."""
+    reports = [(spec.platform, item) for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
+               and item.answered and (any(row.get("kind") == "component" for row in item.rows)
+                                      or REPORTED.search(item.message))]
+    checks = []
+    for sentence in sentences if reports else ():
+        for match in UNHEALTHY_COUNT.finditer(digits(sentence)):
+            named = [item for platform, item in reports if says(sentence, platform)] or [item for _, item in reports]
+            shown = [(int(found.group(1)), int(found.group(2))) for item in named if (found := REPORTED.search(item.message))]
+            down = sum(row.get("kind") == "component" and str(row.get("status")).lower() != "operational"
+                       for item in named for row in item.rows)
+            said, of = int(match.group(1)), int(match.group(2)) if match.group(2) else None
+            totals = {sum(total for _, total in shown)} if len(shown) == len(named) else set()
+            ok = said == down and (of is None or not totals or of in totals)
+            checks.append(GroundingCheck.of("number", sentence, ok,
+                                            f"{down} components not operational" + (f" of {totals.pop()}" if totals else "")
+                                            + f", not {said}" + (f" of {of}" if of else ""),
+                                            "a count of components the health data contradicts"))
+    return checks
+
+
 def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    sentences = list(sentences)
+    stage_checks = [*check_incident_stages(sentences, index), *check_unhealthy_counts(sentences, index),
+                    *check_regions(sentences, index)]
     parts = [piece for sentence in sentences for part in PARTS.split(sentence) if part.strip()
              for piece in _by_region(part)]
-    platform_checks = check_platform_claims(parts, index)
+    platform_checks = [*stage_checks, *check_platform_claims(parts, index)]
     rows = _components(index)
     if not rows:
         return platform_checks

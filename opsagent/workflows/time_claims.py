@@ -273,3 +273,54 @@ def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> l
                 detail="" if not beyond else f"{beyond[0]} is {'later' if latest else 'earlier'} than {key}",
                 public="" if not beyond else "a \"latest\" or \"oldest\" the data contradicts"))
     return checks
+
+
+LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent|previous)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
+                          r"(?:was\s+)?(?:on\s+|at\s+)?", re.IGNORECASE)
+BEFORE_TODAY = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:today|this morning|tonight)\b", re.IGNORECASE)
+OTHER_BOUND = re.compile(r"\b(?:before|prior|earlier than|until|till)\b", re.IGNORECASE)
+
+
+def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
+                        now: datetime | None) -> list[GroundingCheck]:
+    """"pl_x last failed on 28 Dec at 04:01": that failure is the pipeline's latest in the evidence before now
+    (before today, when the sentence or the question says so) — a later failure the history shows contradicts it."""
+    checks = []
+    for sentence in sentences:
+        match = LAST_FAILURE.search(sentence)
+        day = DATE.search(sentence, match.end(), match.end() + 16) if match and now is not None else None
+        if match is None or day is None or now is None:
+            continue
+        bound = now.replace(hour=0, minute=0, second=0, microsecond=0) if BEFORE_TODAY.search(
+            f"{sentence} {question}") else now
+        if bound == now and (OTHER_BOUND.search(sentence) or OTHER_BOUND.search(question)):
+            continue  # "before that": a bound this check cannot place
+        clock = DAY_AT.match(sentence, day.end())
+        keys = [key for key in record_keys(sentence) if key.startswith("pl_")] or _failed_pipelines(index)
+        failures = sorted(_failures(index, keys[0])) if len(keys) == 1 else []
+        on_day = _on_day(day)
+        said = [moment for moment in failures if on_day(moment) and (
+            clock is None or _clock(moment) == f"{int(clock.group(1)):02d}:{clock.group(2)}")]
+        later = [moment for moment in failures if said and said[-1] < moment < bound]
+        if said:
+            checks.append(GroundingCheck.of("history", sentence, not later,
+                                            f"{keys[0]} failed later, at {later[-1]:%a %d %b %H:%M}" if later else "",
+                                            "a \"last failure\" the history contradicts"))
+    return checks
+
+
+def _failed_pipelines(index: EvidenceIndex) -> list[str]:
+    """The pipelines whose failures the evidence shows: the one a sentence naming none is about, when alone."""
+    names = {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}
+    return sorted(name for name in names if _failures(index, name))
+
+
+def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
+    """When ``pipeline`` failed, by every row the evidence shows of it: failed runs and a history's failure groups."""
+    found: set[datetime] = set()
+    for _, row in index.rows_for(pipeline):
+        for record in _nested(row):
+            starts = record.get("starts") if record.get("error_code") else [record.get("start")] \
+                if record.get("status") == "Failed" else []
+            found |= {moment for start in starts or [] if (moment := iso_moment(start))}
+    return found
