@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from opsagent.contracts.analysis import Span, TimeMention
 from opsagent.tools.timewindow import TimeWindow, resolve_time_window
@@ -18,10 +18,13 @@ _UNIT = r"(?:minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)"
 _CLOCK = r"(?:\d{1,2}:\d{2}(?:\s*(?:am|pm))?|\d{1,2}\s*(?:am|pm)|noon|midnight)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-_DATE = rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})"
+_DAY_NAME = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun),?\s+"
+"""A weekday written before its date ("Thu 9 Jan", "Thursday, Jan 9"): the date says the day."""
+_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|(?:{_DAY_NAME})?(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|"
+         rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}))")
 _DAY = (rf"(?:(?:yesterday|last) evening|last night|this (?:morning|afternoon|evening|weekend|week|month|year)|"
         rf"(?:the |next )?weekend|last (?:month|year)|(?:the )?new year(?:'?s)?(?: day)?|today|yesterday|"
-        rf"tomorrow|tonight|overnight|(?:last |this )?{_WEEKDAY}|{_DATE})")
+        rf"tomorrow|tonight|overnight|{_DATE}|(?:last |this )?{_WEEKDAY})")
 """Longer phrases first: the regex takes the first alternative that matches ("yesterday evening")."""
 _MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
 _ROLLING = (rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+"
@@ -58,20 +61,43 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
         if any(a <= match.start() < b for a, b in taken):
             continue
         words = "last weekend" if past and BARE_WEEKEND.match(match.group()) else match.group()
+        named = DAY_NAME_BEFORE_DATE.search(words)
+        words = DAY_NAME_BEFORE_DATE.sub("", words)  # "since Thu 9 Jan 05:20": the resolver reads the date
         found = _resolved(words, now)
         if found is None:
             continue  # words that look like time but name none ("at 99") are left to the planner
         window, skipped = found
+        window = _on_weekday(window, named.group(), now) if named else window
         start = match.start() + skipped
         yield TimeMention(text=match.group()[skipped:], span=Span(start=start, end=match.end()), start=window.start,
                           end=window.end, point=window.point, label=_label(window.start, window.end),
                           phrase=window.label)
 
 
+DAY_NAME_BEFORE_DATE = re.compile(rf"\b{_DAY_NAME}(?=\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b|{_MONTH}\s+\d)", re.IGNORECASE)
+
+
 PAST_TENSE = re.compile(r"\b(?:was|were|did|had|happened|opened|failed|broke|ran|went|raised|closed|resolved)\b",
                         re.IGNORECASE)
 BARE_WEEKEND = re.compile(r"^(?:(?:over|during|on|at|in)\s+)?the weekend$", re.IGNORECASE)
 """"incidents opened over the weekend": in the past tense the weekend is the one that ended."""
+
+
+def _on_weekday(window: TimeWindow, day_name: str, now: datetime) -> TimeWindow:
+    """"Monday 13 January" said on Fri 10 Jan: the 13th that is a Monday (next week), not last year's."""
+    weekday = [name[:2] for name in ("mo", "tu", "we", "th", "fr", "sa", "su")].index(day_name.strip()[:2].lower())
+    if window.start.weekday() == weekday or window.end - window.start > timedelta(days=2):
+        return window
+    for years in (1, -1):
+        try:
+            moved = [moment.replace(year=moment.year + years) if moment else None
+                     for moment in (window.start, window.end, window.point)]
+        except ValueError:  # 29 February
+            continue
+        if moved[0] and moved[0].weekday() == weekday and abs(moved[0] - now) < abs(window.start - now):
+            label = f"{moved[0]:%Y-%m-%dT%H:%MZ} to {moved[1]:%Y-%m-%dT%H:%MZ}"  # a phrase every tool reads
+            return window._replace(start=moved[0], end=moved[1], point=moved[2], label=label)
+    return window
 
 
 def _resolved(words: str, now: datetime) -> tuple[TimeWindow, int] | None:

@@ -32,6 +32,11 @@ def at(day_offset: int, hour: int, minute: int = 0) -> datetime:
     ("failed runs from 2025-01-09T22:00Z to 2025-01-10T01:00Z", "from 2025-01-09T22:00Z to 2025-01-10T01:00Z",
      at(-1, 22), at(0, 1)),
     ("has anything failed since new year?", "since new year", at(-(NOW.day - 1), 0), NOW),
+    # a weekday written before its date: one expression, the date's ("since Thu 9 Jan 05:20", not "9 Jan 05:20")
+    ("nothing logged since Thu 9 Jan 05:20?", "since Thu 9 Jan 05:20", at(-1, 5, 20), NOW),
+    ("what failed on Thursday, Jan 9?", "Thursday, Jan 9", at(-1, 0), at(0, 0)),
+    ("the thursday 9am run", "thursday 9am", at(-1, 8), at(-1, 10)),
+    ("is CHG planned for Monday 13 January?", "Monday 13 January", at(3, 0), at(4, 0)),  # the 13th that is a Monday
 ])
 def test_time_expressions_resolve_to_exact_windows(question: str, text: str, start: datetime, end: datetime) -> None:
     [found] = find_times(question, NOW)
