@@ -32,7 +32,8 @@ DATE_OR_TIME = re.compile(
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b",
     re.IGNORECASE,
 )
-NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])(?<!\w:)\d+(?:\.\d+)?(?!\.?\w)")
+"""A quantity; not a port ("crm.example.com:443") nor a part of a name or a decimal."""
 LABEL_NUMBER = re.compile(r"\b(?:p|sev|v|step|part|p0)\d+\b", re.IGNORECASE)
 """Numbers that are labels, not quantities: P2, sev1, v2, step 2 (as "step2"), part ids."""
 

@@ -43,6 +43,7 @@ class GroundingExecutor(Executor):
             body(draft.review), trail.results, attempt=regenerations + 1, thresholds=self.thresholds,
             can_regenerate=regenerations < MAX_REGENERATIONS, parts=trail.parts, question=trail.question,
             known_names=self.known_names(), analysis=trail.analysis, summary=draft.review.summary,
+            earlier="\n".join(turn.content for turn in trail.history),
         )
         trail = trail.extended(groundings=[report])
         await ctx.yield_output(grounding_checked(report))

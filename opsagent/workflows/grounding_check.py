@@ -57,6 +57,7 @@ from opsagent.workflows.claim_checks import (
     check_times,
     check_values,
 )
+from opsagent.workflows.derived_numbers import derived_numbers
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,
     WORD_NUMBERS,
@@ -187,8 +188,12 @@ TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:
 where the words after it ("… before …") read like a window."""
 
 
-ENUMERATED = re.compile(r"(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[a-z]+s\s*\(([^()]+)\)", re.IGNORECASE)
-LISTED_ITEM = re.compile(rf"^(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*UTC)?$|^pl_\w+$|^(?:{TICKET.pattern}|{RUN_ID.pattern})$",
+ENUMERATED = re.compile(r"(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[a-z]+s\s*\(([^()]+)\)"
+                        r"|(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+:\s+([^.;\n]+)", re.IGNORECASE)
+"""A count and its list: in parentheses ("two failures (03:21 and 07:20)"), or after a colon ("the five most recent:
+9 Jan 18:12, 6 Jan 06:10, …")."""
+LISTED_ITEM = re.compile(r"^(?:(?:[a-z]{3,9}\s+)?(?:\d{1,2}\s+[a-z]{3,9}|[a-z]{3,9}\s+\d{1,2})(?:,?\s+at)?\s+)?"
+                         rf"(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*UTC)?$|^pl_\w+$|^(?:{TICKET.pattern}|{RUN_ID.pattern})$",
                          re.IGNORECASE)
 
 
@@ -197,9 +202,10 @@ def _enumerated_counts(text: str) -> set[float]:
     07:20 UTC)"): the count is the list's length, and each item is checked on its own."""
     found = set()
     for match in ENUMERATED.finditer(text):
-        items = [item.strip() for item in re.split(r",|\band\b", match.group(2)) if item.strip()]
-        if int(match.group(1)) == len(items) and all(LISTED_ITEM.match(item) for item in items):
-            found.add(float(match.group(1)))
+        count, listed = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        items = [item.strip() for item in re.split(r",|\band\b", listed) if item.strip()]
+        if int(count) == len(items) and all(LISTED_ITEM.match(item) for item in items):
+            found.add(float(count))
     return found
 
 
@@ -239,8 +245,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
+    derived = derived_numbers(text)  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
-        if number in listed:
+        if number in listed or number in derived:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
         if noun is None and number not in others:
@@ -451,12 +458,13 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
     ]
 
 
-def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime | None) -> list[GroundingCheck]:
+def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime | None,
+                earlier: str = "") -> list[GroundingCheck]:
     """Clock times said of one record, "the latest / oldest is …" (``time_claims.py``) and components'
     statuses (``health_claims.py``)."""
     said = sentences(text)
-    return [*check_clock_times(said, index, question=question, now=now),
-            *check_since_times(said, index, question=question, now=now), *check_ordinals(said, index.items),
+    return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
+            *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
             *check_last_failures(said, index, question=question, now=now), *check_health_claims(said, index)]
 
 
@@ -473,12 +481,16 @@ def evaluate(
     known_names: Collection[str] = (),
     analysis: QuestionAnalysis | None = None,
     summary: str | None = None,
+    earlier: str = "",
 ) -> list[GroundingCheck]:
-    """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``."""
+    """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``;
+    ``earlier``, the conversation before the question, gave times and names the answer may say again ("half an
+    hour after the 00:10 failure" told in the turn before)."""
     text, summary = EMPHASIS.sub("", text), summary if summary is None else EMPHASIS.sub("", summary)
     # the question as intake read it names what the user meant ("the north europe factory": adf-prod-neu)
     asked = question if analysis is None or analysis.resolved_question == question else \
         f"{question}\n{analysis.resolved_question}"
+    asked = f"{asked}\n{earlier}" if earlier else asked
     index = EvidenceIndex.build(results, question=asked, now=analysis.now if analysis is not None else None)
     return [
         *check_identifiers(text, index, known_names),
@@ -493,7 +505,8 @@ def evaluate(
         *check_leads(text if summary is None else summary, analysis, index),
         *check_identified(text if summary is None else summary, analysis, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
-        *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None),
+        *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None,
+                     earlier=earlier),
     ]
 
 

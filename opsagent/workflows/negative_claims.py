@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
@@ -34,10 +34,13 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
-PARTIAL = re.compile(r"\b(\d+) of the \d+\b")
+PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
+"""A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
+CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
+"""Before a bare answer ("And no: the last update is …")."""
 NEGATED_TEXT = re.compile(r"\b(?:no|not|cannot|can't|couldn't|without|missing)\b|notfound", re.IGNORECASE)
 """A record's own words that negate something ("Cannot find the file …", "ErrorCode=UserErrorFileNotFound")."""
 
@@ -177,9 +180,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
-        zero = [row for item in relevant for row in item.rows if any(row.get(name) == 0 for name in fields)]
-        if fields and len(zero) == int(partial.group(1)):
-            return f"{len(zero)} rows of {relevant[0].tool} count none"
+        counting = [item for item in index.items if item.answered and fit(item)]  # any search that counts it
+        zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
+        if fields and len(zero) == int(partial.group(1) or partial.group(2)):
+            return f"{len(zero)} rows of {counting[0].tool} count none"
     said = (context or sentence).lower()
     if fields and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
             isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
@@ -218,6 +222,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
     since = _since(sentence, now)
+    if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
+        updates = [moment for row in index.records for field in UPDATE_FIELDS if (moment := iso_moment(row.get(field)))]
+        if updates and since[0] <= max(updates) < since[0] + timedelta(days=1):
+            return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
     covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
@@ -320,6 +328,11 @@ def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, boo
     return None
 
 
+NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|added|noted|changed|movement|progress)\b", re.IGNORECASE)
+"""A "none" about a record's own updates ("nothing has been logged on it since …")."""
+UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
+
+
 def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
     """The search's window holds every window asked (a search with no window, of a tool that has no default one,
     holds all its records)."""
@@ -364,7 +377,7 @@ def _without_values(text: str) -> str:
 
 NOBODY = frozenset({"nobody", "no one", "noone"})
 ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
-                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b)"
+                       r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b|on\b(?=\s*(?:[.,;:!?)]|$)))"
                        rf"|\W*(?:has|holds|owns)\s+(?:{TICKET.pattern}|it|them|this one|that one)\b", re.IGNORECASE)
 HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
 """Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
@@ -395,6 +408,9 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
 
 JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet)\s+)?(?:points?|suggests?|indicates?|"
                        r"links?|ties?|connects?|implies|hints?)\b", re.IGNORECASE)
+ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:to (?:do|fix|worry about|change)|"
+                      r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
+"""Advice ("no need for a new ticket", "nothing to fix in the notebook"), not a search's result."""
 
 
 GENERIC = re.compile(r"\b(?:status|state|fine|normal|green|okay|ok|slow|unknown|region|platform)\b")
@@ -445,7 +461,8 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
         for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
             if _names_nothing(clause) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
-                    clause.lower().strip(" .!—-") in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause):
+                    CONJUNCTION.sub("", clause.lower().strip(" .!—-")) in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause) \
+                    or ADVISING.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
                                   read_rows=read_rows, answer=text, now=now)

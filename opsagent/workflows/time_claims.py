@@ -21,6 +21,7 @@ from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
+from opsagent.workflows.negative_claims import NO_UPDATE, UPDATE_FIELDS
 
 CLOCK = re.compile(rf"(?<!around )(?<!about ){CLOCK_TIME.pattern}(?!\s*(?:am|pm|a\.m|p\.m))", re.IGNORECASE)
 """A 24-hour clock time said exactly (a 12-hour one, or "around 02:45", is not checked to the minute)."""
@@ -69,10 +70,12 @@ ADVICE = re.compile(r"\b(?:if|worth|could|should|might|consider|try|check again|
 
 
 def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
-                      now: datetime | None) -> list[GroundingCheck]:
-    """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's)."""
+                      now: datetime | None, earlier: str = "") -> list[GroundingCheck]:
+    """Each clock time said of one record is one of its own moments (or now, the question's, a searched window's);
+    one said of no one record may also be a time the conversation gave before (``earlier``) — never a record's."""
     checks = []
     given = _given_clocks(index, question, now)
+    told = given | said_clocks(earlier)
     anywhere: set[str] | None = None
     for sentence in sentences:
         said = said_clocks(sentence) - counted_bounds(sentence, index, now)
@@ -94,7 +97,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
             continue
         if said:  # about no one record (or placing events): still a time some row or search shows
             anywhere = evidence_clocks(index.items) if anywhere is None else anywhere
-            for clock in sorted(said - anywhere - given):
+            for clock in sorted(said - anywhere - told):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"{clock} is not a time any row or search shows",
                                              public="a time the data does not show"))
@@ -187,7 +190,9 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         for match in SINCE.finditer(sentence):
             clock = f"{int(match.group(1)):02d}:{match.group(2)}"
             begun = _starting_clocks(index) if begun is None else begun
-            if clock not in begun | given | counted_bounds(sentence, index, now):
+            # "nothing logged on it since 05:20": a record's last update bounds a "none" about its updates
+            updated = _update_clocks(index) if NO_UPDATE.search(sentence) and NONE_SAID.search(sentence) else set()
+            if clock not in begun | given | updated | counted_bounds(sentence, index, now):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"nothing in the data began at {clock} (began: "
                                                     f"{', '.join(sorted(begun)) or 'none shown'})",
@@ -223,6 +228,13 @@ def _starting_clocks(index: EvidenceIndex) -> set[str]:
     return {_clock(moment) for moment in moments if moment is not None} | {
         clock for item in index.items for found in re.finditer(r"since (\S+)", item.message)
         for clock in said_clocks(found.group(1))}
+
+
+NONE_SAID = re.compile(r"\b(?:nothing|no|none|not)\b|n't\b", re.IGNORECASE)
+
+
+def _update_clocks(index: EvidenceIndex) -> set[str]:
+    return {_clock(moment) for row in index.records for field in UPDATE_FIELDS if (moment := iso_moment(row.get(field)))}
 
 
 def _clocks(rows: Iterable[dict[str, Any]]) -> set[str]:

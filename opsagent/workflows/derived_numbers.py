@@ -1,0 +1,59 @@
+"""Numbers an answer works out from its own numbers: "9 of 49 runs = 18.4%", "280 runs (82% of the total)",
+"217 more runs (about 4.4x as many)", "roughly 27 points below".
+
+A percentage is a share of a count of records ("49 runs") by another number the same sentence (or the one
+before it) says; a ratio ("4.4x", "five
+times") or a difference ("217 more", "27 points below") is one between two numbers the answer says. Each
+operand is a number of the answer, which the number checks judge on its own: a wrong operand is caught there,
+and a derived number no pair of them gives stays unbacked. Only numbers written with such a marker are read.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import permutations
+
+from opsagent.workflows.claims import sentences
+from opsagent.workflows.evidence_index import counted_nouns_in, digits, numbers_in
+
+WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "components", "failures", "rows",
+                    "records", "items"})
+"""What a percentage is a share of: a count of records ("280 runs"), not of a status ("249 succeeded")."""
+PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
+RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?=\s+(?:as\s+|the\s+|more|higher|lower|longer|slower|faster|"
+                   r"[a-z]+'s\b|that\s+of))", re.IGNORECASE)
+DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(?:percentage\s+)?points?\s+)?(?:more|fewer|less|higher|lower|"
+                        r"below|above)\b", re.IGNORECASE)
+
+
+def _close(value: float, said: str) -> bool:
+    """``value`` rounds to ``said`` at the precision it was written with (a whole number: to the nearest one)."""
+    places = len(said.split(".")[1]) if "." in said else 0
+    return abs(value - float(said)) <= 0.5 * 10 ** -places + 1e-9
+
+
+def derived_numbers(text: str) -> set[float]:
+    """The percentages, ratios and differences ``text`` says that its own numbers give."""
+    text = digits(text)
+    said = sentences(text)
+    everything = set(numbers_in(text))
+    found: set[float] = set()
+    for index, sentence in enumerate(said):
+        nearby = " ".join(said[max(0, index - 1):index + 1])
+        near = set(numbers_in(nearby))
+        wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES}
+        for match in PERCENT.finditer(sentence):
+            parts = near - {float(match.group(1))}
+            if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
+                   for part in parts for whole in wholes if 0 <= part < whole):
+                found.add(float(match.group(1)))
+        for match in RATIO.finditer(sentence):
+            operands = everything - {float(match.group(1))}
+            if any(_close(first / second, match.group(1)) for first, second in permutations(operands, 2) if second > 0):
+                found.add(float(match.group(1)))
+        for match in DIFFERENCE.finditer(sentence):
+            operands = everything - {float(match.group(1))}
+            if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
+                   if first > second):
+                found.add(float(match.group(1)))
+    return found

@@ -1,0 +1,125 @@
+"""Shapes an eleventh blind set of answers (dev10) showed the checks misread, most of them true answers blocked:
+numbers an answer works out from its own ("9 of 49 runs = 18.4%", "217 more runs"), "the other 7 had no
+failures", "nothing logged on it since <its last update>", advice ("no need for a new ticket"), "the only one
+nobody is on", a count followed by its list after a colon, a port that is no count, and a time an earlier turn
+gave. Evidence comes from the real tools on the demo data; each oracle is computed from its rows."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from opsagent.intake.analyzer import analyse_question
+from opsagent.contracts.messages import MessageData
+from opsagent.workflows.grounding_check import evaluate
+from tests.workflows.test_claim_kinds import NOW, evidence
+from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, rows_of
+
+
+def _moment(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def test_a_share_worked_out_from_the_answers_own_counts_is_backed() -> None:
+    results = evidence("query_pipeline_status", time_window="last 24 hours")
+    rows = rows_of(results)
+    runs, failures = sum(row["runs"] for row in rows), sum(row["failed"] for row in rows)
+    share = 100 * failures / runs
+    assert round(share, 1) not in {row.get("success_rate_pct") for row in rows}  # the oracle: no row says it
+    said = f"Failure rate: {failures} of {runs} runs = {{:.1f}}%."
+    question = "whats the failure rate over the last 24h?"
+    assert not failed(question, said.format(share), results, "number")
+    assert failed(question, said.format(share + 1), results, "number")
+    # a share of a status ("249 succeeded") is no share of the runs: only a count of records is a whole
+    [busiest] = sorted(rows, key=lambda row: -row["runs"])[:1]
+    wrong = 100 * busiest["failed"] / busiest["succeeded"]
+    if abs(wrong - 100 * busiest["failed"] / busiest["runs"]) > 0.1:
+        assert failed(question, f"{busiest['pipeline_name']}: {busiest['runs']} runs — {busiest['succeeded']} "
+                      f"succeeded, {busiest['failed']} failed. Failure rate {wrong:.1f}%.", results, "number")
+
+
+def test_a_difference_and_a_ratio_of_the_answers_own_numbers_are_backed() -> None:
+    results = evidence("query_pipeline_status", time_window="last 7 days")
+    rows = rows_of(results)
+    first, second = sorted(rows, key=lambda row: -row["runs"])[:2]
+    if first["runs"] == second["runs"]:
+        return  # nothing to compare (the demo data has a busiest pipeline)
+    more = first["runs"] - second["runs"]
+    said = (f"{first['pipeline_name']} ran {first['runs']} runs and {second['pipeline_name']} {second['runs']}, "
+            f"so the first ran {{}} more runs.")
+    question = "which pipelines ran most this week?"
+    assert not failed(question, said.format(more), results, "number")
+    assert failed(question, said.format(more + 7), results, "number")
+
+
+def test_the_other_n_with_none_are_the_rows_counting_none() -> None:
+    results = evidence("query_pipeline_status", time_window="last 7 days")
+    rows = rows_of(results)
+    clean = sum(row["failed"] == 0 for row in rows)
+    assert 0 < clean < len(rows)  # the oracle: some pipelines failed, some did not
+    question = "how many pipelines had at least one failure in the last 7 days?"
+    text = f"{len(rows) - clean} of the {len(rows)} pipelines had at least one failed run. The other {{}} had no failures."
+    assert not failed(question, text.format(clean), results, "negative_claim")
+    assert failed(question, text.format(clean + 1), results, "negative_claim")
+
+
+def test_nothing_logged_since_a_records_last_update() -> None:
+    results = evidence("get_incident", number="INC0010042")
+    [row] = rows_of(results)
+    updated = _moment(row["updated_at"])
+    question = "any movement on INC0010042?"
+    said = "Nothing has been logged on it since {}, so I'd ask the assignee for the carrier's status."
+    assert not failed(question, said.format(f"{updated:%a %-d %b} {updated:%H:%M}"), results)
+    # a day after the last update is no bound the record shows
+    assert failed(question, said.format(f"{updated:%a %-d %b} {updated.hour - 1:02d}:{updated:%M}"), results)
+
+
+def test_advice_and_a_bare_answer_are_no_search_results() -> None:
+    results = evidence("list_incidents", text="pl_copy_crm_accounts")
+    [row] = rows_of(results)
+    question = "is there a ticket for pl_copy_crm_accounts already?"
+    assert not failed(question, f"Yes — {row['number']}. No need for a new ticket; add anything new to that one.",
+                      results, "negative_claim")
+    assert not failed(question, f"And no: {row['number']} is the one to use.", results, "negative_claim")
+
+
+def test_the_only_one_nobody_is_on_is_an_assignee_value() -> None:
+    results = evidence("list_incidents", assignment_group="Database Administration")
+    unowned = [row for row in rows_of(results) if not row.get("assigned_to")]
+    assert len(unowned) == 1  # the oracle: one ticket without an assignee
+    assert not failed("anything unowned for the DBAs?", f"Yes — {unowned[0]['number']}; it's the only one nobody is on.",
+                      results, "negative_claim")
+
+
+def test_a_count_followed_by_its_list_after_a_colon() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_copy_crm_accounts")
+    [history] = rows_of(results)
+    starts = sorted((_moment(start) for group in history["failure_groups"] for start in group["starts"]), reverse=True)
+    assert len(starts) >= 4
+    listed = ", ".join(f"{moment.day} {moment:%b %H:%M}" for moment in starts[:3])
+    question = "has the crm copy failed like this before?"
+    assert not failed(question, f"The three most recent: {listed}.", results, "number")
+
+
+def test_a_port_is_no_count() -> None:
+    results = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts", time_window="last 24 hours")
+    assert "443" in str(rows_of(results))  # the oracle: the error names the port
+    assert not failed("why did the crm copy fail?", "The run failed: connection to crm.example.com:443 failed from "
+                      "vm-shir-01.", results, "number")
+
+
+def test_a_time_an_earlier_turn_gave_may_be_said_again_but_not_as_a_records_own() -> None:
+    history = [MessageData(role="user", content="why did pl_copy_crm_accounts fail overnight?"),
+               MessageData(role="assistant", content="It failed at 00:10 UTC: it couldn't connect from vm-shir-01.")]
+    results = evidence("list_incidents", text="pl_copy_crm_accounts")
+    [row] = rows_of(results)
+    opened = _moment(row["opened_at"])
+    question = "is there a ticket for that already?"
+    analysis = analyse_question(question, history, now=NOW, inventory=INVENTORY)
+    earlier = "\n".join(turn.content for turn in history)
+
+    def fails(text: str) -> bool:
+        return any(not check.passed and check.kind == "placement" for check in
+                   evaluate(text, results, analysis=analysis, question=question, earlier=earlier))
+
+    assert not fails(f"Yes — {row['number']}, opened today at {opened:%H:%M} UTC, half an hour after the 00:10 failure.")
+    assert fails(f"Yes — {row['number']}, opened today at 00:10 UTC.")
