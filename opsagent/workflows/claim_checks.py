@@ -772,6 +772,26 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     return checks
 
 
+FAILED_PIPELINES = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:of\s+(?:the\s+|its\s+)?\d+\s+|(?:distinct|different)\s+)?"
+                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
+                              r"a\s+|any\s+|1 or more\s+)?(?:failed runs?|failures?|failure)\b)", re.IGNORECASE)
+"""How many pipelines failed ("8 of the 15 pipelines had at least one failed run", "seven pipelines failed")."""
+
+
+def check_failed_pipeline_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """As many pipelines as a search shows failing: rows counting a failure, or the distinct pipelines of failed runs."""
+    shown = set()
+    for item in (item for item in index.items if item.answered and item.rows and item.total == len(item.rows)):
+        if all("failed" in row and "pipeline_name" in row for row in item.rows):
+            shown.add(sum(bool(row["failed"]) for row in item.rows))
+        elif all(row.get("status") == "Failed" and row.get("pipeline_name") for row in item.rows):
+            shown.add(len({row["pipeline_name"] for row in item.rows}))
+    return [GroundingCheck.of("number", match.group(), int(match.group("number")) in shown,
+                              f"the searches show {' or '.join(map(str, sorted(shown)))} pipelines failing",
+                              "a count of failed pipelines the data contradicts")
+            for sentence in sentences if shown for match in FAILED_PIPELINES.finditer(digits(sentence))]
+
+
 EXISTENTIAL = re.compile(r"\bthere(?:'s| is| was)\s+(?:an?|one|at least one)\s+(?P<words>(?:[\w-]+\s+){1,3}?)"
                          r"(?P<noun>incident|ticket|change request|change|pipeline run|run|failure)\b", re.IGNORECASE)
 """One record with the values said ("there is an approved emergency change", "there was a cancelled run")."""
@@ -802,6 +822,33 @@ AGE_DENIED = re.compile(r"\b(?:no|none|not|never|nobody|nothing|neither)\b|n't\b
 def _clause_of(sentence: str, at: int) -> str:
     return next((clause for clause in read_clauses(sentence) if sentence.find(clause) <= at < sentence.find(clause)
                  + len(clause)), sentence)
+
+
+OPEN_FOR = re.compile(r"\b(?:been\s+)?(?:open|sitting(?:\s+there)?|around)\s+(?:for\s+)?(?P<bound>about\s+|around\s+|roughly\s+|"
+                      r"nearly\s+|almost\s+|just\s+over\s+|just\s+under\s+|over\s+|under\s+|more than\s+|less than\s+)?"
+                      r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>hours?|days?|weeks?)\b", re.IGNORECASE)
+"""How long a ticket has been open ("it's been open about two days", "sitting there for over a week")."""
+
+
+def check_open_for(sentences: Iterable[str], index: EvidenceIndex, now: datetime | None) -> list[GroundingCheck]:
+    """The age said of the one ticket a sentence is about (or the one looked up) is its age from its opening."""
+    checks = []
+    for sentence in sentences if now is not None else ():
+        for match in OPEN_FOR.finditer(digits(sentence)):
+            keys = [key for key in record_keys(sentence) if key[:3] in ("inc", "chg")]
+            key = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
+            opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))] \
+                if key else []
+            if not opened:
+                continue
+            unit = {"h": 60, "d": 1440, "w": 10080}[match.group("unit")[0].lower()]
+            age, said = (now - opened[0]).total_seconds() / 60 / unit, float(match.group("number"))
+            bound = " ".join((match.group("bound") or "").split())
+            ok = age > said if bound.endswith(("over", "more than")) else age < said if bound.endswith(
+                ("under", "less than")) else abs(age - said) < 1  # "about two days": as people round
+            checks.append(GroundingCheck.of("value", sentence, ok, f"{key} was opened {opened[0]:%Y-%m-%d %H:%M}, "
+                                            f"{age:.1f} {match.group('unit')} ago", "an age the data contradicts"))
+    return checks
 
 
 def check_ages(units: Iterable[str], index: EvidenceIndex, now: datetime | None) -> list[GroundingCheck]:

@@ -47,7 +47,9 @@ from opsagent.workflows.claim_checks import (
     check_comparisons,
     check_existential_claims,
     check_failed_activities,
+    check_failed_pipeline_counts,
     check_first_failures,
+    check_open_for,
     check_times_before,
     check_key_counts,
     check_named_counts,
@@ -69,6 +71,7 @@ from opsagent.workflows.evidence_index import (
     elapsed_apart,
     elapsed_said,
     identifiers_in,
+    parts_of,
     records_counted,
 )
 from opsagent.workflows.fitting import (
@@ -95,6 +98,7 @@ from opsagent.workflows.negative_claims import (
 from opsagent.workflows.time_claims import (
     check_clock_times,
     check_last_failures,
+    check_weekdays,
     check_ordinals,
     check_since_times,
     evidence_clocks,
@@ -188,6 +192,24 @@ TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:
 where the words after it ("… before …") read like a window."""
 
 
+THE_RUN = re.compile(r"^\W*(?:it|the run|this run|that run|the latest run|its latest run)\b", re.IGNORECASE)
+
+
+def _run_lengths(sentence: str, index: EvidenceIndex) -> list[float]:
+    """How long the one run a sentence is about took ("It ran for 62 minutes" after a run's look-up): the run it
+    names, or the only run looked up when it opens with "it" or "the run"; none for an activity's length."""
+    keys = [key for key in read.record_keys(sentence) if RUN_ID.fullmatch(key)]
+    named = [row for key in keys[:1] for _, row in index.rows_for(key)]
+    looked_up = [row for item in index.items if (spec := tool_spec(item.tool)) and spec.is_lookup and spec.record == "run"
+                 for row in item.rows]
+    rows = named if len(keys) == 1 else looked_up if not keys and THE_RUN.match(sentence) and len(looked_up) == 1 else []
+    activities = {str(part.get("activity_name") or part.get("name") or "").lower() for row in rows
+                  for part in parts_of(row)} - {""}
+    if any(name in sentence.lower() for name in activities):
+        return []  # "Lookup_Config took 31 minutes": an activity's own length
+    return [float(row["duration_min"]) for row in rows if isinstance(row.get("duration_min"), (int, float))]
+
+
 ENUMERATED = re.compile(r"(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[a-z]+s\s*\(([^()]+)\)"
                         r"|(?<![\w.:-])(\d+)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+:\s+([^.;\n]+)", re.IGNORECASE)
 """A count and its list: in parentheses ("two failures (03:21 and 07:20)"), or after a colon ("the five most recent:
@@ -215,12 +237,16 @@ OTHER_COUNT = re.compile(r"\b(?:other|remaining)\s+(\d+)\b|\b(\d+)\s+(?:other|mo
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
-    for match in TOOK.finditer(digits(text)):
-        number, unit = float(match.group(1)), unit_minutes(match.group(2)) or 1
-        checks.append(GroundingCheck.of("number", match.group(), index.vouches_for_elapsed(number, unit)
-                                        or index.vouches_for_number(number),
-                                        f"nothing in the evidence lasted {match.group(1)} {match.group(2)}",
-                                        "a length of time the data does not show"))
+    for sentence in sentences(digits(text)):
+        own = _run_lengths(sentence, index)
+        for match in TOOK.finditer(sentence):
+            number, unit = float(match.group(1)), unit_minutes(match.group(2)) or 1
+            ok = any(abs(length / unit - number) < 1 for length in own) if own else \
+                index.vouches_for_elapsed(number, unit) or index.vouches_for_number(number)
+            checks.append(GroundingCheck.of("number", match.group(), ok,
+                                            f"nothing in the evidence lasted {match.group(1)} {match.group(2)}"
+                                            + (f" (the run took {', '.join(f'{length:g}' for length in own)} min)"
+                                               if own else ""), "a length of time the data does not show"))
     checks += [GroundingCheck.of("number", said, index.vouches_for_elapsed(minutes / unit, unit)
                                  or index.vouches_for_number(minutes), f"nothing in the evidence lasted {said}",
                                  "a length of time the data does not show")
@@ -363,12 +389,12 @@ def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str], see
 def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> RowsRead:
     """The rows of a search that meet what the question asked and the search did not apply, read from the rows
     themselves (each row's group, assignee, opening time); ``None`` when the search fits, or some of what it did
-    not apply no row can say, or some rows were not shown."""
+    not apply no row can say, or some rows were not shown, or the claim (``said``) does not name a name read."""
     if analysis is None:
-        return lambda item: None
+        return lambda item, said: None
     scope = _scoper(analysis)
 
-    def read(item: ToolEvidence) -> list[dict[str, Any]] | None:
+    def read(item: ToolEvidence, said: str) -> list[dict[str, Any]] | None:
         spec = tool_spec(item.tool)
         if spec is None or spec.is_lookup or not item.answered or item.total > len(item.rows) \
                 or not text_names_something(item, known_names, analysis):
@@ -376,6 +402,10 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
         unread = unapplied_mentions(scope(spec.record), [item])
         if not unread or not all(read_from_rows(qualifier, mention, item, analysis.now) for qualifier, mention in unread):
             return None
+        lowered = said.lower()
+        if any(qualifier.kind == "name" and not any(name and name in lowered for name in (
+                qualifier.text.lower(), str(getattr(mention, "value", "")).lower())) for qualifier, mention in unread):
+            return None  # "nothing is running" is wider than the runs of the pipeline the question also named
         return [row for row in item.rows if all(row_meets(qualifier, mention, row, spec.record, analysis.now)
                                                 for qualifier, mention in unread)]
 
@@ -444,7 +474,9 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_times(units, index, now),
         *check_causes([*units, *(sentence for sentence in sentences(text) if ":" in sentence)], index, only=about),
         *check_ages(sentences(text), index, now),
+        *check_open_for(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
+        *check_failed_pipeline_counts(sentences(text), index),
         *check_spread(sentences(text), index),
         *check_links((claim for clause in clauses for claim in read.respective_links(clause, known_names) or [
             claim for item in read.items(clause) if not any(item in placing for placing in placed)
@@ -465,7 +497,8 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
-            *check_last_failures(said, index, question=question, now=now), *check_health_claims(said, index)]
+            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now),
+            *check_health_claims(said, index)]
 
 
 EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=[^\s*])|(?<=[^\s*])\*(?![\w*])")

@@ -52,7 +52,7 @@ COMMON_WORDS = frozenset(
 )
 """Words too common to show that an answer covers a part."""
 Fit = Callable[[ToolEvidence], bool]
-RowsRead = Callable[[ToolEvidence], list[dict[str, Any]] | None]
+RowsRead = Callable[[ToolEvidence, str], list[dict[str, Any]] | None]
 
 
 def _record_words(record: str) -> set[str]:
@@ -198,7 +198,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         return f"every row of {complete[0].tool} is named in the answer"
     # a search that did not apply something asked, every row seen, none of them meeting it by its own fields
     read = [(item, kept) for item in index.items if read_rows and (not tools or item.tool in tools)
-            and (kept := read_rows(item)) is not None]
+            and (kept := read_rows(item, context or sentence)) is not None]
     if read and not any(kept for _, kept in read):
         return f"none of the rows of {read[0][0].tool} meets what was asked"
     # a search that fits but for its window, every row of it seen: wider than the window asked ("nothing in the

@@ -336,3 +336,28 @@ def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
                 if record.get("status") == "Failed" else []
             found |= {moment for start in starts or [] if (moment := iso_moment(start))}
     return found
+
+
+_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+WEEKDAY_DATE = re.compile(r"\b(?P<name>mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+"
+                          r"(?P<month>" + "|".join(MONTHS) + r")[a-z]*|(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+"
+                          r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?)\b", re.IGNORECASE)
+"""A date with its weekday ("Sunday 11 Jan", "Thu, Jan 9")."""
+
+
+def check_weekdays(sentences: Iterable[str], now: datetime | None) -> list[GroundingCheck]:
+    """The weekday said with a date is that date's (in the year nearest now): "Sunday 11 Jan" on a Saturday is wrong."""
+    checks = []
+    for match in (match for sentence in sentences for match in WEEKDAY_DATE.finditer(sentence)) if now else ():
+        month = MONTHS.index((match.group("month") or match.group("month2")).lower()[:3]) + 1
+        try:
+            dates = [now.replace(year=now.year + years, month=month, day=int(match.group("day") or match.group("day2")))
+                     for years in (-1, 0, 1)]
+        except ValueError:
+            continue  # no such day ("31 Feb"): a date the other checks judge
+        date = min(dates, key=lambda moment: abs(moment - now))
+        said = _NAMES.index(match.group("name").lower()[:3])
+        checks.append(GroundingCheck.of("placement", match.group(), date.weekday() == said,
+                                        f"{date:%d %b %Y} is a {date:%A}, not a {WEEKDAYS[said].capitalize()}day",
+                                        "a weekday that is not the date's"))
+    return checks

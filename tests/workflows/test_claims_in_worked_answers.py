@@ -123,3 +123,61 @@ def test_a_time_an_earlier_turn_gave_may_be_said_again_but_not_as_a_records_own(
 
     assert not fails(f"Yes — {row['number']}, opened today at {opened:%H:%M} UTC, half an hour after the 00:10 failure.")
     assert fails(f"Yes — {row['number']}, opened today at 00:10 UTC.")
+
+
+def test_how_many_pipelines_failed_is_what_the_searches_show_failing() -> None:
+    counts = evidence("query_pipeline_status", time_window="last 7 days")
+    failing = sum(row["failed"] > 0 for row in rows_of(counts))
+    question = "how many pipelines had at least one failure in the last 7 days?"
+    said = "{} of the {} pipelines had at least one failed run."
+    assert not failed(question, said.format(failing, len(rows_of(counts))), counts, "number")
+    assert failed(question, said.format(failing - 1, len(rows_of(counts))), counts, "number")
+    runs = evidence("list_failed_pipelines", time_window="last 24 hours")
+    distinct = len({row["pipeline_name"] for row in rows_of(runs)})
+    assert distinct < len(rows_of(runs))  # the oracle: more failed runs than pipelines
+    assert not failed("what failed?", f"{distinct} pipelines failed in the last 24 hours.", runs, "number")
+    assert failed("what failed?", f"{len(rows_of(runs))} pipelines failed in the last 24 hours.", runs, "number")
+
+
+def test_a_none_read_from_rows_by_a_name_holds_only_for_that_name() -> None:
+    results = evidence("list_pipeline_runs", status="active")
+    active = rows_of(results)
+    assert active and all(row["pipeline_name"] != "pl_ingest_sales" for row in active)  # the oracle
+    question = "anything running or queued in adf right now? want to kick off a manual pl_ingest_sales run"
+    assert failed(question, "Nothing is running or queued at the moment.", results, "negative_claim")
+    assert not failed(question, "No pl_ingest_sales run is running or queued at the moment.", results,
+                      "negative_claim")
+
+
+def test_a_weekday_said_with_a_date_is_that_dates() -> None:
+    results = evidence("get_change_request", number="CHG0030021")
+    [row] = rows_of(results)
+    start = _moment(row["start_date"])
+    other = start.replace(day=start.day + 1)
+    question = "when does CHG0030021 run?"
+    said = f"CHG0030021 runs {{}} {start.day} {start:%b}, {start:%H:%M} UTC."
+    assert not failed(question, said.format(f"{start:%A}"), results, "placement")
+    assert failed(question, said.format(f"{other:%A}"), results, "placement")
+
+
+def test_how_long_the_run_looked_up_took_is_its_own_length() -> None:
+    results = evidence("get_pipeline_run_details", pipeline_name="pl_load_finance_dwh")
+    [run] = rows_of(results)
+    first = run["activities"][0]
+    activity = (_moment(first["end"]) - _moment(first["start"])).total_seconds() / 60
+    assert abs(activity - run["duration_min"]) >= 2  # the oracle: an activity's length is not the run's
+    question = "how long did the finance dwh load run before it died?"
+    assert not failed(question, f"It ran for {run['duration_min']:g} minutes.", results, "number")
+    assert failed(question, f"It ran for {activity:g} minutes.", results, "number")
+    assert not failed(question, f"{first['activity_name']} took {activity:g} minutes.", results, "number")
+
+
+def test_how_long_a_ticket_has_been_open_is_its_age() -> None:
+    results = evidence("get_incident", number="INC0010031")
+    [row] = rows_of(results)
+    days = (NOW - _moment(row["opened_at"])).total_seconds() / 86400
+    question = "how long's INC0010031 been sitting there?"
+    assert not failed(question, f"It's been open about {round(days)} days.", results, "value")
+    assert not failed(question, f"It's been open just over {int(days)} days.", results, "value")
+    assert failed(question, f"It's been open about {round(days) - 2} days.", results, "value")
+    assert failed(question, f"It's been open for over {int(days) + 1} days.", results, "value")
