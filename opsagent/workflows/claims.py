@@ -234,7 +234,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
             labels = _labels(vocabulary, value)
             if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
                     or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new" \
-                    or WHEN.search(item[:match.start()]):
+                    or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
@@ -244,6 +244,8 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
 WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|the|that|this)\s+)?(?:[\w-]+\s+)?$", re.IGNORECASE)
 """Before a value, a moment ("five hours after it closed", "44 hours after that window closed"), not the record's
 state."""
+OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
+"""Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)

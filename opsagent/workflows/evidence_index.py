@@ -354,6 +354,13 @@ class EvidenceIndex:
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < 1
                    for first in said for second in self.all_moments)
 
+    def vouches_for_gap(self, minutes: float, unit_minutes: int) -> bool:
+        """"5 h 10 min after the window closed": two moments of the evidence that far apart (within the smaller unit
+        said: a length to the minute is not matched by chance among a few dozen moments)."""
+        moments = sorted(self.all_moments)
+        return any(abs((later - earlier).total_seconds() / 60 - minutes) < unit_minutes
+                   for index, earlier in enumerate(moments) for later in moments[index + 1:])
+
     @cached_property
     def all_moments(self) -> frozenset[datetime]:
         """Every moment of the records and of what is nested in them (a run's activities)."""

@@ -48,9 +48,7 @@ from opsagent.workflows.claim_checks import (
     check_existential_claims,
     check_failed_activities,
     check_failed_pipeline_counts,
-    check_first_failures,
     check_open_for,
-    check_times_before,
     check_key_counts,
     check_named_counts,
     check_links,
@@ -84,7 +82,8 @@ from opsagent.workflows.fitting import (
     windows_of,
 )
 from opsagent.workflows.health_claims import check_health_claims
-from opsagent.workflows.identified_claims import check_identified
+from opsagent.workflows.history_claims import check_first_failures, check_last_failures, check_times_before
+from opsagent.workflows.identified_claims import check_identified, check_titles
 from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
@@ -97,7 +96,7 @@ from opsagent.workflows.negative_claims import (
 )
 from opsagent.workflows.time_claims import (
     check_clock_times,
-    check_last_failures,
+    check_every_inside,
     check_weekdays,
     check_ordinals,
     check_since_times,
@@ -248,7 +247,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                             + (f" (the run took {', '.join(f'{length:g}' for length in own)} min)"
                                                if own else ""), "a length of time the data does not show"))
     checks += [GroundingCheck.of("number", said, index.vouches_for_elapsed(minutes / unit, unit)
-                                 or index.vouches_for_number(minutes), f"nothing in the evidence lasted {said}",
+                                 or index.vouches_for_number(minutes) or index.vouches_for_gap(minutes, unit),
+                                 f"nothing in the evidence lasted {said}",
                                  "a length of time the data does not show")
                for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
@@ -497,7 +497,7 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
-            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now),
+            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index),
             *check_health_claims(said, index)]
 
 
@@ -537,6 +537,7 @@ def evaluate(
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *check_identified(text if summary is None else summary, analysis, index),
+        *check_titles(text, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
         *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None,
                      earlier=earlier),

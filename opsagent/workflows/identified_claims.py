@@ -13,6 +13,7 @@ import re
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.identifiers import TICKET
 from opsagent.workflows.claims import record_keys, sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
 
@@ -38,3 +39,24 @@ def check_identified(summary: str, analysis: QuestionAnalysis | None, index: Evi
                               f"no row links {keys[0]} and {name}, which the question asks about",
                               "a record that no data links to what was asked")
             for name in sorted(names) if name.lower() in index.text or index.rows_for(keys[0])]
+
+
+TITLED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}[\"“](?P<title>[^\"”]{{8,}})[\"”]", re.IGNORECASE)
+"""A ticket with its title quoted ("INC…: \"Databricks job clusters slow to start\"")."""
+TITLE_FIELDS = ("short_description", "description", "title")
+
+
+def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    """A title quoted beside a ticket is that ticket's own words (most of them): another ticket's title is not."""
+    checks = []
+    for match in TITLED.finditer(text):
+        key = match.group("key").lower()
+        own = " ".join(str(row.get(field) or "") for _, row in index.rows_for(key)
+                       if str(row.get("number", "")).lower() == key for field in TITLE_FIELDS).lower()
+        words = set(re.findall(r"[a-z0-9_]{3,}", match.group("title").lower()))
+        if own.strip() and words:
+            shared = sum(word in own for word in words) / len(words)
+            checks.append(GroundingCheck.of("value", match.group(), shared >= 0.6,
+                                            f"the title quoted is not {key.upper()}'s own",
+                                            "a ticket's title the data gives another ticket"))
+    return checks

@@ -38,7 +38,7 @@ times are those events' (``check_placements`` reads it), not the record's own.""
 PLACING = re.compile(rf"\b(?:inside|during|(?:before|after){LENGTH_AFTER}|within)\b", re.IGNORECASE)
 
 
-def _clock(moment: datetime) -> str:
+def clock_of(moment: datetime) -> str:
     return f"{moment.hour:02d}:{moment.minute:02d}"
 
 
@@ -112,7 +112,7 @@ DATE = re.compile(r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>" + "|".jo
 """A calendar day said with a time ("Wed 8 Jan at 04:00", "2025-01-08 04:00", "Wednesday at 04:00")."""
 
 
-def _on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
+def on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
     if match.group("iso"):
         return lambda moment: moment.strftime("%Y-%m-%d") == match.group("iso")
     if match.group("weekday") and not (match.group("day") or match.group("day2")):
@@ -158,10 +158,10 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
         for clock, day in bound or [(next(iter(said)), days[0])]:
             if clock in given:
                 continue
-            on_day = _on_day(day)
+            is_that_day = on_day(day)
             moments = _evidence_moments(index) if moments is None else moments
-            at_clock = [moment for moment in moments if _clock(moment) == clock]
-            if not at_clock or any(on_day(moment) for moment in at_clock):
+            at_clock = [moment for moment in moments if clock_of(moment) == clock]
+            if not at_clock or any(is_that_day(moment) for moment in at_clock):
                 continue
             checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                          detail=f"{clock} on \"{day.group()}\" is not a time the data shows ("
@@ -225,7 +225,7 @@ def _starting_clocks(index: EvidenceIndex) -> set[str]:
     moments = [iso_moment(part) for row in _records(index.items) for name, value in row.items()
                if STARTING.search(name) for part in (value if isinstance(value, list) else [value])
                if isinstance(part, str)]
-    return {_clock(moment) for moment in moments if moment is not None} | {
+    return {clock_of(moment) for moment in moments if moment is not None} | {
         clock for item in index.items for found in re.finditer(r"since (\S+)", item.message)
         for clock in said_clocks(found.group(1))}
 
@@ -234,12 +234,12 @@ NONE_SAID = re.compile(r"\b(?:nothing|no|none|not)\b|n't\b", re.IGNORECASE)
 
 
 def _update_clocks(index: EvidenceIndex) -> set[str]:
-    return {_clock(moment) for row in index.records for field in UPDATE_FIELDS if (moment := iso_moment(row.get(field)))}
+    return {clock_of(moment) for row in index.records for field in UPDATE_FIELDS if (moment := iso_moment(row.get(field)))}
 
 
 def _clocks(rows: Iterable[dict[str, Any]]) -> set[str]:
     """The clock times rows give: their moments, and times their own text says."""
-    return ({_clock(moment) for row in rows for moment in moments_of(row)}
+    return ({clock_of(moment) for row in rows for moment in moments_of(row)}
             | {clock for row in rows for value in row.values() if isinstance(value, str)
                for clock in said_clocks(value)})
 
@@ -253,16 +253,16 @@ def evidence_clocks(items: Iterable[ToolEvidence]) -> set[str]:
 def _given_clocks(index: EvidenceIndex, question: str, now: datetime | None) -> set[str]:
     """Times an answer may say without a row showing them: the question's, the windows searched, now."""
     return ({clock for item in index.items for clock in said_clocks(str(item.query))} | said_clocks(question)
-            | ({_clock(now)} if now is not None else set()))
+            | ({clock_of(now)} if now is not None else set()))
 
 
 def _records(items: Iterable[ToolEvidence]) -> list[dict[str, Any]]:
     """Every row of the evidence and every record nested in it, at any depth (a history's failure groups)."""
-    return [record for item in items for row in item.rows for record in _nested(row)]
+    return [record for item in items for row in item.rows for record in nested_records(row)]
 
 
-def _nested(row: dict[str, Any]) -> list[dict[str, Any]]:
-    return [row, *(record for part in parts_of(row) for record in _nested(part))]
+def nested_records(row: dict[str, Any]) -> list[dict[str, Any]]:
+    return [row, *(record for part in parts_of(row) for record in nested_records(part))]
 
 
 def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> list[GroundingCheck]:
@@ -287,57 +287,6 @@ def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> l
     return checks
 
 
-LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent|previous)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
-                          r"(?:was\s+)?(?:on\s+|at\s+)?", re.IGNORECASE)
-BEFORE_TODAY = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:today|this morning|tonight)\b", re.IGNORECASE)
-OTHER_BOUND = re.compile(r"\b(?:before|prior|earlier than|until|till)\b", re.IGNORECASE)
-
-
-def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
-                        now: datetime | None) -> list[GroundingCheck]:
-    """"pl_x last failed on 28 Dec at 04:01": that failure is the pipeline's latest in the evidence before now
-    (before today, when the sentence or the question says so) — a later failure the history shows contradicts it."""
-    checks = []
-    for sentence in sentences:
-        match = LAST_FAILURE.search(sentence)
-        day = DATE.search(sentence, match.end(), match.end() + 16) if match and now is not None else None
-        if match is None or day is None or now is None:
-            continue
-        bound = now.replace(hour=0, minute=0, second=0, microsecond=0) if BEFORE_TODAY.search(
-            f"{sentence} {question}") else now
-        if bound == now and (OTHER_BOUND.search(sentence) or OTHER_BOUND.search(question)):
-            continue  # "before that": a bound this check cannot place
-        clock = DAY_AT.match(sentence, day.end())
-        keys = [key for key in record_keys(sentence) if key.startswith("pl_")] or _failed_pipelines(index)
-        failures = sorted(_failures(index, keys[0])) if len(keys) == 1 else []
-        on_day = _on_day(day)
-        said = [moment for moment in failures if on_day(moment) and (
-            clock is None or _clock(moment) == f"{int(clock.group(1)):02d}:{clock.group(2)}")]
-        later = [moment for moment in failures if said and said[-1] < moment < bound]
-        if said:
-            checks.append(GroundingCheck.of("history", sentence, not later,
-                                            f"{keys[0]} failed later, at {later[-1]:%a %d %b %H:%M}" if later else "",
-                                            "a \"last failure\" the history contradicts"))
-    return checks
-
-
-def _failed_pipelines(index: EvidenceIndex) -> list[str]:
-    """The pipelines whose failures the evidence shows: the one a sentence naming none is about, when alone."""
-    names = {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}
-    return sorted(name for name in names if _failures(index, name))
-
-
-def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
-    """When ``pipeline`` failed, by every row the evidence shows of it: failed runs and a history's failure groups."""
-    found: set[datetime] = set()
-    for _, row in index.rows_for(pipeline):
-        for record in _nested(row):
-            starts = record.get("starts") if record.get("error_code") else [record.get("start")] \
-                if record.get("status") == "Failed" else []
-            found |= {moment for start in starts or [] if (moment := iso_moment(start))}
-    return found
-
-
 _NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 WEEKDAY_DATE = re.compile(r"\b(?P<name>mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+"
                           r"(?P<month>" + "|".join(MONTHS) + r")[a-z]*|(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+"
@@ -360,4 +309,28 @@ def check_weekdays(sentences: Iterable[str], now: datetime | None) -> list[Groun
         checks.append(GroundingCheck.of("placement", match.group(), date.weekday() == said,
                                         f"{date:%d %b %Y} is a {date:%A}, not a {WEEKDAYS[said].capitalize()}day",
                                         "a weekday that is not the date's"))
+    return checks
+
+
+EVERY_INSIDE = re.compile(r"\b(?:both|all(?:\s+\d+|\s+of\s+them|\s+three|\s+four)?|each|every\s+one)\b[^.:;]{0,40}?\b(?:fell\s+|fall\s+|happened\s+|"
+                          rf"were\s+|are\s+)?(?:inside|during|within)\s+(?P<key>{TICKET.pattern})(?:'s)?\s+window", re.IGNORECASE)
+"""Every record placed inside a change's window ("both fell inside CHG…'s window")."""
+
+
+def check_every_inside(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"Both failures fell inside CHG…'s window": each run the searches returned starts inside that window."""
+    checks = []
+    for sentence in sentences:
+        for match in EVERY_INSIDE.finditer(sentence):
+            key = match.group("key").lower()
+            changes = [row for _, row in index.rows_for(key) if row.get("start_date") and row.get("end_date")]
+            window = (iso_moment(changes[0]["start_date"]), iso_moment(changes[0]["end_date"])) if changes else None
+            runs = [moment for item in index.items if record_of_tool(item.tool) == "run" for row in item.rows
+                    if (moment := iso_moment(row.get("start")))]
+            if not window or not window[0] or not window[1] or not runs:
+                continue
+            outside = [moment for moment in runs if not window[0] <= moment < window[1]]
+            checks.append(GroundingCheck.of("placement", sentence, not outside,
+                                            f"the run at {outside[0]:%a %d %b %H:%M} is outside {key.upper()}'s window"
+                                            if outside else "", "a placement in a window the data contradicts"))
     return checks

@@ -181,3 +181,40 @@ def test_how_long_a_ticket_has_been_open_is_its_age() -> None:
     assert not failed(question, f"It's been open just over {int(days)} days.", results, "value")
     assert failed(question, f"It's been open about {round(days) - 2} days.", results, "value")
     assert failed(question, f"It's been open for over {int(days) + 1} days.", results, "value")
+
+
+def test_every_run_placed_inside_a_changes_window_is_inside_it() -> None:
+    change = evidence("get_change_request", number="CHG0030017")
+    [row] = rows_of(change)
+    start, end = _moment(row["start_date"]), _moment(row["end_date"])
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts", time_window="since yesterday")
+    starts = [_moment(run["start"]) for run in rows_of(runs)]
+    inside = [moment for moment in starts if start <= moment < end]
+    assert inside and len(inside) < len(starts)  # the oracle: one inside, one after
+    question = "were both crm accounts failures inside the SHIR upgrade window?"
+    assert failed(question, "Yes — both fell inside CHG0030017's window.", change + runs, "placement")
+    after = next(moment for moment in starts if moment >= end)
+    gap = int((after - end).total_seconds() // 60)
+    truth = (f"Only the first. The {after:%H:%M} run came {gap // 60} h {gap % 60} min after CHG0030017's window closed.")
+    assert not failed(question, truth, change + runs)
+
+
+def test_not_failed_in_the_days_of_history_is_a_first_failure() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
+    [history] = rows_of(results)
+    [group] = [group for group in history["failure_groups"] if group["like_the_run"]]
+    today = [start for start in group["starts"] if start.startswith(f"{NOW:%Y-%m-%d}")]
+    assert group["count"] > len(today)  # the oracle: it failed like this before today
+    question = "has customer360 failed like this before?"
+    assert failed(question, f"Before today's {len(today)} runs it hadn't failed with this error in the 14 days of "
+                  "history.", results, "history")
+
+
+def test_a_title_quoted_beside_a_ticket_is_its_own() -> None:
+    results = evidence("list_incidents", assignment_group="Analytics Engineering")
+    first, second = rows_of(results)[:2]
+    assert first["short_description"] != second["short_description"]  # the oracle: two titles
+    question = "is there a ticket for the customer360 failures?"
+    said = 'Yes — {}: "{}".'
+    assert not failed(question, said.format(first["number"], first["short_description"]), results, "value")
+    assert failed(question, said.format(first["number"], second["short_description"]), results, "value")

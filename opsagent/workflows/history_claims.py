@@ -1,0 +1,139 @@
+"""What an answer says of a pipeline's past, against the history the tools returned: "it has failed like this
+before, but only once", "this is the first time", "it last failed on 28 Dec".
+
+A history (``get_pipeline_history``) groups a pipeline's failures by error, with every start; failed runs listed
+by a search count too. "Before" is counted the ways people count it (before the latest failure, before today, or
+all of them); "like this" narrows to the latest run's error, an error the sentence names to that one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from opsagent.contracts.grounding import GroundingCheck
+from opsagent.tools.timewindow import iso_moment
+from opsagent.workflows.claims import record_keys, says
+from opsagent.workflows.evidence_index import EvidenceIndex, digits
+from opsagent.workflows.time_claims import DATE, DAY_AT, clock_of, nested_records, on_day
+
+FIRST_FAILURE = re.compile(
+    r"\b(?:(?:is|was|are|were|it's|its) (?:the |its )?first (?:[\w-]+ ){0,3}?(?:time|failures?)|for the first time|first time (?:[\w-]+ ){0,2}"
+    r"(?:has |have )?(?:failed|happened)|one-off|one off|(?:never|not|\w+n't) (?:failed|happened)(?: like (?:this|that)| "
+    r"that way| the same way)? before|no (?:earlier|previous|prior|other) failures?"
+    r"|(?:never|not|\w+n't) (?:failed|happened)(?: (?:with|like) (?:this|that|the same) (?:error|code|way))? in the "
+    r"(?:[\w-]+ ){0,3}?(?:history|days|weeks))\b", re.IGNORECASE)
+"""A failure said to be the first of its kind ("a one-off", "this is the first time pl_x failed", "hasn't failed
+before"); not the first of several ("the first time on 31 December")."""
+PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|were) (?:the |its )?first\b",
+                          re.IGNORECASE)
+ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
+
+
+def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None) -> list[GroundingCheck]:
+    """"The first time pl_x failed" against the failures its history counts (those like the latest, when the
+    sentence says "like this"): two or more, and it was not the first."""
+    checks = []
+    for unit in (unit for unit in units if FIRST_FAILURE.search(unit)):
+        for key in [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else []):
+            histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
+            if not histories:
+                continue  # no history fetched: what came before is not known (the "none" checks judge that)
+            groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
+                      and (group.get("like_the_run") or not ALIKE.search(unit))]
+            failures = sum(int(group.get("count") or 0) for group in groups)
+            said = PLURAL_FIRST.search(digits(unit))  # "today's 2 failures are the first …": 2 may be all there are
+            checks.append(GroundingCheck.of("history", unit, failures < (int(said.group(1)) + 1 if said else 2),
+                                            f"{key}'s history counts {failures} such failures: not its first",
+                                            "a failure called the first while the history shows earlier ones"))
+    return checks
+
+
+TIMES_BEFORE = re.compile(r"\b(?:failed|happened|seen (?:it|this|that)|occurred)\b[^.;]{0,30}?\bbefore\b[^.;]{0,12}?"
+                          r"(?<!\w)(?P<said>once|twice|\d+\s+times)\b|(?<!\w)(?P<said2>once|twice|\d+\s+times)\s+before\b",
+                          re.IGNORECASE)
+"""How many times a failure happened before ("it has happened before, but only once", "failed twice before")."""
+
+
+def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str | None,
+                       now: datetime | None) -> list[GroundingCheck]:
+    """"It failed like this twice before": as many failures as the history counts before its latest one, before
+    today, or in all (the ways people count "before")."""
+    checks = []
+    for unit in units:
+        match = TIMES_BEFORE.search(digits(unit))
+        for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else [])) if match else []:
+            groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
+                      if isinstance(group, dict)]
+            named = [group for group in groups if any(says(unit, str(group.get(field) or "-"))
+                                                      for field in ("error_code", "failed_activity"))]
+            # what "before" counts: the error the sentence names, else the latest run's ("like this"), else any
+            chosen = named or [group for group in groups if group.get("like_the_run") or not ALIKE.search(unit)]
+            counts: set[int] = set()
+            for kept in (chosen, [group for group in groups if group.get("like_the_run")]) if not named else (chosen,):
+                starts = sorted(moment for group in kept for start in group.get("starts") or []
+                                if (moment := iso_moment(start)))
+                today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
+                # before the latest, before today, or every one the history shows ("4 times in 14 days")
+                counts |= {len(starts) - 1, len(starts), sum(moment < today for moment in starts)} \
+                    if starts and today else set()
+            if not counts:
+                continue
+            said = (match.group("said") or match.group("said2")).lower()
+            count = {"once": 1, "twice": 2}.get(said) or int(said.split()[0])
+            checks.append(GroundingCheck.of("history", unit, count in counts,
+                                            f"{key}'s history shows {' or '.join(map(str, sorted(counts)))} such "
+                                            f"failures before, not {count}", "a count of past failures the history contradicts"))
+    return checks
+
+
+LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent|previous)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
+                          r"(?:was\s+)?(?:on\s+|at\s+)?", re.IGNORECASE)
+BEFORE_TODAY = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:today|this morning|tonight)\b", re.IGNORECASE)
+OTHER_BOUND = re.compile(r"\b(?:before|prior|earlier than|until|till)\b", re.IGNORECASE)
+
+
+def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
+                        now: datetime | None) -> list[GroundingCheck]:
+    """"pl_x last failed on 28 Dec at 04:01": that failure is the pipeline's latest in the evidence before now
+    (before today, when the sentence or the question says so) — a later failure the history shows contradicts it."""
+    checks = []
+    for sentence in sentences:
+        match = LAST_FAILURE.search(sentence)
+        day = DATE.search(sentence, match.end(), match.end() + 16) if match and now is not None else None
+        if match is None or day is None or now is None:
+            continue
+        bound = now.replace(hour=0, minute=0, second=0, microsecond=0) if BEFORE_TODAY.search(
+            f"{sentence} {question}") else now
+        if bound == now and (OTHER_BOUND.search(sentence) or OTHER_BOUND.search(question)):
+            continue  # "before that": a bound this check cannot place
+        clock = DAY_AT.match(sentence, day.end())
+        keys = [key for key in record_keys(sentence) if key.startswith("pl_")] or _failed_pipelines(index)
+        failures = sorted(_failures(index, keys[0])) if len(keys) == 1 else []
+        is_that_day = on_day(day)
+        said = [moment for moment in failures if is_that_day(moment) and (
+            clock is None or clock_of(moment) == f"{int(clock.group(1)):02d}:{clock.group(2)}")]
+        later = [moment for moment in failures if said and said[-1] < moment < bound]
+        if said:
+            checks.append(GroundingCheck.of("history", sentence, not later,
+                                            f"{keys[0]} failed later, at {later[-1]:%a %d %b %H:%M}" if later else "",
+                                            "a \"last failure\" the history contradicts"))
+    return checks
+
+
+def _failed_pipelines(index: EvidenceIndex) -> list[str]:
+    """The pipelines whose failures the evidence shows: the one a sentence naming none is about, when alone."""
+    names = {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}
+    return sorted(name for name in names if _failures(index, name))
+
+
+def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
+    """When ``pipeline`` failed, by every row the evidence shows of it: failed runs and a history's failure groups."""
+    found: set[datetime] = set()
+    for _, row in index.rows_for(pipeline):
+        for record in nested_records(row):
+            starts = record.get("starts") if record.get("error_code") else [record.get("start")] \
+                if record.get("status") == "Failed" else []
+            found |= {moment for start in starts or [] if (moment := iso_moment(start))}
+    return found
