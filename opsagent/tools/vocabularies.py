@@ -208,6 +208,8 @@ APPROVAL = Vocabulary(
         "approved": ("signed off", "authorised", "authorized"),
         "rejected": ("declined", "turned down"),
     }),
+    groups={"unapproved": ("not_requested", "requested", "rejected")},
+    group_synonyms={"unapproved": ("not approved", "not yet approved", "no approval", "without approval")},
 )
 CHANGE_TYPE = Vocabulary(
     name="change_type", record="change", row_fields=("type",),

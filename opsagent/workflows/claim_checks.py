@@ -516,7 +516,7 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
     return checks
 
 
-ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by)\s+"
+ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by|(?:is|'s|sits|now|currently)\s+with)\s+"
                       r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
 """A person (or team) a record is said to be with, by name."""
 

@@ -258,10 +258,16 @@ APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after
 """An item that says two records are apart in time or unrelated: not a link between them."""
 
 
+TO_THE_USER = re.compile(r"\byou(?:'ll|'d| will| would)?\s+(?:need to|have to|can|could|should|may want to|might want to)\b"
+                         r"|\byourself\b", re.IGNORECASE)
+"""What the user is asked or advised to do ("you'll need to set Assigned to = Marek on INC… yourself"): no link the
+data must show."""
+
+
 def link_claims(item: str, known: Collection[str]) -> Iterator[LinkClaim]:
     """Pairs of names in one item: each record key with every other name the item gives."""
     item = unquoted(item)
-    if APART.search(item):
+    if APART.search(item) or TO_THE_USER.search(item):
         return  # "… began seven hours after CHG…'s window ended": the item sets them apart, it links nothing
     names = identifiers_in(item) | {name.lower() for name in known if says(item, name)}
     keys = [key for key in record_keys(item) if key in names]

@@ -218,3 +218,23 @@ def test_a_title_quoted_beside_a_ticket_is_its_own() -> None:
     said = 'Yes — {}: "{}".'
     assert not failed(question, said.format(first["number"], first["short_description"]), results, "value")
     assert failed(question, said.format(first["number"], second["short_description"]), results, "value")
+
+
+def test_no_approval_is_a_changes_approval_not_a_search_that_came_back_empty() -> None:
+    requested = evidence("get_change_request", number="CHG0030016")
+    approved = evidence("get_change_request", number="CHG0030021")
+    assert rows_of(requested)[0]["approval"] != "approved" and rows_of(approved)[0]["approval"] == "approved"
+    said = "With a High-risk change two days out and no approval, I'd check {} is on the next CAB agenda."
+    assert not failed("is CHG0030016 approved?", said.format("CHG0030016"), requested)
+    assert failed("is CHG0030021 approved?", said.format("CHG0030021"), approved, "value")
+
+
+def test_what_the_user_is_told_to_do_is_no_link_the_data_must_show() -> None:
+    results = evidence("get_incident", number="INC0010054")
+    [row] = rows_of(results)
+    assert not row.get("assigned_to")  # the oracle: nobody holds it yet
+    question = "assign INC0010054 to marek novak pls"
+    assert not failed(question, "I can't change tickets, so you'll need to set Assigned to = Marek Novak on INC0010054 "
+                      "yourself.", results, "link")
+    assert failed(question, "INC0010054 is assigned to Marek Novak.", results)
+    assert failed(question, "INC0010054 is with Marek Novak now.", results, "value")
