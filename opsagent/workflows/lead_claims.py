@@ -9,6 +9,7 @@ pipeline's recent successful runs. The rows are read with ``claim_checks``' help
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -401,7 +402,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         words = ", ".join(f"\"{item.text}\"" for item in missing)
         return GroundingCheck.of("lead", claim, False, f"the lead answers \"{ask.text}\" but no search applied {words}",
                       public + f" (no search applied {words})")
-    if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting):
+    # a comparison over time ("last 24h vs the week"): the same search over two windows is both sides
+    over_time = [item for item in relevant if fits(scope.model_copy(update={"times": []}), item)]
+    if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting) \
+            and len({json.dumps(item.query, sort_keys=True, default=str) for item in over_time}) < 2:
         return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is

@@ -238,3 +238,15 @@ def test_what_the_user_is_told_to_do_is_no_link_the_data_must_show() -> None:
                       "yourself.", results, "link")
     assert failed(question, "INC0010054 is assigned to Marek Novak.", results)
     assert failed(question, "INC0010054 is with Marek Novak now.", results, "value")
+
+
+def test_a_comparison_over_time_is_backed_by_the_same_search_over_two_windows() -> None:
+    day = evidence("query_pipeline_status", pipeline_name="pl_ingest_sales", time_window="last 24 hours")
+    week = evidence("query_pipeline_status", pipeline_name="pl_ingest_sales", time_window="last 7 days")
+    [today], [weekly] = rows_of(day), rows_of(week)
+    assert today["success_rate_pct"] < weekly["success_rate_pct"]  # the oracle: worse today
+    question = "is pl_ingest_sales worse than normal? compare last 24h vs the week"
+    text = (f"Yes, clearly worse: {today['success_rate_pct']}% success in the last 24h against "
+            f"{weekly['success_rate_pct']}% over the week.")
+    assert not failed(question, text, day + week, "lead")
+    assert failed(question, text, day, "lead")  # one side only
