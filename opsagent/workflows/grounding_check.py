@@ -364,24 +364,34 @@ def _scoper(analysis: QuestionAnalysis) -> Callable[[str], QuestionAnalysis]:
     return scope
 
 
+INVENTORIED = ("configuration_item", "assignment_group", "pipeline", "factory", "component")
+"""The filters whose every value the inventory lists (``InventorySnapshot.names``)."""
+
+
 def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str], seen: str = "") -> Fit:
     """Whether an answered search fits what the question asked of its record kind (see ``fitting.py``), and
     narrows by no name that neither the question nor the rows ``seen`` gave (an empty search of another CI
-    than the one asked backs no "none")."""
+    than the one asked backs no "none"), nor, empty, by a name the inventory (``known_names``) does not have."""
     if analysis is None:
         return lambda item: True
     scope = _scoper(analysis)
     given = " ".join([analysis.resolved_question, analysis.question, *(item.value for item in analysis.entities),
                       *(str(reference) for reference in analysis.references), seen]).lower()
+    known = {name.lower() for name in known_names}
 
     def fit(item: ToolEvidence) -> bool:
         spec = tool_spec(item.tool)
         if spec is None or spec.is_lookup:
             return True
-        unasked = [value for taken in spec.filters if taken.kind in ("name", "person")
-                   and (value := str(item.arguments.get(taken.parameter) or "").strip().lower())
-                   and value not in given]
-        return fits(scope(spec.record), item) and text_names_something(item, known_names, analysis) and not unasked
+        named = [str(item.arguments.get(taken.parameter) or "").strip().lower() for taken in spec.filters
+                 if taken.kind in ("name", "person")]
+        unasked = [value for value in named if value and value not in given]
+        # an empty search by a name the inventory does not have (a warehouse passed as a CI) names nothing
+        listed = [str(item.arguments.get(taken.parameter) or "").strip().lower() for taken in spec.filters
+                  if taken.kind == "name" and taken.inventory in INVENTORIED]
+        unknown = [value for value in listed if value and known and value not in known] if not item.rows else []
+        return fits(scope(spec.record), item) and text_names_something(item, known_names, analysis) \
+            and not unasked and not unknown
 
     return fit
 

@@ -250,3 +250,24 @@ def test_a_comparison_over_time_is_backed_by_the_same_search_over_two_windows() 
             f"{weekly['success_rate_pct']}% over the week.")
     assert not failed(question, text, day + week, "lead")
     assert failed(question, text, day, "lead")  # one side only
+
+
+def test_an_empty_search_by_a_name_the_inventory_lacks_backs_no_none() -> None:
+    by_ci = evidence("list_incidents", configuration_item="WH_FINANCE")
+    by_text = evidence("list_incidents", text="WH_FINANCE")
+    assert not rows_of(by_ci) and rows_of(by_text)  # the oracle: a ticket names it, none has it as its CI
+    known = {row["configuration_item"] for row in rows_of(evidence("list_incidents", state="all"))}  # the CIs there are
+    assert "WH_FINANCE" not in known
+    question = "any open ticket on WH_FINANCE?"
+    analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+    checks = evaluate("No open incident is logged against WH_FINANCE.", by_ci, analysis=analysis, question=question,
+                      known_names=known)
+    assert any(not check.passed and check.kind == "negative_claim" for check in checks)
+    quiet = next(ci for ci in sorted(known) if not rows_of(evidence("list_incidents", configuration_item=ci, priority=1,
+                                                                    priority_match="exactly")))
+    empty = evidence("list_incidents", configuration_item=quiet, priority=1, priority_match="exactly")  # a CI there is
+    question = f"any open P1 on {quiet}?"
+    analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+    checks = evaluate(f"No open P1 is logged against {quiet}.", empty, analysis=analysis, question=question,
+                      known_names=known)
+    assert all(check.passed for check in checks if check.kind == "negative_claim")
