@@ -8,7 +8,6 @@ name its inventory filter, a filter or status its vocabulary's parameter, a valu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
