@@ -712,16 +712,32 @@ FAILED_PIPELINES = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:of\s+(?:the\s+|it
 
 def check_failed_pipeline_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     """As many pipelines as a search shows failing: rows counting a failure, or the distinct pipelines of failed runs."""
-    shown = set()
+    shown, listings = set(), []
     for item in (item for item in index.items if item.answered and item.rows and item.total == len(item.rows)):
         if all("failed" in row and "pipeline_name" in row for row in item.rows):
             shown.add(sum(bool(row["failed"]) for row in item.rows))
-        elif all(row.get("status") == "Failed" and row.get("pipeline_name") for row in item.rows):
-            shown.add(len({row["pipeline_name"] for row in item.rows}))
-    return [GroundingCheck.of("number", match.group(), int(match.group("number")) in shown,
-                              f"the searches show {' or '.join(map(str, sorted(shown)))} pipelines failing",
-                              "a count of failed pipelines the data contradicts")
-            for sentence in sentences if shown for match in FAILED_PIPELINES.finditer(digits(sentence))]
+        elif all((row.get("status") or _fixed_status(item)) == "Failed" and row.get("pipeline_name") for row in item.rows):
+            listings.append({row["pipeline_name"] for row in item.rows})
+            shown.add(len(listings[-1]))
+    checks = []
+    for sentence in sentences if shown else ():
+        # "failed both yesterday and today": the pipelines in every listing of failed runs
+        allowed = {len(set.intersection(*listings))} if BOTH.search(sentence) and len(listings) > 1 else shown
+        checks += [GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,
+                                     f"the searches show {' or '.join(map(str, sorted(allowed)))} pipelines failing",
+                                     "a count of failed pipelines the data contradicts")
+                   for match in FAILED_PIPELINES.finditer(digits(sentence))]
+    return checks
+
+
+def _fixed_status(item: ToolEvidence) -> str:
+    """The run status a tool always applies (``list_failed_pipelines``: Failed), whose rows need not say it."""
+    spec = tool_spec(item.tool)
+    return str(spec.fixed.get("run_status") or "") if spec else ""
+
+
+BOTH = re.compile(r"\b(?:both|each (?:day|time)|every day)\b", re.IGNORECASE)
+"""In every listing searched ("failed both yesterday and today")."""
 
 
 EXISTENTIAL = re.compile(r"\bthere(?:'s| is| was)\s+(?:an?|one|at least one)\s+(?P<words>(?:[\w-]+\s+){1,3}?)"

@@ -21,6 +21,7 @@ from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
+from opsagent.workflows.claims import record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
 from opsagent.workflows.fitting import narrowed_by, windows_of
 from opsagent.tools.timewindow import iso_moment
@@ -217,6 +218,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         values = _values_said(words)
         inside = [row for item in seen_day for row in item.rows
                   if (moments := moments_of(row)) and day[0] <= min(moments) < day[1]]
+        named = [key for key in record_keys(context or sentence) if key.startswith("pl_")]
+        if named and OTHERWISE.search(sentence):  # "the other four … had no failed runs yesterday: pl_a, pl_b"
+            inside = [row for row in inside if str(row.get("pipeline_name", "")).lower() in named]
         if not any(all(_shows(row, vocabulary, value) for vocabulary, value in values) for row in inside):
             return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
@@ -302,6 +306,9 @@ def _own_window(sentence: str, now: datetime | None) -> tuple[datetime, datetime
         return None
     outside = PARENTHESIS.sub(" ", sentence)  # "(the last good one started 23:10)" is a detail, not its window
     found = [mention for mention in find_times(outside, now) if not mention.text.lower().startswith("since")]
+    negation = NEGATION.search(outside)
+    if len(found) > 1 and negation:  # "the four that failed today had no failed runs yesterday": the none's own
+        found = [mention for mention in found if mention.span.start > negation.start()]
     return (found[0].start, min(found[0].end, now)) if len(found) == 1 and found[0].start < now else None
 
 

@@ -271,3 +271,20 @@ def test_an_empty_search_by_a_name_the_inventory_lacks_backs_no_none() -> None:
     checks = evaluate(f"No open P1 is logged against {quiet}.", empty, analysis=analysis, question=question,
                       known_names=known)
     assert all(check.passed for check in checks if check.kind == "negative_claim")
+
+
+def test_pipelines_failing_on_both_days_are_those_in_both_listings() -> None:
+    yesterday = evidence("list_failed_pipelines", time_window="yesterday")
+    today = evidence("list_failed_pipelines", time_window="today")
+    before, now = ({row["pipeline_name"] for row in rows_of(results)} for results in (yesterday, today))
+    both, only_today = before & now, sorted(now - before)
+    assert both and len(only_today) >= 2  # the oracle: some failed both days, others only today
+    question = "which pipelines failed both yesterday and today?"
+    results = yesterday + today
+    assert failed(question, f"{len(now)} pipelines failed both yesterday and today.", results, "number")
+    assert not failed(question, f"{len(both)} pipelines failed both yesterday and today.", results, "number")
+    truth = (f"The other {len(only_today)} pipelines that failed today had no failed runs yesterday: "
+             f"{', '.join(only_today)}.")
+    assert not failed(question, truth, results, "negative_claim")
+    assert failed(question, f"The {len(now)} pipelines that failed today had no failed runs yesterday: "
+                  f"{', '.join(sorted(now))}.", results, "negative_claim")
