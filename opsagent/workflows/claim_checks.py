@@ -705,7 +705,7 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
 
 
 FAILED_PIPELINES = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:of\s+(?:the\s+|its\s+)?\d+\s+|(?:distinct|different)\s+)?"
-                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
+                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b(?!\s+(?:once|twice|\d+\s+times|more than|at least|again|repeatedly))|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
                               r"a\s+|any\s+|1 or more\s+)?(?:failed runs?|failures?|failure)\b)", re.IGNORECASE)
 """How many pipelines failed ("8 of the 15 pipelines had at least one failed run", "seven pipelines failed")."""
 
