@@ -42,6 +42,7 @@ CHANGE_RISKS: dict[str, tuple[str, ...]] = {name.lower().replace(" ", "_"): (nam
 APPROVALS: dict[str, tuple[str, ...]] = {
     "not_requested": ("not requested",), "not_yet_requested": ("not requested",), "requested": ("requested",),
     "approved": ("approved",), "rejected": ("rejected",),
+    "unapproved": ("not requested", "requested", "rejected"),  # the approval vocabulary's group ("no approval")
 }
 
 

@@ -291,6 +291,8 @@ async def test_list_change_requests_not_approved_keeps_what_approved_hides(run_t
     assert {item["approval"] for item in not_approved.items} <= {"not requested", "requested", "rejected"}
     assert not_approved.query["approval"] == {"asked": "not approved", "values": ["not requested", "requested", "rejected"]}
     assert not_approved.message == f"{not_approved.total} change requests (approval not 'approved')."
+    unapproved = await run_tool("list_change_requests", approval="unapproved", max_rows=50)  # the vocabulary's group
+    assert numbers(unapproved) == numbers(not_approved)
 
 
 @pytest.mark.parametrize(
