@@ -23,6 +23,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.identifiers import TICKET_PREFIXES
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
@@ -516,9 +517,11 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
     return checks
 
 
-ASSIGNED = re.compile(r"\b(?:assigned to|owned by|handled by|picked up by|being worked by|(?:is|'s|sits|now|currently)\s+with)\s+"
-                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
-"""A person (or team) a record is said to be with, by name."""
+ASSIGNED = re.compile(r"\b(?:(?:assigned to|owned by|handled by|picked up by|being worked by)\s+"
+                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)|(?:is|'s|sits|now|currently)\s+with\s+"
+                      r"(?P<person>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+))")
+"""A person (or team) a record is said to be with, by name ("is with" only before a full name: "the cause is with
+Databricks" says where the fault lies)."""
 
 
 def check_assignees(units: Iterable[tuple[str, str]], index: EvidenceIndex) -> list[GroundingCheck]:
@@ -533,11 +536,11 @@ def check_assignees(units: Iterable[tuple[str, str]], index: EvidenceIndex) -> l
         rows = [row for _, row in index.rows_for(keys[0]) if "assigned_to" in row]
         if not rows:
             continue
-        name = match.group("name").lower()
+        name = (match.group("name") or match.group("person")).lower()
         holders = {str(row.get(field) or "").lower() for row in rows for field in ("assigned_to", "assignment_group")}
         ok = any(name.split()[0] in holder.split() or holder.startswith(name) for holder in holders if holder)
         shown = ", ".join(sorted({str(row.get("assigned_to") or "no one") for row in rows}))
-        checks.append(GroundingCheck.of("value", unit, ok, f"{keys[0]} is assigned to {shown}, not {match.group('name')}",
+        checks.append(GroundingCheck.of("value", unit, ok, f"{keys[0]} is assigned to {shown}, not {match.group('name') or match.group('person')}",
                                         "a statement about who has a record that the data contradicts"))
     return checks
 
@@ -716,7 +719,7 @@ def check_failed_pipeline_counts(sentences: Iterable[str], index: EvidenceIndex)
     for item in (item for item in index.items if item.answered and item.rows and item.total == len(item.rows)):
         if all("failed" in row and "pipeline_name" in row for row in item.rows):
             shown.add(sum(bool(row["failed"]) for row in item.rows))
-        elif all((row.get("status") or _fixed_status(item)) == "Failed" and row.get("pipeline_name") for row in item.rows):
+        elif all((row.get("status") or fixed_status(item)) == "Failed" and row.get("pipeline_name") for row in item.rows):
             listings.append({row["pipeline_name"] for row in item.rows})
             shown.add(len(listings[-1]))
     checks = []
@@ -730,7 +733,7 @@ def check_failed_pipeline_counts(sentences: Iterable[str], index: EvidenceIndex)
     return checks
 
 
-def _fixed_status(item: ToolEvidence) -> str:
+def fixed_status(item: ToolEvidence) -> str:
     """The run status a tool always applies (``list_failed_pipelines``: Failed), whose rows need not say it."""
     spec = tool_spec(item.tool)
     return str(spec.fixed.get("run_status") or "") if spec else ""
@@ -772,7 +775,7 @@ def _clause_of(sentence: str, at: int) -> str:
                  + len(clause)), sentence)
 
 
-OPEN_FOR = re.compile(r"\b(?:been\s+)?(?:open|sitting(?:\s+there)?|around)\s+(?:for\s+)?(?P<bound>about\s+|around\s+|roughly\s+|"
+OPEN_FOR = re.compile(r"\b(?:been\s+)?(?:open|sitting(?:\s+there)?)\s+(?:for\s+)?(?P<bound>about\s+|around\s+|roughly\s+|"
                       r"nearly\s+|almost\s+|just\s+over\s+|just\s+under\s+|over\s+|under\s+|more than\s+|less than\s+)?"
                       r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>hours?|days?|weeks?)\b", re.IGNORECASE)
 """How long a ticket has been open ("it's been open about two days", "sitting there for over a week")."""
@@ -783,7 +786,7 @@ def check_open_for(sentences: Iterable[str], index: EvidenceIndex, now: datetime
     checks = []
     for sentence in sentences if now is not None else ():
         for match in OPEN_FOR.finditer(digits(sentence)):
-            keys = [key for key in record_keys(sentence) if key[:3] in ("inc", "chg")]
+            keys = [key for key in record_keys(sentence) if key[:3].upper() in TICKET_PREFIXES]
             key = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
             opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))] \
                 if key else []

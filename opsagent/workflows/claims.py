@@ -258,8 +258,8 @@ APART = re.compile(r"\b(?:hours?|minutes?|days?)\s+(?:after|before)\b|\b(?:after
 """An item that says two records are apart in time or unrelated: not a link between them."""
 
 
-TO_THE_USER = re.compile(r"\byou(?:'ll|'d| will| would)?\s+(?:need to|have to|can|could|should|may want to|might want to)\b"
-                         r"|\byourself\b", re.IGNORECASE)
+TO_THE_USER = re.compile(r"^\W*(?:(?:so|then|and)\s+)?you(?:'ll|'d| will| would)?\s+(?:need to|have to|can|could|should|"
+                         r"may want to|might want to)\b|\byourself\b", re.IGNORECASE)
 """What the user is asked or advised to do ("you'll need to set Assigned to = Marek on INC… yourself"): no link the
 data must show."""
 

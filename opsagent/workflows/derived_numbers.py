@@ -2,8 +2,8 @@
 "217 more runs (about 4.4x as many)", "roughly 27 points below".
 
 A percentage is a share of a count of records ("49 runs") by another number the same sentence (or the one
-before it) says; a ratio ("4.4x", "five
-times") or a difference ("217 more", "27 points below") is one between two numbers the answer says. Each
+before it) says; a ratio ("4.4x", "five times") is one between two numbers the answer says, a difference one
+between two of the same kind ("217 more runs": two counts of runs; "27 points below": two percentages). Each
 operand is a number of the answer, which the number checks judge on its own: a wrong operand is caught there,
 and a derived number no pair of them gives stays unbacked. Only numbers written with such a marker are read.
 """
@@ -22,8 +22,10 @@ WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "com
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?=\s+(?:as\s+|the\s+|more|higher|lower|longer|slower|faster|"
                    r"[a-z]+'s\b|that\s+of))", re.IGNORECASE)
-DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(?:percentage\s+)?points?\s+)?(?:more|fewer|less|higher|lower|"
-                        r"below|above)\b", re.IGNORECASE)
+DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentage\s+)?points?)\s+(?:below|above|higher|lower)|"
+                        r"(?:more|fewer|less)\s+(?P<noun>[a-z]+))\b", re.IGNORECASE)
+"""A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
+percentages)."""
 
 
 def _close(value: float, said: str) -> bool:
@@ -32,12 +34,15 @@ def _close(value: float, said: str) -> bool:
     return abs(value - float(said)) <= 0.5 * 10 ** -places + 1e-9
 
 
-def derived_numbers(text: str) -> set[float]:
-    """The percentages, ratios and differences ``text`` says that its own numbers give."""
+def derived_numbers(text: str) -> list[str]:
+    """The percentages, ratios and differences ``text`` says that its own numbers give, as written (after
+    ``digits``): the number checks leave those words out, and judge every other mention of the same value."""
     text = digits(text)
     said = sentences(text)
     everything = set(numbers_in(text))
-    found: set[float] = set()
+    counted = counted_nouns_in(text)
+    percents = {float(match.group(1)) for match in PERCENT.finditer(text)}
+    found: list[str] = []
     for index, sentence in enumerate(said):
         nearby = " ".join(said[max(0, index - 1):index + 1])
         near = set(numbers_in(nearby))
@@ -46,14 +51,17 @@ def derived_numbers(text: str) -> set[float]:
             parts = near - {float(match.group(1))}
             if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
                    for part in parts for whole in wholes if 0 <= part < whole):
-                found.add(float(match.group(1)))
+                found.append(match.group())
         for match in RATIO.finditer(sentence):
             operands = everything - {float(match.group(1))}
             if any(_close(first / second, match.group(1)) for first, second in permutations(operands, 2) if second > 0):
-                found.add(float(match.group(1)))
+                found.append(match.group())
         for match in DIFFERENCE.finditer(sentence):
-            operands = everything - {float(match.group(1))}
+            noun = (match.group("noun") or "").lower()
+            operands = percents if match.group("points") else {number for number, counted_noun in counted
+                                                                if counted_noun == noun}
+            operands -= {float(match.group(1))}
             if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
                    if first > second):
-                found.add(float(match.group(1)))
+                found.append(match.group())
     return found

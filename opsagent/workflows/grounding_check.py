@@ -271,9 +271,11 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
-    derived = derived_numbers(text)  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
+    own = digits(own)
+    for piece in derived_numbers(text):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
+        own = own.replace(piece, " ", 1)
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
-        if number in listed or number in derived:
+        if number in listed:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
         if noun is None and number not in others:
@@ -533,7 +535,6 @@ def evaluate(
     # the question as intake read it names what the user meant ("the north europe factory": adf-prod-neu)
     asked = question if analysis is None or analysis.resolved_question == question else \
         f"{question}\n{analysis.resolved_question}"
-    asked = f"{asked}\n{earlier}" if earlier else asked
     index = EvidenceIndex.build(results, question=asked, now=analysis.now if analysis is not None else None)
     return [
         *check_identifiers(text, index, known_names),

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.vocabulary import REGIONS
+from opsagent.intake.vocabulary import REGION_CODES, REGIONS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import HEALTH_STATUS
@@ -103,8 +103,14 @@ def _by_region(part: str) -> list[str]:
     return pieces if len(pieces) > 1 and all(REGION_CORE.search(piece) for piece in pieces) else [part]
 
 
-_REGION_WORDS = sorted({word: name for name, words in REGIONS.items() for word in (name.lower(), *words)}.items(),
-                       key=lambda pair: -len(pair[0]))
+def _region_names(name: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    """A region's own names and code, without the cities people also write for it ("the London team")."""
+    code = REGION_CODES.get(name)
+    return words[:words.index(code) + 1] if code in words else words
+
+
+_REGION_WORDS = sorted({word: name for name, words in REGIONS.items()
+                        for word in (name.lower(), *_region_names(name, words))}.items(), key=lambda pair: -len(pair[0]))
 REGION_SAID = re.compile(r"(?<![\w-])(" + "|".join(re.escape(word) for word, _ in _REGION_WORDS) + r")(?![\w-])",
                          re.IGNORECASE)
 _REGION_OF = dict(_REGION_WORDS)
@@ -144,9 +150,10 @@ def check_incident_stages(sentences: Iterable[str], index: EvidenceIndex) -> lis
                  and isinstance(row.get("status"), str)]
     checks = []
     for sentence in sentences if incidents else ():
-        match = None if TICKET.search(sentence) else STAGE_SAID.search(sentence)
-        if match is None:
+        said_stages = [] if TICKET.search(sentence) else list(STAGE_SAID.finditer(sentence))
+        if not said_stages:
             continue
+        match = said_stages[-1]  # "no longer in investigating; it's now in monitoring": the stage it is in
         said = (match.group("a") or match.group("b") or match.group("c")).lower()
         named = [row for spec, row in incidents if spec and spec.platform and says(sentence, spec.platform)]
         shown = {str(row["status"]).lower() for row in named or [row for _, row in incidents]}

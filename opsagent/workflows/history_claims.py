@@ -23,7 +23,7 @@ FIRST_FAILURE = re.compile(
     r"(?:has |have )?(?:failed|happened)|one-off|one off|(?:never|not|\w+n't) (?:failed|happened)(?: like (?:this|that)| "
     r"that way| the same way)? before|no (?:earlier|previous|prior|other) failures?"
     r"|(?:never|not|\w+n't) (?:failed|happened)(?: (?:with|like) (?:this|that|the same) (?:error|code|way))? in the "
-    r"(?:[\w-]+ ){0,3}?(?:history|days|weeks))\b", re.IGNORECASE)
+    r"(?:[\w-]+ ){0,4}?history)\b", re.IGNORECASE)
 """A failure said to be the first of its kind ("a one-off", "this is the first time pl_x failed", "hasn't failed
 before"); not the first of several ("the first time on 31 December")."""
 PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|were) (?:the |its )?first\b",
@@ -56,13 +56,16 @@ TIMES_BEFORE = re.compile(r"\b(?:failed|happened|seen (?:it|this|that)|occurred)
 """How many times a failure happened before ("it has happened before, but only once", "failed twice before")."""
 
 
+FAILING = re.compile(r"\b(?:fail(?:ed|s|ure|ures)?|happened|occurred|seen)\b", re.IGNORECASE)
+
+
 def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str | None,
                        now: datetime | None) -> list[GroundingCheck]:
     """"It failed like this twice before": as many failures as the history counts before its latest one, before
     today, or in all (the ways people count "before")."""
     checks = []
     for unit in units:
-        match = TIMES_BEFORE.search(digits(unit))
+        match = TIMES_BEFORE.search(digits(unit)) if FAILING.search(unit) else None  # not "retried 3 times before"
         for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else [])) if match else []:
             groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
                       if isinstance(group, dict)]
@@ -88,10 +91,11 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     return checks
 
 
-LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent|previous)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
+LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
                           r"(?:was\s+)?(?:on\s+|at\s+)?", re.IGNORECASE)
 BEFORE_TODAY = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:today|this morning|tonight)\b", re.IGNORECASE)
-OTHER_BOUND = re.compile(r"\b(?:before|prior|earlier than|until|till)\b", re.IGNORECASE)
+OTHER_BOUND = re.compile(r"\b(?:before|prior to|earlier than|until|till)\s+(?=\w)", re.IGNORECASE)
+"""A bound the words give ("before that", "until the 8th"); a question's bare "failed before?" gives none."""
 
 
 def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, question: str,

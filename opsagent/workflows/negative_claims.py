@@ -227,7 +227,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # row seen, none starting after it
     since = _since(sentence, now)
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
-        updates = [moment for row in index.records for field in UPDATE_FIELDS if (moment := iso_moment(row.get(field)))]
+        keys = record_keys(sentence)
+        key = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
+        updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
+                   if (moment := iso_moment(row.get(field)))]
         if updates and since[0] <= max(updates) < since[0] + timedelta(days=1):
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
     covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
@@ -335,7 +338,7 @@ def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, boo
     return None
 
 
-NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|added|noted|changed|movement|progress)\b", re.IGNORECASE)
+NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|movement|progress)\b", re.IGNORECASE)
 """A "none" about a record's own updates ("nothing has been logged on it since …")."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
 

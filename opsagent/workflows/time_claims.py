@@ -18,7 +18,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment
-from opsagent.workflows.claim_checks import row_moments
+from opsagent.workflows.claim_checks import fixed_status, row_moments
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 from opsagent.workflows.negative_claims import NO_UPDATE, UPDATE_FIELDS
@@ -288,7 +288,8 @@ def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> l
 
 
 _NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-WEEKDAY_DATE = re.compile(r"\b(?P<name>mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+"
+WEEKDAY_DATE = re.compile(r"\b(?P<name>(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|tues|wed|thu|thur|thurs|fri|sat|"
+                          r"sun)\b,?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+"
                           r"(?P<month>" + "|".join(MONTHS) + r")[a-z]*|(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+"
                           r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?)\b", re.IGNORECASE)
 """A date with its weekday ("Sunday 11 Jan", "Thu, Jan 9")."""
@@ -326,7 +327,7 @@ def check_every_inside(sentences: Iterable[str], index: EvidenceIndex) -> list[G
             changes = [row for _, row in index.rows_for(key) if row.get("start_date") and row.get("end_date")]
             window = (iso_moment(changes[0]["start_date"]), iso_moment(changes[0]["end_date"])) if changes else None
             runs = [moment for item in index.items if record_of_tool(item.tool) == "run" for row in item.rows
-                    if (moment := iso_moment(row.get("start")))]
+                    if (row.get("status") or fixed_status(item)) == "Failed" and (moment := iso_moment(row.get("start")))]
             if not window or not window[0] or not window[1] or not runs:
                 continue
             outside = [moment for moment in runs if not window[0] <= moment < window[1]]

@@ -288,3 +288,46 @@ def test_pipelines_failing_on_both_days_are_those_in_both_listings() -> None:
     assert not failed(question, truth, results, "negative_claim")
     assert failed(question, f"The {len(now)} pipelines that failed today had no failed runs yesterday: "
                   f"{', '.join(sorted(now))}.", results, "negative_claim")
+
+
+def test_what_a_review_found_the_new_checks_misread() -> None:
+    """Sentences a second reader found the new checks flagging although true, or passing although false."""
+    history = evidence("get_pipeline_history", pipeline_name="pl_copy_crm_accounts")
+    incident = evidence("get_incident", number="INC0010052")
+    [ticket] = rows_of(incident)
+    opened = _moment(ticket["opened_at"])
+    hours_old = round((NOW - opened).total_seconds() / 3600)
+    # "around" after "opened" is no age; "hadn't failed in the previous 3 days" is no first failure
+    assert not failed("when was it raised?", f"INC0010052 was opened around {hours_old + 3} hours after the first "
+                      "failure.", incident, "value")
+    assert not failed("has it failed before?", "pl_copy_crm_accounts hadn't failed in the previous 3 days before "
+                      "Thursday.", history, "history")
+    assert not failed("did it give up?", "pl_copy_crm_accounts was retried 3 times before it gave up.", history,
+                      "history")
+    # "Monitoring 9 Jan" names no weekday; "the cause is with Databricks" names no assignee
+    assert not failed("what's the status?", "Monitoring 9 Jan 10:12: no change.", history, "placement")
+    assert not failed("whose fault?", "The root cause of INC0010052 is with Databricks, not our pipeline.", incident,
+                      "value")
+    # the stage a status incident is in is the last one said
+    snowflake = evidence("check_snowflake_health")
+    [stage] = [row["status"] for row in rows_of(snowflake) if row["kind"] == "incident"]
+    assert not failed("where's it at?", f"It's no longer in investigating status; it's now in {stage}.", snowflake,
+                      "value")
+    # a derived number excuses only itself: the same value said as a count elsewhere is still judged
+    counts = evidence("query_pipeline_status", time_window="last 7 days")
+    first, second = sorted(rows_of(counts), key=lambda row: -row["runs"])[:2]
+    more = first["runs"] - second["runs"]
+    if more not in {row["runs"] for row in rows_of(counts)} | {row["failed"] for row in rows_of(counts)}:
+        assert failed("which ran most?", f"{first['pipeline_name']} ran {first['runs']} runs and "
+                      f"{second['pipeline_name']} {second['runs']} runs, so {more} more runs. {more} runs were "
+                      "cancelled.", counts, "number")
+
+
+def test_an_earlier_turn_gives_times_but_no_ids_or_numbers() -> None:
+    results = evidence("get_incident", number="INC0010052")
+    question = "is it tracked anywhere else?"
+    analysis = analyse_question(question, now=NOW, inventory=INVENTORY)
+    earlier = "INC0099999 tracks it, with 17 customers affected."
+    checks = evaluate("It's linked to INC0099999, and 17 customers are affected.", results, analysis=analysis,
+                      question=question, earlier=earlier)
+    assert {check.kind for check in checks if not check.passed} >= {"identifier"}
