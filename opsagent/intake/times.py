@@ -16,9 +16,14 @@ from opsagent.tools.timewindow import TimeWindow, resolve_time_window
 
 _UNIT = r"(?:minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|w)"
 _CLOCK = r"(?:\d{1,2}:\d{2}(?:\s*(?:am|pm))?|\d{1,2}\s*(?:am|pm)|noon|midnight)"
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+WEEKDAY_STEMS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+"""Each weekday's name without its "day", Monday first (``datetime.weekday()`` order)."""
+WEEKDAY_NAME = rf"(?:{'|'.join(WEEKDAY_STEMS)})day"
+DAY_NAME = rf"(?:{WEEKDAY_NAME}|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+"""A weekday written whole or short ("Thursday", "Thu", "Thurs")."""
+_WEEKDAY = WEEKDAY_NAME
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-_DAY_NAME = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun),?\s+"
+_DAY_NAME = rf"{DAY_NAME},?\s+"
 """A weekday written before its date ("Thu 9 Jan", "Thursday, Jan 9"): the date says the day."""
 _DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|(?:{_DAY_NAME})?(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|"
          rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}))")
@@ -85,7 +90,7 @@ BARE_WEEKEND = re.compile(r"^(?:(?:over|during|on|at|in)\s+)?the weekend$", re.I
 
 def _on_weekday(window: TimeWindow, day_name: str, now: datetime) -> TimeWindow:
     """"Monday 13 January" said on Fri 10 Jan: the 13th that is a Monday (next week), not last year's."""
-    weekday = [name[:2] for name in ("mo", "tu", "we", "th", "fr", "sa", "su")].index(day_name.strip()[:2].lower())
+    weekday = [stem[:3] for stem in WEEKDAY_STEMS].index(day_name.strip()[:3].lower())
     if window.start.weekday() == weekday or window.end - window.start > timedelta(days=2):
         return window
     for years in (1, -1):

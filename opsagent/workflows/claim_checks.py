@@ -21,6 +21,7 @@ from typing import Any
 from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.times import WEEKDAY_NAME
 from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import TICKET_PREFIXES
@@ -552,7 +553,6 @@ def _quoted_by_other(unit: str, code: str, index: EvidenceIndex) -> bool:
                for item in index.items if (spec := tool_spec(item.tool)) for top in item.rows for row in records_in(top))
 
 
-WEEKDAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAY = re.compile(rf"^(?:on\s+)?{WEEKDAY_NAME}$", re.IGNORECASE)
 DAY_WORDS = re.compile(r"^(?:on\s+)?(?:yesterday|today|tonight|last night|overnight|this (?:morning|afternoon|evening)|"
                        rf"{WEEKDAY_NAME})\b", re.IGNORECASE)

@@ -237,8 +237,9 @@ OTHER_COUNT = re.compile(r"\b(?:other|remaining)\s+(\d+)\b|\b(\d+)\s+(?:other|mo
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     for sentence in sentences(digits(text)):
-        own = _run_lengths(sentence, index)
-        for match in TOOK.finditer(sentence):
+        took = list(TOOK.finditer(sentence))
+        own = _run_lengths(sentence, index) if took else []  # only a sentence saying a length needs its run's
+        for match in took:
             number, unit = float(match.group(1)), unit_minutes(match.group(2)) or 1
             ok = any(abs(length / unit - number) < 1 for length in own) if own else \
                 index.vouches_for_elapsed(number, unit) or index.vouches_for_number(number)

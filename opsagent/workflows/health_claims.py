@@ -124,15 +124,16 @@ def regions_in(text: str) -> set[str]:
 def check_regions(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     """A region said beside a health report is one the report, its query or the question shows. A report over every
     region that lists only what is not operational leaves every other region fine: then any region may be named."""
+    said = [(sentence, regions) for sentence in sentences if (regions := regions_in(sentence))]
     health = [item for item in index.items if (spec := tool_spec(item.tool)) and spec.platform and item.answered]
-    if not health or any(not item.arguments.get("region") and item.rows and all(
+    if not said or not health or any(not item.arguments.get("region") and item.rows and all(
             str(row.get("status")).lower() != "operational" for row in item.rows if row.get("kind") == "component")
             for item in health):
         return []
     shown = regions_in(index.text) | {region for item in index.items for region in regions_in(str(item.query))}
     return [GroundingCheck.of("identifier", sentence, False, f"{region} appears in no tool output",
                               "a region no data showed")
-            for sentence in sentences for region in sorted(regions_in(sentence) - shown)]
+            for sentence, regions in said for region in sorted(regions - shown)]
 
 
 STAGES = ("investigating", "identified", "monitoring", "resolved")

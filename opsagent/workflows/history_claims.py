@@ -64,6 +64,7 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     """"It failed like this twice before": as many failures as the history counts before its latest one, before
     today, or in all (the ways people count "before")."""
     checks = []
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
     for unit in units:
         match = TIMES_BEFORE.search(digits(unit)) if FAILING.search(unit) else None  # not "retried 3 times before"
         for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else [])) if match else []:
@@ -73,11 +74,11 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
                                                       for field in ("error_code", "failed_activity"))]
             # what "before" counts: the error the sentence names, else the latest run's ("like this"), else any
             chosen = named or [group for group in groups if group.get("like_the_run") or not ALIKE.search(unit)]
+            like = [group for group in groups if group.get("like_the_run")]
             counts: set[int] = set()
-            for kept in (chosen, [group for group in groups if group.get("like_the_run")]) if not named else (chosen,):
+            for kept in [chosen] if named else [chosen, like]:
                 starts = sorted(moment for group in kept for start in group.get("starts") or []
                                 if (moment := iso_moment(start)))
-                today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
                 # before the latest, before today, or every one the history shows ("4 times in 14 days")
                 counts |= {len(starts) - 1, len(starts), sum(moment < today for moment in starts)} \
                     if starts and today else set()

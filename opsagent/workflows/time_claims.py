@@ -15,6 +15,7 @@ from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.times import DAY_NAME, WEEKDAY_STEMS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment
@@ -105,10 +106,9 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 DATE = re.compile(r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>" + "|".join(MONTHS) + r")[a-z]*|"
                   r"(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b|"
-                  r"(?P<iso>\d{4}-\d\d-\d\d)|(?P<weekday>" + "|".join(WEEKDAYS) + r")day)\b", re.IGNORECASE)
+                  r"(?P<iso>\d{4}-\d\d-\d\d)|(?P<weekday>" + "|".join(WEEKDAY_STEMS) + r")day)\b", re.IGNORECASE)
 """A calendar day said with a time ("Wed 8 Jan at 04:00", "2025-01-08 04:00", "Wednesday at 04:00")."""
 
 
@@ -116,7 +116,7 @@ def on_day(match: re.Match[str]) -> Callable[[datetime], bool]:
     if match.group("iso"):
         return lambda moment: moment.strftime("%Y-%m-%d") == match.group("iso")
     if match.group("weekday") and not (match.group("day") or match.group("day2")):
-        weekday = WEEKDAYS.index(match.group("weekday").lower())
+        weekday = WEEKDAY_STEMS.index(match.group("weekday").lower())
         return lambda moment: moment.weekday() == weekday
     day = int(match.group("day") or match.group("day2"))
     month = MONTHS.index((match.group("month") or match.group("month2")).lower()[:3]) + 1
@@ -287,9 +287,7 @@ def check_ordinals(sentences: Iterable[str], items: Sequence[ToolEvidence]) -> l
     return checks
 
 
-_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-WEEKDAY_DATE = re.compile(r"\b(?P<name>(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|tues|wed|thu|thur|thurs|fri|sat|"
-                          r"sun)\b,?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+"
+WEEKDAY_DATE = re.compile(rf"\b(?P<name>{DAY_NAME})\b,?\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+"
                           r"(?P<month>" + "|".join(MONTHS) + r")[a-z]*|(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+"
                           r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?)\b", re.IGNORECASE)
 """A date with its weekday ("Sunday 11 Jan", "Thu, Jan 9")."""
@@ -306,9 +304,9 @@ def check_weekdays(sentences: Iterable[str], now: datetime | None) -> list[Groun
         except ValueError:
             continue  # no such day ("31 Feb"): a date the other checks judge
         date = min(dates, key=lambda moment: abs(moment - now))
-        said = _NAMES.index(match.group("name").lower()[:3])
+        said = [stem[:3] for stem in WEEKDAY_STEMS].index(match.group("name").lower()[:3])
         checks.append(GroundingCheck.of("placement", match.group(), date.weekday() == said,
-                                        f"{date:%d %b %Y} is a {date:%A}, not a {WEEKDAYS[said].capitalize()}day",
+                                        f"{date:%d %b %Y} is a {date:%A}, not a {WEEKDAY_STEMS[said].capitalize()}day",
                                         "a weekday that is not the date's"))
     return checks
 
