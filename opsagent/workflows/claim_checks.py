@@ -786,8 +786,7 @@ def check_open_for(sentences: Iterable[str], index: EvidenceIndex, now: datetime
     checks = []
     for sentence in sentences if now is not None else ():
         for match in OPEN_FOR.finditer(digits(sentence)):
-            keys = [key for key in record_keys(sentence) if key[:3].upper() in TICKET_PREFIXES]
-            key = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
+            key = index.subject([key for key in record_keys(sentence) if key[:3].upper() in TICKET_PREFIXES])
             opened = [moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get("opened_at")))] \
                 if key else []
             if not opened:

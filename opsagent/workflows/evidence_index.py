@@ -451,6 +451,10 @@ class EvidenceIndex:
                 for item in self.items if item.answered for row in item.rows if any(row.get(f) for f in KEY_FIELDS)}
         return keys.pop() if len(keys) == 1 else None
 
+    def subject(self, named: Sequence[str]) -> str | None:
+        """The record a sentence is about: the one it names, else (naming none) the one every row is about."""
+        return named[0] if len(named) == 1 else None if named else self.sole_record()
+
     def linked(self, first: str, second: str) -> bool:
         """One row names both, or a search for one returned a row naming the other."""
         a, b = first.lower(), second.lower()

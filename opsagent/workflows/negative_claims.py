@@ -227,8 +227,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # row seen, none starting after it
     since = _since(sentence, now)
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
-        keys = record_keys(sentence)
-        key = keys[0] if len(keys) == 1 else None if keys else index.sole_record()
+        key = index.subject(record_keys(sentence))
         updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
                    if (moment := iso_moment(row.get(field)))]
         if updates and since[0] <= max(updates) < since[0] + timedelta(days=1):
