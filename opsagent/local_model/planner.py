@@ -18,22 +18,18 @@ from opsagent.local_model.knowledge import Lexicon
 from opsagent.local_model.reading import Reading, entity_records, read_offer, read_question
 from opsagent.local_model.templates import IDS
 from opsagent.tools.catalog import TOOLS, tool_spec
-from opsagent.tools.vocabularies import VOCABULARIES
 
 OUT_OF_SCOPE = ("That is outside what OpsAgent does: I answer questions about ServiceNow incidents and changes, "
                 "Data Factory pipeline runs and platform health (Databricks, Snowflake, Azure).")
 VAGUE = "The question points at something it does not name."
 UNREAD = "The offline demo model could not read every word of the question."
-MAX_OPTIONS = 4
 GENERAL = ("Which pipelines failed in the last 24 hours?", "Which open incidents have priority 1?",
            "Is Databricks healthy right now?", "Which changes are waiting for approval?")
-PLURALS = {"incident": "incidents", "change": "changes", "pipeline": "pipelines", "run": "runs"}
 ABOUT = {"pipeline": ("Why did {} fail?", "When did {} last fail?", "Has {} failed like this before?"),
          "incident": ("What is the status of {}?", "Have we seen incidents like {} before?"),
          "change": ("What is the status of {}?",), "configuration_item": ("Which open incidents are on {}?",),
          "assignment_group": ("Which open incidents does {} have?",)}
 """Questions about one thing the user named, offered when the words around it could not be read."""
-NAME_WORDS = {"configuration_item": "on", "assignment_group": "for", "factory": "in", "region": "in", "azure_service": "for"}
 
 
 @dataclass(frozen=True)
@@ -184,33 +180,10 @@ def review_mode_output(role_input: ReplanInput) -> dict:
     return {"accept_review": False, "new_plan": [], "rejection_reason": f"Declined the retry: {reasons}."}
 
 
-def rebuilt(reading: Reading, unapplied: Sequence[str]) -> str | None:
-    """"Which open P1 incidents for Data Platform Ops in the last 24 hours?": what the ask said that its kind's
-    tools apply (checked by the catalog as the planner would), and more than the kind of record."""
-    if "health" in reading.records and (platforms := reading.entities("platform")):
-        region = [item for item in reading.entities("region") if item not in unapplied]
-        return f"Is {platforms[0]} healthy{' in ' + region[0] if region else ''} right now?"
-    failed = "run" in reading.records and not {"incident", "change"} & set(reading.records)
-    kind = "run" if failed else next((kind for kind in reading.records if kind in PLURALS), "")
-    names = [item for item in reading.scope.entities if item.usable and item.kind in NAME_WORDS
-             and not IDS.search(item.value)]  # no id: nothing looked them up, and they answer nothing nearby
-    kept = reading.scope.model_copy(update={"record_windows": [], **{
-        name: [item for item in items if item.text not in unapplied]
-        for name, items in (("filters", reading.scope.filters), ("entities", names), ("times", reading.scope.times[:1]))}})
-    narrowed = Reading(ask=reading.ask, scope=kept, records=(kind,), named=(kind,), values=tuple(
-        item for item in reading.values if VOCABULARIES[item[0]].record == kind))
-    if not kind or not constraints(narrowed) or choose(narrowed, CATALOG).unapplied:
-        return None
-    words = [*(item.text for item in kept.filters), "pipelines failed" if failed else PLURALS[kind],
-             *(f"{NAME_WORDS[item.kind]} {item.value}" for item in kept.entities), *(item.text for item in kept.times)]
-    lead = {"count": "How many", "yes_no": "Are there any"}.get(reading.ask.shape, "Which")
-    return f"{lead} {' '.join(words)}?"
-
-
-def nearby(analysis: QuestionAnalysis, readings: Sequence[Reading], lexicon: Lexicon) -> list[str]:
+def nearby(analysis: QuestionAnalysis, lexicon: Lexicon) -> list[str]:
     """Questions about what the unread question names that this model reads whole (planned like the user's),
     those sharing most of its cues first ("hit this error before?" → "Has pl_x failed like this before?")."""
-    cues = {cue for reading in readings for cue in reading.cues}
+    cues = {cue for reading in read_question(analysis, lexicon) for cue in reading.cues}
     found = []
     for item in (item for item in analysis.entities if item.usable):
         for text in (template.format(item.value) for template in ABOUT.get(item.kind, ())):
@@ -218,15 +191,6 @@ def nearby(analysis: QuestionAnalysis, readings: Sequence[Reading], lexicon: Lex
             if plan(offered, CATALOG).route == "execute":
                 found.append((-len(cues & offered[0].cues), len(found), text))
     return [text for *_, text in sorted(found)]
-
-
-def options(role_input: ClarifyInput, lexicon: Lexicon) -> list[str]:
-    readings = read_question(role_input.analysis, lexicon)
-    own = [question for reading in readings
-           if (question := rebuilt(reading, [*reading.unread, *choose(reading, CATALOG).unapplied]))]
-    own += nearby(role_input.analysis, readings, lexicon) if role_input.unread else []
-    data = [] if role_input.unread else list(role_input.candidates)
-    return list(dict.fromkeys([*data, *own, *GENERAL]))[:MAX_OPTIONS if data or own else len(GENERAL)]
 
 
 def _unread(words: Sequence[str], options: str = "") -> str:
@@ -238,10 +202,10 @@ def _unread(words: Sequence[str], options: str = "") -> str:
 def clarify_output(role_input: ClarifyInput, lexicon: Lexicon) -> dict:
     """``ClarifyOutput`` as a JSON-ready dict."""
     if role_input.unread:
-        request = _unread(role_input.unread, "It can answer questions like these (built from the data and the tools' "
-                                              "filters). ")
+        request = _unread(role_input.unread, "It can answer questions like these. ")
     elif role_input.candidates:
         request = f"Which one do you mean? Name it, or pick one — {role_input.candidates_label or 'what the data holds now'}:"
     else:
         request = "Which record do you mean? Name it (a ticket number, a pipeline, a platform), for example:"
-    return {"clarification_request": request, "possible_interpretations": options(role_input, lexicon)}
+    offered = nearby(role_input.analysis, lexicon) if role_input.unread else list(role_input.candidates)
+    return {"clarification_request": request, "possible_interpretations": list(dict.fromkeys([*offered, *GENERAL]))[:4]}
