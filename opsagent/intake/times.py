@@ -22,7 +22,9 @@ WEEKDAY_NAME = rf"(?:{'|'.join(WEEKDAY_STEMS)})day"
 DAY_NAME = rf"(?:{WEEKDAY_NAME}|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
 """A weekday written whole or short ("Thursday", "Thu", "Thurs")."""
 _WEEKDAY = WEEKDAY_NAME
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+MONTH_NAME = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+"""A month written whole or short ("Jan", "January")."""
+_MONTH = MONTH_NAME
 _DAY_NAME = rf"{DAY_NAME},?\s+"
 """A weekday written before its date ("Thu 9 Jan", "Thursday, Jan 9"): the date says the day."""
 _DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|(?:{_DAY_NAME})?(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|"

@@ -72,8 +72,9 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
     claims = list(claims)
     for claim in claims:
         if claim.vocabulary.name not in _vocabularies_for(record_of_key(claim.key)) or index.quotes(claim.item) \
-                or claim.key not in index.identifiers:
-            continue  # another record's value, quoted text, or a key the identifier check already fails
+                or claim.key not in index.identifiers or _echoes_title(claim, index):
+            continue  # another record's value, quoted text, a key the identifier check already fails, or the
+            # record's own words ("CHG… (roles for new finance analysts) is Closed": "new" is its title's)
         seen = observed_values(index, claim.key, claim.vocabulary)
         field = claim.vocabulary.row_fields[0]
         if not seen and any(index.text_says(claim.key, words) for words in (claim.words, *claim.values)):
@@ -91,6 +92,15 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
                              f"{claim.key} has {field} {', '.join(sorted(seen))}, not \"{claim.words}\"",
                              f"a statement about a record's {field} that the data contradicts"))
     return checks
+
+
+def _echoes_title(claim: ValueClaim, index: EvidenceIndex) -> bool:
+    """The value word with the words on both sides of it is a phrase of the evidence's own text."""
+    at = claim.item.lower().find(claim.words.lower())
+    before, after = claim.item[:at].split()[-1:], claim.item[at + len(claim.words):].split()[:1]
+    if at < 0 or not before or not after or not all(re.fullmatch(r"[\w-]+", word) for word in (*before, *after)):
+        return False
+    return f"{before[0]} {claim.words} {after[0]}".lower() in index.row_text
 
 
 def _overlap(first: str, second: str) -> bool:
@@ -383,9 +393,11 @@ def found_in(items: Sequence[ToolEvidence], asked: dict[str, set[str]],
 
 # ----------------------------------------------------------------- codes, times and causes of one record
 
-CODE = re.compile(r"\b(?:error|code|error code)\s*[:=#]?\s*(\d{3,5})\b|(?<![\w.:-])(\d{4})\s+(?:[a-z-]+\s+){0,3}error\b",
-                  re.IGNORECASE)
-"""An error code said: "error 3200", "code: 2108", "the 3200 cluster launch error"."""
+CODE = re.compile(r"\b(?:error|code|error code)\s*[:=#]?\s*(\d{3,5})\b|(?<![\w.:-])(\d{4})\s+(?:[a-z-]+\s+){0,3}error\b"
+                  r"|\b(?:hit|threw|returned|raised|got|failed with|failing with)\s+(?:an?\s+)?(\d{4})\b(?![\s,]*(?:[a-z]+\s+)?"
+                  r"(?:runs?|rows?|records?|ms|min|minutes|seconds?|%|times))"
+                  r"|(?<![\w.:-])(\d{4})\s+in\s+`?[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]+", re.IGNORECASE)
+"""An error code said: "error 3200", "code: 2108", "the 3200 cluster launch error", "hit 2402", "2200 in Copy_Sales"."""
 EVENT_FIELDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\b(?:opened|raised|created|logged|reported)\b", re.IGNORECASE), ("opened_at",)),
     (re.compile(r"\b(?:resolved|closed|fixed)\b", re.IGNORECASE), ("resolved_at",)),
@@ -405,8 +417,9 @@ CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|
 """A cause or a fix said of a record, or what holds it ("on hold waiting for …"): it must be in that record's own
 rows ("due to start" is a schedule)."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
-                            r"\s*:\s+(?P<cause>[^.;]+)", re.IGNORECASE)
-"""The same as a label ("Fix last time: …", "Root cause: …")."""
+                            r"\s*:\s+(?P<cause>[^.;]+)|\bfailed\b(?:[^.;:]|\d:\d){0,80}?\bwith\s+(?:error\s+|code\s+)?\d{4}\s*:\s+"
+                            r"(?P<error>[^.;]+)", re.IGNORECASE)
+"""The same as a label ("Fix last time: …", "Root cause: …", "failed … with 3200: an ImportError on …")."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
@@ -428,7 +441,7 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
         own = " ".join(text_of(row) for _, row in index.rows_for(key)) if codes else ""
         for match in CODE.finditer(unit):
-            code = match.group(1) or match.group(2)
+            code = next(group for group in match.groups() if group)
             if not named and _quoted_by_other(unit, code, index):
                 continue  # a sentence about a platform whose status text quotes the code ("the Databricks incident …")
             if codes:  # its code, or one its own error text quotes ("ODBC error 57014")
@@ -476,6 +489,9 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                  rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×))", digits(text), re.IGNORECASE):
             grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
+            if complete and (values := _sentence_values(digits(text), match.start())):  # "the unassigned ones sit in DBA (1)"
+                counted.add(sum(1 for item in index.items for row in item.rows if name in row.values() and all(
+                    row_values(item, row, VALUE_VOCABULARIES[vocabulary]) & wanted for vocabulary, wanted in values.items())))
             allowed = grouped or counted
             if allowed:
                 said = match.group() if match.group() in text else next(  # as written ("DPO three"), for the repair
@@ -484,6 +500,15 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                                 f"{name} has {', '.join(map(str, sorted(allowed)))} in the evidence, "
                                                 f"not {match.group(1)}", "a count per name the data contradicts"))
     return checks
+
+
+def _sentence_values(text: str, at: int) -> dict[str, set[str]]:
+    """The values the sentence holding position ``at`` says its rows have ("the unassigned ones …")."""
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "\n", "! ", "? ")) + 1
+    ends = [end for mark in (". ", "\n") if (end := text.find(mark, at)) >= 0]
+    sentence = text[start:min(ends) if ends else len(text)]
+    values = asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))
+    return {name: {label.lower() for label in wanted} for name, wanted in values.items()}
 
 
 NAMED_FIELDS = frozenset({"assignment_group", "configuration_item", "factory", "assigned_to"})
@@ -602,13 +627,15 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
     checks = []
     for unit in units:
         fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
-        key = fetched[0] if len(fetched) == 1 else only if not fetched else None
+        at_clock = _run_at_clock(unit, index) if len(fetched) <= 1 else None  # "the 00:10 run failed because …"
+        key = at_clock or (fetched[0] if len(fetched) == 1 else only if not fetched else None)
         match = CAUSE.search(unit) or LABELLED_CAUSE.search(unit)
         if match and HEDGED.search(unit[:match.start()]):
             continue
         if match is None or key is not None and not index.rows_for(key) or key is None and fetched:
             continue
-        words = {word.lower()[:5] for word in CAUSE_WORD.findall(match.group("cause"))} - {word[:5] for word in SMALL}
+        cause = match.groupdict().get("cause") or match.groupdict().get("error") or ""
+        words = {word.lower()[:5] for word in CAUSE_WORD.findall(cause)} - {word[:5] for word in SMALL}
         # about no one record ("Fix last time: …" under several): in some record's own text
         own = (" ".join(text_of(row) for _, row in index.rows_for(key)) if key else index.row_text).lower()
         if key and not fetched:  # about no record it names: a platform named before the cause may be what it is of
@@ -616,15 +643,35 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
             own += " " + " ".join(text_of(row) for item in index.items if (spec := tool_spec(item.tool)) and
                                   spec.platform and re.search(rf"\b{re.escape(spec.platform)}\b", unit[:match.start()], re.IGNORECASE)
                                   for row in item.rows).lower()
-        if key and key in match.group("cause").lower():  # "the fix was … rerunning pl_x": pl_x is what was fixed,
+        if key and key in cause.lower():  # "the fix was … rerunning pl_x": pl_x is what was fixed,
             own += " " + " ".join(text_of(row) for row in index.records if key in text_of(row).lower()).lower()  # by
             # a record about it
-        action = re.match(r"([a-z]+)ing\b", match.group("cause").lower())  # "fixed it by raising …": what was done
+        action = re.match(r"([a-z]+)ing\b", cause.lower())  # "fixed it by raising …": what was done
         ok = (not words or len({word for word in words if word in own}) * 2 >= len(words)) \
             and (action is None or any(re.search(rf"\b{stem}", own) for stem in _same_action(action.group(1))))
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))
     return checks
+
+
+CLOCK_RUN = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*UTC)?\s+(?:run|one|load|attempt|failure)\b", re.IGNORECASE)
+"""A run named by when it started ("the 00:10 run", "the 18:12 one")."""
+
+
+LATEST_RUN = re.compile(r"\bthe (?:latest|last|most recent) (?:run|one|attempt)\b", re.IGNORECASE)
+
+
+def _run_at_clock(unit: str, index: EvidenceIndex) -> str | None:
+    """The one run of the evidence the sentence names by the clock time it started ("the 00:10 run") or as the
+    latest run of the one pipeline the rows are about."""
+    said = {f"{int(hour):02d}:{minute}" for hour, minute in CLOCK_RUN.findall(unit)}
+    runs = {str(row["run_id"]).lower() for row in index.records
+            if row.get("run_id") and str(row.get("start") or "")[11:16] in said}
+    if not said and LATEST_RUN.search(unit):
+        started = {str(row["run_id"]).lower(): str(row.get("start") or "") for row in index.records if row.get("run_id")}
+        pipelines = {str(row.get("pipeline_name")) for row in index.records if row.get("run_id")}
+        runs = {max(started, key=started.__getitem__)} if started and len(pipelines) == 1 else set()
+    return next(iter(runs)) if len(said) <= 1 and len(runs) == 1 else None
 
 
 def text_of(row: dict[str, Any]) -> str:
@@ -637,6 +684,10 @@ QUALIFIED_COUNT = re.compile(
     r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<words>(?:[\w/-]+\s+){1,3}?)(?P<noun>incidents?|tickets?|changes?|change "
     r"requests?|pipelines?|runs?|failures?)\b", re.IGNORECASE)
 """A count with the values it is said to have ("22 open P1 incidents", "3 failed runs")."""
+COUNT_THEN_VALUES = re.compile(
+    r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<noun>incidents|tickets|changes|change requests|pipelines|runs)\s+"
+    r"(?:(?:are|were|is|still|currently|now)\s+)+(?P<words>(?:[\w/-]+\s*){1,4})", re.IGNORECASE)
+"""A count whose values follow the noun ("three changes are waiting on approval")."""
 
 
 def _key_of(record: str, row: dict[str, Any]) -> str:
@@ -654,7 +705,9 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
     matching = {_key_of(record, row) for item, row in rows if row_matches(item, row, values)}
     counted = {row[field] for _, row in rows for field in COUNT_FIELDS if isinstance(row.get(field), int)}
     counted |= {sum(given) for field in COUNT_FIELDS  # "14 failed runs" over per-pipeline counts of failed runs
-                if len(given := [row[field] for _, row in rows if isinstance(row.get(field), int)]) > 1}
+                for searched in [None, *items]  # all rows, or one search's (per factory, not also per pipeline)
+                if len(given := [row[field] for item, row in rows if isinstance(row.get(field), int)
+                                 and searched in (None, item)]) > 1}
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
                                                          for name, wanted in values.items())}
@@ -672,6 +725,8 @@ def _applied_values(item: ToolEvidence, vocabulary: str) -> set[str]:
 
 POSSESSING = re.compile(r"\b(?:have|has|had|with|without|got)\b", re.IGNORECASE)
 OTHER = re.compile(r"\b(?:other|remaining|rest of the|further)\s+$", re.IGNORECASE)
+OTHER_AFTER = re.compile(r"^(?:other|remaining|further)\b", re.IGNORECASE)
+"""The rest, said after the number ("three other open tickets"): the count less the ones named."""
 LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
 """A sentence that starts with a record and a colon ("pl_x: 3 failed runs …") is about that record throughout."""
 
@@ -689,7 +744,8 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
             units += [(piece, _single_key(piece) or subject) for piece in pieces]
     checks = []
     # counts written in words are counts too ("three open incidents")
-    for (unit, key), match in ((pair, match) for pair in units for match in QUALIFIED_COUNT.finditer(digits(pair[0]))):
+    for (unit, key), match in ((pair, match) for pair in units for pattern in (QUALIFIED_COUNT, COUNT_THEN_VALUES)
+                               for match in pattern.finditer(digits(pair[0]))):
         if POSSESSING.search(match.group("words")):
             continue  # "three have an open ticket": a count of what has one, not of tickets
         values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
@@ -698,12 +754,36 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
         if not values:
             continue
         allowed = qualified_counts(index, record, values, key)
-        if OTHER.search(digits(unit)[:match.start()]):
+        if OTHER.search(digits(unit)[:match.start()]) or OTHER_AFTER.match(match.group("words")):
             allowed |= {count - less for count in allowed for less in range(1, named + 1)}
         said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
         checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
                              "a count the data contradicts"))
+    return checks + _shares_with_values(sentences, index)
+
+
+SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*"
+                              r"(?P<words>(?:[\w-]+\s*){1,3})", re.IGNORECASE)
+"""A share of the rows just listed with a value ("8 opened today, 4 of them unassigned", "2 of those still open")."""
+
+
+def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"N of them <value>" over complete searches: how many of one search's rows show the value."""
+    checks = []
+    for sentence in sentences:
+        for match in SHARE_WITH_VALUE.finditer(digits(sentence)):
+            values = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
+                Ask(id="", text=match.group("words"), span=Span(start=0, end=0))).items()}
+            searches = [item for item in index.items if item.rows and item.total == len(item.rows) and all(
+                any(row_values(item, row, VALUE_VOCABULARIES[name]) for row in item.rows) for name in values)]
+            if not values or not searches:
+                continue
+            allowed = {sum(1 for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
+                                                         for name, wanted in values.items())) for item in searches}
+            checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,
+                                            f"{match.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} such",
+                                            "a count the data contradicts"))
     return checks
 
 

@@ -57,7 +57,7 @@ COMPARISON = re.compile(
 quantity after it) is a bound, not a comparison."""
 PLACEMENT = re.compile(
     r"\b(?:during|inside|within|overlap(?:s|ped|ping)?|in the (?:planned )?window of|holds?|held|contains?|covers?|"
-    r"coincid(?:e|es|ed|ing)|f[ae]ll(?:s)?\s+(?:in|into|inside|within))\b", re.IGNORECASE)
+    r"coincid(?:e|es|ed|ing)|f[ae]ll(?:s)?\s+(?:in|into|inside|within)|lin(?:e|es|ed|ing)\s+up\s+with)\b", re.IGNORECASE)
 OTHER_STATE = re.compile(r"\b(?:offline|down|unavailable|unreachable|stopped|paused|disabled|locked|suspended)\b",
                          re.IGNORECASE)
 """A state of something other than a run (a runtime, a warehouse) placed in a window."""
@@ -234,8 +234,10 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
             labels = _labels(vocabulary, value)
             if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
                     or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new" \
-                    or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]):
-                continue  # "the new analytics subnet": the English adjective; "after it closed": a moment
+                    or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
+                    or PROSPECTIVE.search(item[:match.start()]):
+                continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
+                # "will be fixed by that change": what is to come, not its state
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
@@ -246,6 +248,10 @@ WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|the|that|t
 state."""
 OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
 """Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
+PROSPECTIVE = re.compile(r"(?:\b(?:will|would|should|could|might|may|must|gonna|going to)\s+(?:not\s+)?"
+                         r"(?:be\s+|get\s+|have\s+been\s+)?|\bto\s+(?:be|get)\s+)(?:[\w-]+ly\s+)?$", re.IGNORECASE)
+"""Before a value, what is to come or ought to be ("will be fixed by that change", "should be resolved by"): not
+the record's state now."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)
@@ -311,8 +317,8 @@ def placement_claims(clause: str, the_change: str | None = None) -> Iterator[Pla
     if not RUN_WORDS.search(own) and OTHER_STATE.search(own):
         return  # "left the runtime offline during its window, so pl_x failed": what the window holds is the outage
     changes = [match.group().lower() for match in TICKET.finditer(clause) if match.group().upper().startswith("CHG")]
-    if not changes and the_change and re.search(r"\b(?:the|that|its|this)\s+(?:planned\s+|change\s+|maintenance\s+)?window\b",
-                                                clause, re.IGNORECASE):
+    if not changes and the_change and re.search(r"\b(?:the|that|its|this)\s+(?:planned\s+|change\s+|maintenance\s+)?window\b"
+                                                r"|\b(?:with|to)\s+(?:it|that|this|the change)\b", clause, re.IGNORECASE):
         changes = [the_change]
     pipelines = tuple(dict.fromkeys(match.group().lower() for match in PIPELINE.finditer(clause)))
     negated = re.search(r"\b(?:no|none|nothing|not|never|didn't|did not)\b", clause, re.IGNORECASE) is not None

@@ -26,6 +26,12 @@ DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentag
                         r"(?:more|fewer|less)\s+(?P<noun>[a-z]+))\b", re.IGNORECASE)
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
 percentages)."""
+BEYOND = re.compile(r"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:min(?:utes?)?|h(?:ours?)?|hrs?)?\s+"
+                    r"(?:more\s+than|less\s+than|longer\s+than|shorter\s+than|past|over|beyond|earlier|later)\b",
+                    re.IGNORECASE)
+"""A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",
+"6.5 more than the other", "so 5 earlier ones" (8 failures, 3 of them today): two other numbers of the answer,
+one of them in the same sentence."""
 
 
 def _close(value: float, said: str) -> bool:
@@ -38,7 +44,7 @@ def derived_numbers(text: str) -> list[str]:
     """The percentages, ratios and differences ``text`` says that its own numbers give, as written (after
     ``digits``): the number checks leave those words out, and judge every other mention of the same value."""
     text = digits(text)
-    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text)):
+    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
         return []  # most answers work nothing out: no need to read their numbers
     said = sentences(text)
     everything = set(numbers_in(text))
@@ -65,5 +71,11 @@ def derived_numbers(text: str) -> list[str]:
             operands -= {float(match.group(1))}
             if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
                    if first > second):
+                found.append(match.group())
+        for match in BEYOND.finditer(sentence):  # one operand in the sentence: what it goes past ("(38 min)")
+            said = match.group(1) or match.group(2)
+            operands, own = everything - {float(said)}, set(numbers_in(sentence)) - {float(said)}
+            if any(_close(first - second, said) for first, second in permutations(operands, 2)
+                   if first > second and {first, second} & own):
                 found.append(match.group())
     return found

@@ -30,6 +30,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
+from opsagent.intake.vocabulary import PLATFORMS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
@@ -56,6 +57,7 @@ from opsagent.workflows.claim_checks import (
     check_qualified_counts,
     check_times,
     check_values,
+    text_of,
 )
 from opsagent.workflows.derived_numbers import derived_numbers
 from opsagent.workflows.evidence_index import (
@@ -69,6 +71,7 @@ from opsagent.workflows.evidence_index import (
     elapsed_apart,
     elapsed_said,
     identifiers_in,
+    numbers_in,
     parts_of,
     records_counted,
 )
@@ -83,7 +86,7 @@ from opsagent.workflows.fitting import (
 )
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.history_claims import check_first_failures, check_last_failures, check_times_before
-from opsagent.workflows.identified_claims import check_identified, check_titles
+from opsagent.workflows.identified_claims import check_identified, check_runs_of_the_pipeline, check_titles
 from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
@@ -97,6 +100,7 @@ from opsagent.workflows.negative_claims import (
 from opsagent.workflows.time_claims import (
     check_clock_times,
     check_every_inside,
+    check_from_now,
     check_weekdays,
     check_ordinals,
     check_since_times,
@@ -129,6 +133,9 @@ PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|
 """A person said to act on a ticket ("Marco Bianchi in Analytics Engineering picked up INC…")."""
 
 
+PLATFORM_WORDS = frozenset(word for words in PLATFORMS.values() for word in words)
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
                      "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
@@ -137,6 +144,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
     for name in sorted(known_names):
         low = name.lower()
+        if name.isalpha() and low not in PLATFORM_WORDS and not re.search(rf"\b{re.escape(name)}\b", text):
+            continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling")
         if words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
@@ -234,6 +243,20 @@ OTHER_COUNT = re.compile(r"\b(?:other|remaining)\s+(\d+)\b|\b(\d+)\s+(?:other|mo
 """A count of the rest ("the other 15 components", "3 more runs"): the rows less those the answer names."""
 
 
+SHARE_OF_THEM = re.compile(r"(?<![\w.])(\d+)\s+of\s+(?:them|those|these|which)\b([^.;:()]*)", re.IGNORECASE)
+"""A share of the rows just listed by what they say ("3 of them were vm-shir-01 being offline")."""
+
+
+def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
+    """The counts "N of them <words>" may be: how many rows of one search hold a distinctive word of those words."""
+    counts: set[float] = set()
+    for match in SHARE_OF_THEM.finditer(text):
+        words = {word for word in re.findall(r"[a-z][\w-]{4,}", match.group(2).lower()) if word not in COMMON_WORDS}
+        counts |= {float(sum(1 for row in item.rows if word in text_of(row).lower()))
+                   for item in index.items for word in words}
+    return counts - {0.0}
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     for sentence in sentences(digits(text)):
@@ -273,14 +296,17 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = digits(own)
+    worked_out = set()
     for piece in derived_numbers(text):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
         own = own.replace(piece, " ", 1)
+        worked_out |= set(numbers_in(piece))  # said again as a bare quantity ("the bigger overrun: 23 minutes")
+    sharing = _rows_sharing(own, index)
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
-        if number in listed:
+        if number in listed or number in sharing:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
         shown = f"{number:g}"
         if noun is None and number not in others:
-            ok = number in lengths or index.vouches_for_number(number)
+            ok = number in lengths or number in worked_out or index.vouches_for_number(number)
             detail = f"{shown} is neither a value in the evidence, a count of its rows nor a span of its times"
         else:
             # "the other 15 components": a count less the rows the answer names
@@ -462,6 +488,14 @@ BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
 """A clause that is only a record's key ("INC…" before " — its values")."""
 
 
+def _one_run(keys: Sequence[str], index: EvidenceIndex) -> str | None:
+    """"pl_x failed at 23:46 (run 3022…)": a pipeline and one run of it name one record, the run."""
+    runs = [key for key in keys if RUN_ID.fullmatch(key)]
+    owners = {str(row.get("pipeline_name")).lower() for run in runs[:1] for _, row in index.rows_for(run)
+              if str(row.get("run_id", "")).lower() == run}
+    return runs[0] if len(runs) == 1 and owners and set(keys) - set(runs) <= owners else None
+
+
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                  now: datetime | None = None) -> list[GroundingCheck]:
     """Values, links, comparisons and placements, read item by item from the answer."""
@@ -474,7 +508,8 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                   for claim in read.placement_claims(clause, changes[0] if len(changes) == 1 else None)]
     placed = {claim.clause for claim in placements}
     # (for "about", a key no row is about — a pipeline a ticket's text mentions — leaves the record looked up)
-    about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else None if len(keys) > 1 else index.sole_record()
+    about = keys[0] if len(keys) == 1 and index.rows_for(keys[0]) else _one_run(keys, index) if len(keys) > 1 \
+        else index.sole_record()
     return [
         *check_values((replace(claim, item=unit) for unit, said in resolved for claim in read.value_claims(said)), index),
         *check_assignees(resolved, index),
@@ -510,7 +545,7 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
-            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index),
+            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index), *check_from_now(said, now),
             *check_health_claims(said, index)]
 
 
@@ -550,6 +585,7 @@ def evaluate(
         *check_leads(text if summary is None else summary, analysis, index),
         *check_identified(text if summary is None else summary, analysis, index),
         *check_titles(text, index),
+        *check_runs_of_the_pipeline(text, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
         *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None,
                      earlier=earlier),

@@ -22,7 +22,7 @@ from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
-PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
+PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas|so)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 """A health report's first words: "Snowflake: degraded." """
 REGION_CORE = re.compile(r"\b(?:west|north|east|south|central|southeast|northeast|southwest|northwest)\s+[a-z]+",
@@ -140,9 +140,11 @@ STAGES = ("investigating", "identified", "monitoring", "resolved")
 """A status page incident's stages (Atlassian Statuspage, which Databricks and Snowflake use)."""
 _STAGE = "|".join(STAGES)
 STAGE_SAID = re.compile(rf"\b(?:in|at)\s+(?:the\s+)?(?P<a>{_STAGE})\b|\b(?P<b>{_STAGE})\s+(?:status|stage|phase|state)\b"
-                        rf"|\bstatus\s*(?:is|:)\s*(?P<c>{_STAGE})\b", re.IGNORECASE)
-"""A stage said as the incident's state ("it's still in identified status", "status: monitoring"), not a verb
-("Snowflake identified the cause")."""
+                        rf"|\bstatus\s*(?:is|:)\s*(?P<c>{_STAGE})\b"
+                        rf"|\b(?:incident|issue|outage|problem)\s+(?:is|was|has\s+been|'s)\s+(?:now\s+|already\s+|fully\s+)?"
+                        rf"(?:been\s+)?(?:marked\s+(?:as\s+)?)?(?P<d>resolved)\b", re.IGNORECASE)
+"""A stage said as the incident's state ("it's still in identified status", "status: monitoring", "the incident
+is now resolved"), not a verb ("Snowflake identified the cause")."""
 
 
 def check_incident_stages(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
@@ -155,7 +157,7 @@ def check_incident_stages(sentences: Iterable[str], index: EvidenceIndex) -> lis
         if not said_stages:
             continue
         match = said_stages[-1]  # "no longer in investigating; it's now in monitoring": the stage it is in
-        said = (match.group("a") or match.group("b") or match.group("c")).lower()
+        said = next(stage for stage in match.group("a", "b", "c", "d") if stage).lower()
         named = [row for spec, row in incidents if spec and spec.platform and says(sentence, spec.platform)]
         shown = {str(row["status"]).lower() for row in named or [row for _, row in incidents]}
         checks.append(GroundingCheck.of("value", sentence, said in shown,
@@ -212,10 +214,11 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
         if TICKET.search(part):  # "logged as INC… (notebooks slow to attach)": a ticket's title is its own words
             part = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", part)  # (emphasis is already gone: evaluate strips it)
         status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
-        named = [name for name in names if says(part, name)]
+        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
+        # "North Europe is degraded as well" beside one component's report: that component, in that region
+        named = [name for name in names if says(part, name)] or (names if len(names) == 1 and regions else [])
         if status is None or not named:
             continue
-        regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
         for name in named:
             own = [row for row in rows if row["name"] == name]
             listed = {_region(row): str(row["status"]).lower() for row in own}

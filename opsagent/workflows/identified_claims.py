@@ -13,7 +13,7 @@ import re
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.identifiers import TICKET
+from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.workflows.claims import record_keys, sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
 
@@ -60,3 +60,21 @@ def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                             f"the title quoted is not {key.upper()}'s own",
                                             "a ticket's title the data gives another ticket"))
     return checks
+
+
+def check_runs_of_the_pipeline(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    """An answer about one pipeline (the only one it names) gives run ids of that pipeline: a run id whose row is
+    another pipeline's ("run_id: 543f…" under "pipeline: pl_load_finance_dwh") is a true id told of the wrong run."""
+    pipelines = {key for key in record_keys(text) if key.startswith("pl_")}
+    if len(pipelines) != 1:
+        return []
+    checks = []
+    for run_id in dict.fromkeys(match.lower() for match in RUN_ID.findall(text)):
+        owners = {str(row.get("pipeline_name")).lower() for _, row in index.rows_for(run_id)
+                  if str(row.get("run_id", "")).lower() == run_id and row.get("pipeline_name")}
+        if owners and not owners & pipelines:
+            checks.append(GroundingCheck.of("identifier", run_id, False,
+                                            f"run {run_id} is {', '.join(sorted(owners))}'s, not {next(iter(pipelines))}'s",
+                                            "a run id told of another pipeline's run"))
+    return checks
+

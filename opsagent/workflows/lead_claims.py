@@ -23,6 +23,7 @@ from opsagent.intake.asks import EXISTENCE
 from opsagent.intake.vocabulary import PLATFORMS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.run_history import DurationStats
+from opsagent.tools.timewindow import iso_moment
 from opsagent.tools.vocabularies import HEALTH_STATUS, VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
     KEY_RECORDS,
@@ -42,7 +43,7 @@ from opsagent.workflows.claim_checks import (
 )
 from opsagent.workflows.claims import LEAD, record_keys
 from opsagent.workflows.claims import sentences as read_sentences
-from opsagent.workflows.evidence_index import EvidenceIndex, digits, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, numbers_in, record_of_tool
 from opsagent.workflows.fitting import (
     Qualifier,
     asked_windows,
@@ -264,6 +265,10 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
         return GroundingCheck.of("lead", claim, False, f"no row shows what \"{ask.text}\" asks about {key}",
                       public + " (no data showed it)")
     expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
+    streak = _streak(ask.text, key, asked, index)
+    if streak is not None:  # "has it failed two nights in a row?": the latest runs, not whether it ever failed
+        return GroundingCheck.of("lead", claim, lead == streak, f"the lead says {lead} but {key}'s latest runs say "
+                                 f"{streak}", public + " (the data says otherwise)")
     if len(windows) > 1 and not EITHER.search(ask.text):  # "did it fail both yesterday and today?": in each
         expected = "yes" if all(any(row_matches(item, row, asked, [window]) and row_moments(record_of_tool(item.tool), row)
                                     for item, row in index.rows_for(key)) for window in windows) else "no"
@@ -275,6 +280,30 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
             row_matches(item, row, asked, [*placed, *windows]) for item, row in rows) else "no"
     return GroundingCheck.of("lead", claim, lead == expected, f"the lead says {lead} but {key}'s row says {expected}",
                   public + " (the data says otherwise)")
+
+
+IN_A_ROW = re.compile(r"\b(?:in a row|consecutive(?:ly)?|back[- ]to[- ]back|straight|running)\b", re.IGNORECASE)
+"""A streak ("failed two nights in a row", "3 consecutive failures"): the latest runs all have the value."""
+
+
+def _streak(text: str, key: str, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
+    """Yes when the record's latest N runs have the status asked (none without it since), else no; ``None`` when
+    the ask is no streak or the rows cannot place a run without it (a list of failures alone)."""
+    wanted = {label.lower() for label in asked.get("run_status", ())}
+    if not IN_A_ROW.search(text) or not wanted:
+        return None
+    count = int(next(iter(numbers_in(digits(text))), 2))
+    having, other = [], []
+    for item, row in index.rows_for(key):
+        for field, has in (("last_failure", "failed" in wanted), ("last_success", "succeeded" in wanted)):
+            if isinstance(row.get(field), dict) and (moment := iso_moment(row[field].get("start"))):
+                (having if has else other).append(moment)
+        shown = row_values(item, row, VALUE_VOCABULARIES["run_status"])
+        if shown and (moment := iso_moment(row.get("start"))):
+            (having if shown & wanted else other).append(moment)
+    if not other:
+        return None
+    return "yes" if sum(1 for moment in set(having) if moment > max(other)) >= count else "no"
 
 
 CAUSAL = re.compile(r"\b(?:break|broke|broken|cause[ds]?|behind|responsible for|due to|because of|related to|"
@@ -404,8 +433,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
                       public + f" (no search applied {words})")
     # a comparison over time ("last 24h vs the week"): the same search over two windows is both sides
     over_time = [item for item in relevant if fits(scope.model_copy(update={"times": []}), item)]
+    between_rows = len(asked_windows(scope)) < 2 and sum(len(item.rows) for item in fitting) >= 2
     if ask.shape == "compare" and len(fitting) < 2 and not any(has_baseline(item) for item in fitting) \
-            and len({json.dumps(item.query, sort_keys=True, default=str) for item in over_time}) < 2:
+            and len({json.dumps(item.query, sort_keys=True, default=str) for item in over_time}) < 2 \
+            and not between_rows:  # "same as the first?": two records of one search are both sides
         return GroundingCheck.of("lead", claim, False, f"\"{ask.text}\" compares two things; only one side was fetched",
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
@@ -225,21 +226,29 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
-    since = _since(sentence, now)
+    since = _since(sentence, now, answer[:answer.find(context or sentence)] if answer else "")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
-        key = index.subject(record_keys(sentence))
+        key = index.subject(record_keys(sentence) or record_keys(answer))
         updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
                    if (moment := iso_moment(row.get(field)))]
-        if updates and since[0] <= max(updates) < since[0] + timedelta(days=1):
+        if updates and (since[0] <= max(updates) < since[0] + timedelta(days=1) or not DATED.search(sentence)
+                        and f"{max(updates):%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
+            # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
+    if since is not None and "failed" in fields:  # "no failures since …": a pipeline history's last failure
+        key = index.subject(record_keys(sentence) or record_keys(answer))
+        lasts = [moment for _, row in (index.rows_for(key) if key else []) if isinstance(row.get("last_failure"), dict)
+                 and (moment := iso_moment(row["last_failure"].get("start")))]
+        if lasts and max(lasts) < (since[1] if since[2] else since[0]):
+            return f"the history's last failure is {max(lasts):%Y-%m-%d %H:%M}"
     covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
         start, end, pointed = since
         referenced = [moment for moment in starts if start <= moment < end]
-        if pointed and not referenced:
+        if pointed == "record" and not referenced:
             return None  # "since the 3 Jan run": no run that day to point at
-        bound = max(referenced) if pointed else start
+        bound = max(referenced) if pointed and referenced else start
         if not any(moment > bound or not pointed and moment == bound for moment in starts):
             return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
     return None
@@ -322,19 +331,35 @@ def _shows(row: dict[str, Any], vocabulary: Vocabulary, value: str) -> bool:
     return not fields or any(str(row.get(field) or "").lower() in labels for field in fields)
 
 
-def _since(sentence: str, now: datetime | None) -> tuple[datetime, datetime, bool] | None:
+def _since(sentence: str, now: datetime | None, before: str = "") -> tuple[datetime, datetime, str] | None:
     """The bound a sentence gives itself: "since 06:00" (from then), "since the 3 Jan run" (after the last row
-    of that day: the record it points at) — the window and whether it points at a record; ``None`` without one."""
+    of that day: the record it points at), "since Wednesday" (after that day's last row, else from the day) —
+    the window and what it points at ("record", "day" or ""); ``None`` without one."""
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
 
     if now is None or not re.search(r"\bsince\b", sentence, re.IGNORECASE):
         return None
     for mention in find_times(sentence, now):
         if mention.text.lower().startswith("since"):
-            return mention.start, now, False
+            if mention.start.time() == time(0) and not CLOCK.search(mention.text):
+                # "no failures since Wednesday" after Wednesday's failure: since that day's last record, if any
+                return mention.start, mention.start + timedelta(days=1), "day"
+            return mention.start, now, ""
         if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):
-            return mention.start, mention.end, True
+            return mention.start, mention.end, "record"
+    if BARE_SINCE.search(sentence) and before:  # "no failures since, out of 28 runs": since the moment just said
+        said = [mention for mention in find_times(before, now) if mention.end - mention.start < timedelta(days=1)]
+        moment = max((mention.point or mention.start for mention in said), default=None)
+        return (moment, moment + timedelta(minutes=1), "record") if moment else None
     return None
+
+
+DATED = re.compile(rf"\b\d{{1,2}}\s+{MONTH_NAME}\b|\b{MONTH_NAME}\s+\d{{1,2}}\b|\d{{4}}-\d\d-\d\d|\b(?:yesterday|today)\b|"
+                   rf"\b{DAY_NAME}\b", re.IGNORECASE)
+"""A sentence that names the day of its time ("since 07:20 on Mon 6 Jan", "since yesterday 18:00")."""
+CLOCK = re.compile(r"\d:\d\d|\d\s*(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.IGNORECASE)
+BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:)]|$|then\b)", re.IGNORECASE)
+""""Since" that points back ("there have been no failures since, out of …", "none since then")."""
 
 
 NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|movement|progress)\b", re.IGNORECASE)
@@ -420,6 +445,11 @@ JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far
 ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:to (?:do|fix|worry about|change)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
 """Advice ("no need for a new ticket", "nothing to fix in the notebook"), not a search's result."""
+PREDICTING = re.compile(r"\b(?:expect|expecting|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)\b|"
+                        r"\b(?:there\s+)?(?:will|should|won't|shouldn't|wouldn't)\s+(?:be\s+|see\s+)?(?:no|nothing|any)\b",
+                        re.IGNORECASE)
+"""What is to come ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs then"): an inference
+about the future, which no search can have come back empty for."""
 
 
 GENERIC = re.compile(r"\b(?:status|state|fine|normal|green|okay|ok|slow|unknown|region|platform)\b")
@@ -471,7 +501,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
             if _names_nothing(clause) or \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     CONJUNCTION.sub("", clause.lower().strip(" .!—-")) in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause) \
-                    or ADVISING.search(clause):
+                    or ADVISING.search(clause) or PREDICTING.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
                                   read_rows=read_rows, answer=text, now=now)

@@ -18,7 +18,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.times import DAY_NAME, WEEKDAY_STEMS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
-from opsagent.tools.timewindow import iso_moment
+from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.workflows.claim_checks import fixed_status, row_moments
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
@@ -333,3 +333,28 @@ def check_every_inside(sentences: Iterable[str], index: EvidenceIndex) -> list[G
                                             f"the run at {outside[0]:%a %d %b %H:%M} is outside {key.upper()}'s window"
                                             if outside else "", "a placement in a window the data contradicts"))
     return checks
+
+
+FROM_NOW = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h)\s+from now\b|"
+                      r"\bin\s+(?:about\s+|around\s+|roughly\s+|just\s+)?(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h)['’]?\s+time\b",
+                      re.IGNORECASE)
+"""How far ahead a time the sentence gives is ("10:00–11:00 today, about two hours from now", "in 1 hour's time");
+not "succeeded in about 11 minutes", a length."""
+
+
+def check_from_now(sentences: Iterable[str], now: datetime | None) -> list[GroundingCheck]:
+    """"N hours from now" beside a clock time: the first time the sentence says that is still ahead is that far
+    from now (to the nearest unit, or a quarter of it, whichever is wider)."""
+    checks = []
+    for sentence in sentences if now is not None else ():
+        said = digits(sentence)
+        ahead = sorted(moment for clock in hh_mm(CLOCK_TIME, said)
+                       if (moment := now.replace(hour=int(clock[:2]), minute=int(clock[3:]), second=0, microsecond=0)) > now)
+        for match in FROM_NOW.finditer(said) if ahead else ():
+            number, unit = float(match.group(1) or match.group(3)), unit_minutes(match.group(2) or match.group(4)) or 1
+            away = (ahead[0] - now).total_seconds() / 60 / unit
+            checks.append(GroundingCheck.of("number", match.group(), abs(away - number) <= max(0.5, number / 4),
+                                            f"{ahead[0]:%H:%M} is {away:g} {match.group(2) or match.group(4)} from now, "
+                                            f"not {number:g}", "a time the data contradicts"))
+    return checks
+
