@@ -8,6 +8,7 @@ Each check returns ``GroundingCheck``s whose ``detail`` tells the writer what to
 - a **link** ("pl_x has INC…") needs one row naming both, or a search for one that returned the other;
 - a **comparison** needs both sides fetched (two windows or names searched, or a baseline in a row);
 - a **placement** ("failed during CHG…'s window") must agree with the times in the rows;
+- counts of records with values are ``count_claims.py``'s;
 - yes/no leads are ``lead_claims.py``'s; the rows they read are read here (``rows_read``, ``row_matches``).
 """
 
@@ -42,7 +43,7 @@ from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, parts_of, record_of_tool, records_in
 from opsagent.workflows.health_claims import OVERALL
-from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
+from opsagent.workflows.fitting import windows_of
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -426,7 +427,7 @@ CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
 
 
-def _single_key(unit: str) -> str | None:
+def single_key(unit: str) -> str | None:
     keys = record_keys(unit)
     return keys[0] if len(keys) == 1 else None
 
@@ -436,7 +437,7 @@ def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = N
     that names no record: of ``only``, the one record the answer is about)."""
     checks = []
     for unit in units:
-        named = _single_key(unit)
+        named = single_key(unit)
         key = named or (only if not record_keys(unit) else None)
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
         own = " ".join(text_of(row) for _, row in index.rows_for(key)) if codes else ""
@@ -591,7 +592,7 @@ def check_times(units: Iterable[str], index: EvidenceIndex, now: datetime | None
 
     checks = []
     for unit in (unit for unit in units if now is not None):
-        key = _single_key(unit)
+        key = single_key(unit)
         verb, fields = next(((found, fields) for pattern, fields in EVENT_FIELDS if (found := pattern.search(unit))),
                             (None, ()))
         moments = [moment for _, row in (index.rows_for(key) if key else []) for field in fields
@@ -678,173 +679,7 @@ def text_of(row: dict[str, Any]) -> str:
     return " ".join(str(value) for value in row.values() if isinstance(value, str))
 
 
-# --------------------------------------------------------------------------- qualified counts and ages
-
-QUALIFIED_COUNT = re.compile(
-    r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<words>(?:[\w/-]+\s+){1,3}?)(?P<noun>incidents?|tickets?|changes?|change "
-    r"requests?|pipelines?|runs?|failures?)\b", re.IGNORECASE)
-"""A count with the values it is said to have ("22 open P1 incidents", "3 failed runs")."""
-COUNT_THEN_VALUES = re.compile(
-    r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<noun>incidents|tickets|changes|change requests|pipelines|runs)\s+"
-    r"(?:(?:are|were|is|still|currently|now)\s+)+(?P<words>(?:[\w/-]+\s*){1,4})", re.IGNORECASE)
-"""A count whose values follow the noun ("three changes are waiting on approval")."""
-
-
-def _key_of(record: str, row: dict[str, Any]) -> str:
-    return str(row.get(RECORDS[record].key_field) or row.get("run_id") or id(row))
-
-
-def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[str]], key: str | None) -> set[int]:
-    """What a count of ``record`` with ``values`` may be — of one record's rows when the sentence is about
-    one ("pl_x: 3 failed runs"): the rows of that kind having them (by key), the totals of searches that
-    applied exactly them, and the summary's own count fields."""
-    items = [item for item in index.items if tool_spec(item.tool) and same_kind(tool_spec(item.tool).record, record)
-             and (key is None or key in text_of(item.arguments).lower() or index.rows_for(key))]
-    rows = [(item, row) for item in items for top in item.rows for row in records_in(top)
-            if key is None or any(str(row.get(field, "")).lower() == key for field in ("number", "run_id", "pipeline_name"))]
-    matching = {_key_of(record, row) for item, row in rows if row_matches(item, row, values)}
-    counted = {row[field] for _, row in rows for field in COUNT_FIELDS if isinstance(row.get(field), int)}
-    counted |= {sum(given) for field in COUNT_FIELDS  # "14 failed runs" over per-pipeline counts of failed runs
-                for searched in [None, *items]  # all rows, or one search's (per factory, not also per pipeline)
-                if len(given := [row[field] for item, row in rows if isinstance(row.get(field), int)
-                                 and searched in (None, item)]) > 1}
-    totals = {item.total for item in items if item.status in ("ok", "no_data")
-              and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
-                                                         for name, wanted in values.items())}
-    return {len(matching)} | totals | counted
-
-
-def _applied_values(item: ToolEvidence, vocabulary: str) -> set[str]:
-    spec = tool_spec(item.tool)
-    fixed = spec.fixed.get(vocabulary) if spec else None
-    if fixed:
-        return {fixed.lower()}
-    tool_filter = next((entry for entry in spec.filters if entry.vocabulary == vocabulary), None) if spec else None
-    return (searched_values(item, tool_filter) or set()) if tool_filter else set()
-
-
-POSSESSING = re.compile(r"\b(?:have|has|had|with|without|got)\b", re.IGNORECASE)
-OTHER = re.compile(r"\b(?:other|remaining|rest of the|further)\s+$", re.IGNORECASE)
-OTHER_AFTER = re.compile(r"^(?:other|remaining|further)\b", re.IGNORECASE)
-"""The rest, said after the number ("three other open tickets"): the count less the ones named."""
-LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
-"""A sentence that starts with a record and a colon ("pl_x: 3 failed runs …") is about that record throughout."""
-
-
-def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    from opsagent.workflows.claims import clauses as read_clauses, items as read_items
-
-    sentences, units = list(sentences), []
-    named = len(record_keys(" ".join(sentences)))  # "the other three": the count less the ones named
-    for sentence in sentences:
-        label = LABEL.match(sentence)
-        subject = label.group("key").lower() if label and record_keys(label.group("key")) else None
-        for clause in read_clauses(sentence):
-            pieces = [clause] if _single_key(clause) else read_items(clause)
-            units += [(piece, _single_key(piece) or subject) for piece in pieces]
-    checks = []
-    # counts written in words are counts too ("three open incidents")
-    for (unit, key), match in ((pair, match) for pair in units for pattern in (QUALIFIED_COUNT, COUNT_THEN_VALUES)
-                               for match in pattern.finditer(digits(pair[0]))):
-        if POSSESSING.search(match.group("words")):
-            continue  # "three have an open ticket": a count of what has one, not of tickets
-        values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
-        record = record_of_noun(match.group("noun").lower()) or "run"
-        values = {name: wanted for name, wanted in values.items() if same_kind(VALUE_VOCABULARIES[name].record, record)}
-        if not values:
-            continue
-        allowed = qualified_counts(index, record, values, key)
-        if OTHER.search(digits(unit)[:match.start()]) or OTHER_AFTER.match(match.group("words")):
-            allowed |= {count - less for count in allowed for less in range(1, named + 1)}
-        said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
-        checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
-                             f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
-                             "a count the data contradicts"))
-    return checks + _shares_with_values(sentences, index)
-
-
-SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*"
-                              r"(?P<words>(?:[\w-]+\s*){1,3})", re.IGNORECASE)
-"""A share of the rows just listed with a value ("8 opened today, 4 of them unassigned", "2 of those still open")."""
-
-
-def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """"N of them <value>" over complete searches: how many of one search's rows show the value."""
-    checks = []
-    for sentence in sentences:
-        for match in SHARE_WITH_VALUE.finditer(digits(sentence)):
-            values = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
-                Ask(id="", text=match.group("words"), span=Span(start=0, end=0))).items()}
-            searches = [item for item in index.items if item.rows and item.total == len(item.rows) and all(
-                any(row_values(item, row, VALUE_VOCABULARIES[name]) for row in item.rows) for name in values)]
-            if not values or not searches:
-                continue
-            allowed = {sum(1 for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
-                                                         for name, wanted in values.items())) for item in searches}
-            checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,
-                                            f"{match.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} such",
-                                            "a count the data contradicts"))
-    return checks
-
-
-FAILED_PIPELINES = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:of\s+(?:the\s+|its\s+)?\d+\s+|(?:distinct|different)\s+)?"
-                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b(?!\s+(?:once|twice|\d+\s+times|more than|at least|again|repeatedly))|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
-                              r"a\s+|any\s+|1 or more\s+)?(?:failed runs?|failures?|failure)\b)", re.IGNORECASE)
-"""How many pipelines failed ("8 of the 15 pipelines had at least one failed run", "seven pipelines failed")."""
-
-
-def check_failed_pipeline_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """As many pipelines as a search shows failing: rows counting a failure, or the distinct pipelines of failed runs."""
-    shown, listings = set(), []
-    for item in (item for item in index.items if item.answered and item.rows and item.total == len(item.rows)):
-        if all("failed" in row and "pipeline_name" in row for row in item.rows):
-            shown.add(sum(bool(row["failed"]) for row in item.rows))
-        elif all((row.get("status") or fixed_status(item)) == "Failed" and row.get("pipeline_name") for row in item.rows):
-            listings.append({row["pipeline_name"] for row in item.rows})
-            shown.add(len(listings[-1]))
-    checks = []
-    for sentence in sentences if shown else ():
-        # "failed both yesterday and today": the pipelines in every listing of failed runs
-        allowed = {len(set.intersection(*listings))} if BOTH.search(sentence) and len(listings) > 1 else shown
-        checks += [GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,
-                                     f"the searches show {' or '.join(map(str, sorted(allowed)))} pipelines failing",
-                                     "a count of failed pipelines the data contradicts")
-                   for match in FAILED_PIPELINES.finditer(digits(sentence))]
-    return checks
-
-
-def fixed_status(item: ToolEvidence) -> str:
-    """The run status a tool always applies (``list_failed_pipelines``: Failed), whose rows need not say it."""
-    spec = tool_spec(item.tool)
-    return str(spec.fixed.get("run_status") or "") if spec else ""
-
-
-BOTH = re.compile(r"\b(?:both|each (?:day|time)|every day)\b", re.IGNORECASE)
-"""In every listing searched ("failed both yesterday and today")."""
-
-
-EXISTENTIAL = re.compile(r"\bthere(?:'s| is| was)\s+(?:an?|one|at least one)\s+(?P<words>(?:[\w-]+\s+){1,3}?)"
-                         r"(?P<noun>incident|ticket|change request|change|pipeline run|run|failure)\b", re.IGNORECASE)
-"""One record with the values said ("there is an approved emergency change", "there was a cancelled run")."""
-
-
-def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """"There is a …" needs one row of that kind showing every value said (read like a count's qualifiers); it
-    fails when the searches of that kind returned rows and none does."""
-    checks = []
-    for match in (match for sentence in sentences for match in EXISTENTIAL.finditer(sentence)):
-        record = record_of_noun(match.group("noun").split()[-1].lower()) or "run"
-        asked = {name: wanted for name, wanted in asked_values(Ask(id="", text=match.group("words"),
-                                                                    span=Span(start=0, end=0))).items()
-                 if same_kind(VALUE_VOCABULARIES[name].record, record)}
-        rows = [(item, row) for item in index.items if item.answered and (spec := tool_spec(item.tool))
-                and same_kind(spec.record, record) for row in item.rows]
-        if asked and rows and not any(row_matches(item, row, asked) for item, row in rows):
-            checks.append(GroundingCheck.of("value", match.group(), False,
-                                            f"\"{match.group()}\": none of the {len(rows)} {record} rows shows "
-                                            f"{' and '.join(sorted(asked))} as said", "a record the data does not show"))
-    return checks
-
+# --------------------------------------------------------------------------- ages
 
 AGE_DENIED = re.compile(r"\b(?:no|none|not|never|nobody|nothing|neither)\b|n't\b", re.IGNORECASE)
 """Before an age: the sentence says the records are not that old ("so none has waited more than a week")."""

@@ -46,19 +46,17 @@ from opsagent.workflows.claim_checks import (
     check_causes,
     check_codes,
     check_comparisons,
-    check_existential_claims,
     check_failed_activities,
-    check_failed_pipeline_counts,
     check_open_for,
     check_key_counts,
     check_named_counts,
     check_links,
     check_placements,
-    check_qualified_counts,
     check_times,
     check_values,
     text_of,
 )
+from opsagent.workflows.count_claims import check_existential_claims, check_failed_pipeline_counts, check_qualified_counts
 from opsagent.workflows.derived_numbers import derived_numbers
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,

@@ -19,7 +19,8 @@ from opsagent.intake.times import DAY_NAME, WEEKDAY_STEMS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment, unit_minutes
-from opsagent.workflows.claim_checks import fixed_status, row_moments
+from opsagent.workflows.claim_checks import row_moments
+from opsagent.workflows.count_claims import fixed_status
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 from opsagent.workflows.negative_claims import NO_UPDATE, UPDATE_FIELDS
