@@ -16,6 +16,9 @@ TYPED_TICKET = re.compile(rf"\b({_PREFIX})[\s-]?(\d{{5,10}})\b", re.IGNORECASE)
 """A ticket number as people type it (``chg 30017``, ``inc-10052``): prefix and digits as groups."""
 LINKED_TICKET = re.compile(rf"\b(?:{_PREFIX}|PRB)\d{{7}}\b")
 """A ticket number one record's text names, problems included (``PRB0040012``)."""
+RECORD_NUMBER = re.compile(r"\b[A-Z]{2,5}\d{7}\b")
+"""Any ServiceNow record number as written in capitals (INC…, CHG…, PRB…, RITM…, TASK…): one an answer names must
+be one the data shows, whatever its kind."""
 RUN_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 NAME = re.compile(r"(?<![\w/.@-])[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?![\w-])", re.IGNORECASE)
 """Snake or kebab names (``pl_ingest_sales``, ``vm-shir-01``); whether a hyphenated word is a name or English

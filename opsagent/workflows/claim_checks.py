@@ -143,12 +143,19 @@ def _kind(name: str) -> str:
     return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"
 
 
+ADVICE = re.compile(r"\b(?:you|we|they|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|could|should|may|might|need to|"
+                    r"want to)\b|^\W*(?:ask|set|assign|page|ping|call|message|reassign|move)\b", re.IGNORECASE)
+"""What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…"), not what the data says."""
+
+
 def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for claim in claims:
         shown = all(name in index.identifiers or name in index.text for name in (claim.first, claim.second))
-        if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown:
-            continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier
+        if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown \
+                or ADVICE.search(claim.item):
+            continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier;
+            # "you can set Assigned to = Sofia on INC…": advice, not a link the data has
         ok = index.linked(claim.first, claim.second)
         checks.append(GroundingCheck.of("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
                              "a link between two records that no data showed"))
@@ -423,6 +430,8 @@ LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaro
 """The same as a label ("Fix last time: …", "Root cause: …", "failed … with 3200: an ImportError on …")."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
+AGE_GIVEN = re.compile(r"\s*(?:it['’]s|it has|it is|that['’]s)?\s*(?:been\s+)?(?:about\s+|over\s+|nearly\s+)?\d+\s*"
+                       r"(?:days?|hours?|h|min(?:ute)?s?|weeks?)\b", re.IGNORECASE)
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
 
@@ -631,8 +640,9 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         at_clock = _run_at_clock(unit, index) if len(fetched) <= 1 else None  # "the 00:10 run failed because …"
         key = at_clock or (fetched[0] if len(fetched) == 1 else only if not fetched else None)
         match = CAUSE.search(unit) or LABELLED_CAUSE.search(unit)
-        if match and HEDGED.search(unit[:match.start()]):
-            continue
+        said_at = match.start(match.lastgroup) if match and match.lastgroup else match.end() if match else 0
+        if match and (HEDGED.search(unit[:match.start()]) or AGE_GIVEN.match(unit, said_at)):
+            continue  # advice or a negation; "because it's been 6 days": an age, checked as one
         if match is None or key is not None and not index.rows_for(key) or key is None and fetched:
             continue
         cause = match.groupdict().get("cause") or match.groupdict().get("error") or ""

@@ -41,7 +41,7 @@ LEAD = re.compile(rf"^\W*(yes|no)(?:\s*[—–\-,:;.!]+|{NO_SIGN})", re.IGNORECA
 BARE_NO = re.compile(rf"^\W*no{NO_SIGN}\W*$", re.IGNORECASE)
 """A whole "no" said as "No sign of it.": the lead, checked as one."""
 NEGATED_VALUE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno longer|\brather than|\binstead of)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
+    r"(?:\bnot|n't|\bnever|\bno longer|\brather than|\binstead of|\bnobody|\bno one)\s+(?:\w+\s+){0,2}$|\bno\s+$"  # "no resolved incident for INC…"
     # "no pl_x run is queued or in progress": what no record is
     r"|\b(?:no|none of)\s+(?:[\w-]+\s+){0,5}?(?:is|are|was|were)\s+(?:[\w-]+(?:\s+[\w-]+)?\s+(?:or|nor|and)\s+)*$",
     re.IGNORECASE)

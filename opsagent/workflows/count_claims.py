@@ -28,7 +28,8 @@ from opsagent.workflows.claim_checks import (
 from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.workflows.claims import items as read_items
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, records_in
+from opsagent.workflows.derived_numbers import derived_numbers
+from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, numbers_in, records_in
 from opsagent.workflows.fitting import narrowed_by, searched_values
 
 QUALIFIED_COUNT = re.compile(
@@ -84,6 +85,7 @@ LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
 
 def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     sentences, units = list(sentences), []
+    worked_out = {number for piece in derived_numbers("\n".join(sentences)) for number in numbers_in(piece)}
     named = len(record_keys(" ".join(sentences)))  # "the other three": the count less the ones named
     for sentence in sentences:
         label = LABEL.match(sentence)
@@ -95,7 +97,7 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     # counts written in words are counts too ("three open incidents")
     for (unit, key), match in ((pair, match) for pair in units for pattern in (QUALIFIED_COUNT, COUNT_THEN_VALUES)
                                for match in pattern.finditer(digits(pair[0]))):
-        if POSSESSING.search(match.group("words")):
+        if POSSESSING.search(match.group("words")) or float(match.group("number")) in worked_out:
             continue  # "three have an open ticket": a count of what has one, not of tickets
         values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
         record = record_of_noun(match.group("noun").lower()) or "run"
@@ -137,7 +139,7 @@ def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[
 
 
 FAILED_PIPELINES = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:of\s+(?:the\s+|its\s+)?\d+\s+|(?:distinct|different)\s+)?"
-                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b(?!\s+(?:once|twice|\d+\s+times|more than|at least|again|repeatedly))|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
+                              r"pipelines?\s+(?:(?:have|has|had)\s+)?(?:failed\b(?!\s+(?:once|twice|\d+\s+times|more than|at least|again|repeatedly|every|all|each))|(?:had|have|has|with|saw)\s+(?:at least 1\s+|"
                               r"a\s+|any\s+|1 or more\s+)?(?:failed runs?|failures?|failure)\b)", re.IGNORECASE)
 """How many pipelines failed ("8 of the 15 pipelines had at least one failed run", "seven pipelines failed")."""
 

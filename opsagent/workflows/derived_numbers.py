@@ -11,6 +11,7 @@ and a derived number no pair of them gives stays unbacked. Only numbers written 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import permutations
 
 from opsagent.workflows.claims import sentences
@@ -40,21 +41,62 @@ def _close(value: float, said: str) -> bool:
     return abs(value - float(said)) <= 0.5 * 10 ** -places + 1e-9
 
 
+OUT_OF = re.compile(r"\b(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
+"""The whole a share is of: "8 failed runs out of 22", "91.2% of the 341 that finished"."""
+SMALL_WHOLE = 10
+"""Below this a whole number that equals a sum or difference of its neighbours may be a coincidence, not a sum."""
+
+
+def _column_sums(said: Sequence[str]) -> set[float]:
+    """The sum of each column of each markdown table (the first number of each cell, rows named "total" left out)."""
+    sums: set[float] = set()
+    rows = [[numbers_in(cell)[:1] for cell in line.strip().strip("|").split("|")]
+            for line in said if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
+    for column in range(max((len(row) for row in rows), default=0)):
+        cells = [row[column][0] for row in rows if column < len(row) and row[column]]
+        sums |= {sum(cells)} if len(cells) > 1 else set()
+    return sums
+
+
+def _worked_out_nearby(said: Sequence[str]) -> list[str]:
+    """Numbers that are a sum of a run of the numbers just before them in the line or the one above ("343 runs:
+    311 succeeded, 24 failed, 6 cancelled" → "of the 341 that finished"), a difference of two of those, or a
+    table column's total ("together they took 142 min"). Small whole numbers are left to the count checks."""
+    found, columns = [], _column_sums(said)
+    for index, sentence in enumerate(said):
+        above = said[index - 1] if index else ""
+        before, own = ([] if above.startswith("|") else numbers_in(above)), numbers_in(sentence)
+        table_row = sentence.startswith("|")  # its cells are different quantities: only a column's total is one
+        for at, value in enumerate(own):
+            if value < SMALL_WHOLE and value == int(value):
+                continue
+            others = [] if table_row else [*before, *own[:at], *own[at + 1:]]
+            sums = {sum(others[start:end]) for start in range(len(others))
+                    for end in range(start + 2, min(start + 4, len(others)) + 1)}
+            differences = {first - second for first, second in permutations(others, 2) if first > second}
+            shown = f"{value:g}"
+            if any(_close(candidate, shown) for candidate in sums | differences | columns):
+                found.append(shown)
+    return found
+
+
 def derived_numbers(text: str) -> list[str]:
     """The percentages, ratios and differences ``text`` says that its own numbers give, as written (after
     ``digits``): the number checks leave those words out, and judge every other mention of the same value."""
     text = digits(text)
-    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
-        return []  # most answers work nothing out: no need to read their numbers
     said = sentences(text)
+    found = _worked_out_nearby(said)
+    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
+        return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text))
     counted = counted_nouns_in(text)
     percents = {float(match.group(1)) for match in PERCENT.finditer(text)}
-    found: list[str] = []
     for index, sentence in enumerate(said):
         nearby = " ".join(said[max(0, index - 1):index + 1])
         near = set(numbers_in(nearby))
         wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES}
+        wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
+        wholes |= set(numbers_in(sentence)) if sentence.startswith("|") else set()  # a table row: its own counts
         for match in PERCENT.finditer(sentence):
             parts = near - {float(match.group(1))}
             if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
@@ -79,3 +121,25 @@ def derived_numbers(text: str) -> list[str]:
                    if first > second and {first, second} & own):
                 found.append(match.group())
     return found
+
+
+FRACTIONS = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5}
+FRACTION_OF = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part>half|thirds?|quarters?|fifths?)\s+of\s+"
+                         r"(?:all\s+|the\s+|its\s+)?(?P<whole>\d+)\b", re.IGNORECASE)
+"""A share said as a fraction of a number the answer gives ("8 failed, a third of all 24")."""
+
+
+def fraction_claims(text: str) -> list[tuple[str, bool, str]]:
+    """Each "a third of all 24" beside a count: whether a number of its sentence is that share of the whole
+    (within a tenth of the whole, as people round: "about a third") — (words, holds, the share it would be)."""
+    found = []
+    for sentence in sentences(digits(text)):
+        for match in FRACTION_OF.finditer(sentence):
+            count = {"a": 1, "one": 1, "two": 2, "2": 2, "three": 3, "3": 3}.get((match.group("count") or "a").lower(), 1)
+            whole = float(match.group("whole"))
+            share = count * FRACTIONS[match.group("part").lower().rstrip("s")] * whole
+            numbers = [number for number in numbers_in(sentence[:match.start()]) if number != whole]
+            if numbers:  # the count it is a share of, said before it ("pl_ingest_sales, 8 (a third of all 24)")
+                found.append((match.group(), abs(numbers[-1] - share) <= max(1.0, whole / 10), f"{share:g}"))
+    return found
+

@@ -21,7 +21,7 @@ from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
-from opsagent.tools.identifiers import NAME, RUN_ID, TICKET
+from opsagent.tools.identifiers import NAME, RECORD_NUMBER, RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 
 DATE_OR_TIME = re.compile(
@@ -49,14 +49,14 @@ def _is_identifier(token: str) -> bool:
 
 def identifiers_in(text: str) -> set[str]:
     """Ticket numbers, run ids and snake/kebab names in ``text``, lower-cased."""
-    found = {match.group().lower() for pattern in (TICKET, RUN_ID) for match in pattern.finditer(text)}
+    found = {match.group().lower() for pattern in (TICKET, RECORD_NUMBER, RUN_ID) for match in pattern.finditer(text)}
     masked = RUN_ID.sub(" ", text)
     found |= {match.group().lower() for match in NAME.finditer(masked) if _is_identifier(match.group())}
     return found
 
 
 COUNTED = re.compile(
-    r"^\s*(?:(?:more|other|open|new|active|failed|failing|distinct|unique|matching|scheduled)\s+)*"
+    r"^\s*(?:(?:more|other|open|new|active|failed|failing|distinct|unique|matching|scheduled|finished|completed)\s+)*"
     r"(?:failed|failures?|runs?|incidents?|changes?|change requests?|pipeline (?:runs?|failures?)|pipelines?|tickets?|"
     r"times|rows|records|components|"
     r"items|results|calls|of\b)",

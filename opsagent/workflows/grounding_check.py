@@ -30,7 +30,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
-from opsagent.intake.vocabulary import PLATFORMS
+from opsagent.intake.vocabulary import PLATFORMS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
@@ -57,7 +57,7 @@ from opsagent.workflows.claim_checks import (
     text_of,
 )
 from opsagent.workflows.count_claims import check_existential_claims, check_failed_pipeline_counts, check_qualified_counts
-from opsagent.workflows.derived_numbers import derived_numbers
+from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,
     WORD_NUMBERS,
@@ -84,7 +84,12 @@ from opsagent.workflows.fitting import (
 )
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.history_claims import check_first_failures, check_last_failures, check_times_before
-from opsagent.workflows.identified_claims import check_identified, check_runs_of_the_pipeline, check_titles
+from opsagent.workflows.identified_claims import (
+    check_dashed_titles,
+    check_identified,
+    check_runs_of_the_pipeline,
+    check_titles,
+)
 from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
@@ -99,6 +104,7 @@ from opsagent.workflows.time_claims import (
     check_clock_times,
     check_every_inside,
     check_from_now,
+    check_lengths_of_ranges,
     check_weekdays,
     check_ordinals,
     check_since_times,
@@ -151,6 +157,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
     values = {phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
     for name in sorted({match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)}):
         low = name.lower()
+        if low.split()[0] in STOPWORDS:
+            continue  # "Since Leila …": a sentence's first word before one name, not a person's first name
         if low not in index.text and low not in known and low not in systems and low not in values:
             # a person nobody's data names ("move it to In Progress" names a state)
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
@@ -257,8 +265,9 @@ def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
+    worked_out = {number for piece in derived_numbers(text) for number in numbers_in(piece)}
     for sentence in sentences(digits(text)):
-        took = list(TOOK.finditer(sentence))
+        took = [match for match in TOOK.finditer(sentence) if float(match.group(1)) not in worked_out]
         own = _run_lengths(sentence, index) if took else []  # only a sentence saying a length needs its run's
         for match in took:
             number, unit = float(match.group(1)), unit_minutes(match.group(2)) or 1
@@ -294,10 +303,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = digits(own)
-    worked_out = set()
     for piece in derived_numbers(text):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
-        own = own.replace(piece, " ", 1)
-        worked_out |= set(numbers_in(piece))  # said again as a bare quantity ("the bigger overrun: 23 minutes")
+        own = own.replace(piece, " ", 1)  # (said again as a bare quantity, "the bigger overrun: 23 minutes": worked_out)
     sharing = _rows_sharing(own, index)
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:
@@ -313,6 +320,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                      for less in ({0} | (set(range(1, named + 1)) if number in others else set())))
             detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
+    checks += [GroundingCheck.of("number", said, holds, f"{said} would be {share}, not the count said beside it",
+                                 "a share the answer's own numbers contradict")
+               for said, holds, share in fraction_claims(text)]
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
         stated = index.phrased_counts.get(phrase)
@@ -543,7 +553,7 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
-            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index), *check_from_now(said, now),
+            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index), *check_from_now(said, now), *check_lengths_of_ranges(said),
             *check_health_claims(said, index)]
 
 
@@ -584,6 +594,7 @@ def evaluate(
         *check_identified(text if summary is None else summary, analysis, index),
         *check_titles(text, index),
         *check_runs_of_the_pipeline(text, index),
+        *check_dashed_titles(text, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
         *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None,
                      earlier=earlier),

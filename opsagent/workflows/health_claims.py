@@ -21,7 +21,7 @@ from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
-EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b", re.IGNORECASE)
+EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't|else)\b", re.IGNORECASE)
 PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas|so)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 """A health report's first words: "Snowflake: degraded." """

@@ -20,6 +20,10 @@ from opsagent.workflows.evidence_index import EvidenceIndex
 IDENTIFYING = re.compile(r"^\W*(?:it'?s|it is|that'?s|that is|that would be|that'd be|the (?:one|culprit|ticket|"
                          r"incident|change|run) (?:is|was)|you(?:'re| are) looking for)\W+(?=\w)", re.IGNORECASE)
 """A direct answer naming its record: "It's **INC…**", "That would be CHG…"."""
+IDENTIFIED_AFTER = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,6}}(?:[—–,:-]\s*)?(?:that['’]s|that is|which is|is|it['’]s)\s+"
+                              r"the\s+(?:ticket|one|incident|record|change)\s+(?:for|tracking|about|covering|behind)\b",
+                              re.IGNORECASE)
+"""The record named, then said to be the one asked for ("Add it to INC… — that's the ticket for the customer360 …")."""
 LINKED_KINDS = frozenset({"pipeline", "configuration_item", "run_id", "incident", "change", "person",
                           "assignment_group"})
 """Names a record goes with by its own fields or text (not a region or platform, which rows spell their own way)."""
@@ -29,7 +33,8 @@ def check_identified(summary: str, analysis: QuestionAnalysis | None, index: Evi
     """The record the first sentence identifies, linked to each name the which/what ask gives."""
     said = sentences(summary)[:1]
     lead = IDENTIFYING.match(said[0]) if said and analysis is not None else None
-    keys = record_keys(said[0][lead.end():lead.end() + 40]) if lead else []
+    after = IDENTIFIED_AFTER.search(said[0]) if said and analysis is not None and not lead else None
+    keys = record_keys(said[0][lead.end():lead.end() + 40]) if lead else [after.group("key").lower()] if after else []
     if not keys or analysis is None:
         return []
     asks = [ask for ask in analysis.asks if ask.shape in ("which", "record")]
@@ -44,6 +49,8 @@ def check_identified(summary: str, analysis: QuestionAnalysis | None, index: Evi
 TITLED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}[\"“](?P<title>[^\"”]{{8,}})[\"”]", re.IGNORECASE)
 """A ticket with its title quoted ("INC…: \"Databricks job clusters slow to start\"")."""
 TITLE_FIELDS = ("short_description", "description", "title")
+DASHED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}\s[—–:-]\s+(?P<title>[^;.(\n]{{12,}})", re.IGNORECASE)
+"""A ticket with words after a dash ("**INC…** — Databricks job clusters slow to start; …"): a title, or not."""
 
 
 def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
@@ -58,6 +65,29 @@ def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             shared = sum(word in own for word in words) / len(words)
             checks.append(GroundingCheck.of("value", match.group(), shared >= 0.6,
                                             f"the title quoted is not {key.upper()}'s own",
+                                            "a ticket's title the data gives another ticket"))
+    return checks
+
+
+def _title_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9_]{3,}", text.lower()))
+
+
+def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    """Words after a ticket and a dash that are most of another ticket's title, and not of its own, are that other
+    ticket's ("INC0010051 — Databricks job clusters slow to start…" when that is INC0010050's title)."""
+    titles = {str(row["number"]).lower(): " ".join(str(row.get(field) or "") for field in TITLE_FIELDS).lower()
+              for row in index.records if row.get("number") and row.get("short_description")}
+    checks = []
+    for match in DASHED.finditer(text):
+        key, words = match.group("key").lower(), _title_words(match.group("title"))
+        if key not in titles or len(words) < 3:
+            continue
+        share = {number: sum(word in title for word in words) / len(words) for number, title in titles.items()}
+        other = max((number for number in share if number != key), key=share.__getitem__, default=None)
+        if other and share[other] >= 0.6 and share[key] < 0.6:
+            checks.append(GroundingCheck.of("value", match.group(), False,
+                                            f"the words beside {key.upper()} are {other.upper()}'s title",
                                             "a ticket's title the data gives another ticket"))
     return checks
 

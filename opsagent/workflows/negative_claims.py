@@ -149,7 +149,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     runs although its first clause does not say so."""
     if _quotes_evidence(sentence, index):
         return "quoted from the evidence"
-    empty = _empty_field(sentence, index)
+    empty = _empty_field(sentence, index, context)
     if empty:
         return empty
     among = _none_of_them(sentence, index)
@@ -179,7 +179,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words]
+    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words] or (
+        [] if _family(words) else _elided_fields(sentence, context, answer))
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
         counting = [item for item in index.items if item.answered and fit(item)]  # any search that counts it
@@ -235,12 +236,15 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
                         and f"{max(updates):%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
             # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
-    if since is not None and "failed" in fields:  # "no failures since …": a pipeline history's last failure
+    negation = NEGATION.search(words)
+    about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
+    last = "last_success" if re.search(r"\bsucce", about) else "last_failure" if "failed" in fields else None
+    if since is not None and last:  # "no failures since …", "no success since …": a pipeline history's last one
         key = index.subject(record_keys(sentence) or record_keys(answer))
-        lasts = [moment for _, row in (index.rows_for(key) if key else []) if isinstance(row.get("last_failure"), dict)
-                 and (moment := iso_moment(row["last_failure"].get("start")))]
-        if lasts and max(lasts) < (since[1] if since[2] else since[0]):
-            return f"the history's last failure is {max(lasts):%Y-%m-%d %H:%M}"
+        lasts = [moment for _, row in (index.rows_for(key) if key else []) if isinstance(row.get(last), dict)
+                 and (moment := iso_moment(row[last].get("start")))]
+        if lasts and max(lasts) < (since[1] if since[2] else since[0] + timedelta(minutes=1)):
+            return f"the history's {last.replace('_', ' ')} is {max(lasts):%Y-%m-%d %H:%M}"
     covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
@@ -288,20 +292,37 @@ def _elided(clause: str, sentence: str, answer: str) -> set[str]:
     return _family(PARENTHESIS.sub(" ", said[index - 1]).lower()) if index > 0 else set()
 
 
+def _elided_fields(clause: str, sentence: str, answer: str) -> list[str]:
+    """"8 of 15 failed; the other 7 had none", "… twice in December. Nothing since 31 Dec.": a "none" naming no
+    record is about the count its sentence, or the sentence before, names."""
+    said = read.sentences(answer) if answer else [sentence]
+    at = next((number for number, text in enumerate(said) if clause in text), 0)
+    for text in (sentence, said[at - 1] if at > 0 else ""):
+        found = [name for stem, name in ZERO_FIELDS.items() if stem in text.lower()]
+        if found:
+            return found
+    return []
+
+
+LINKING = re.compile(r"\b(?:link(?:s|ed)?|attached|related|parent)\b", re.IGNORECASE)
+"""Words that make a "no change" about a record's links ("no linked records: no problem, no change")."""
 IN_THE_ERROR = re.compile(r"\bin (?:the|its) (?:error|error message|message|failure)\b", re.IGNORECASE)
 ERROR_FIELDS = ("error_message", "error_code", "failed_activity")
 NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})", re.IGNORECASE)
 
 
-def _empty_field(sentence: str, index: EvidenceIndex) -> str | None:
+def _empty_field(sentence: str, index: EvidenceIndex, context: str = "") -> str | None:
     """"No error code", "no end time yet": a field the rows show empty, named after the negation — the rows of
-    the record the sentence names, or else every row that has the field."""
-    keys = read.record_keys(sentence)
+    the record the sentence (or the whole sentence a clause is part of) names, or else every row that has it."""
+    keys = read.record_keys(sentence) or read.record_keys(context)
     rows = [row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else index.records
     for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
         said = match.group(1).lower()
         fields = {field for row in rows for field in row if len(field) > 3
                   and re.match(rf"{re.escape(field.replace('_', ' '))}s?\b", said)}
+        if len(keys) == 1 and re.match(r"(?:linked|link|links|related|problem|parent|change)\b", said) and \
+                LINKING.search(f"{sentence} {context}"):
+            fields.add("links")  # "INC… has no linked records: no problem, no change": its own links
         for field in fields:
             shown = [row[field] for row in rows if field in row]
             if shown and all(value in (None, "", []) for value in shown):
@@ -403,7 +424,7 @@ def _without_values(text: str) -> str:
     for vocabulary in VALUE_VOCABULARIES.values():
         for match, _ in vocabulary.find(text):
             if match.group().lower() in NOBODY and not ASSIGNING.match(text[match.end():]) \
-                    and not HOLDING.search(text[:match.start()]):
+                    and not HOLDING.search(text[:match.start()]) and not FIELD_VALUE.search(text[:match.start()]):
                 continue  # "nobody has raised a ticket": a negation, not "unassigned"
             text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
     return text
@@ -412,8 +433,11 @@ def _without_values(text: str) -> str:
 NOBODY = frozenset({"nobody", "no one", "noone"})
 ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:assigned|picked|owns?|working|taken|"
                        r"looking|holds?|yet|on\s+(?:it|them|this|that|these|those)\b|on\b(?=\s*(?:[.,;:!?)]|$)))"
-                       rf"|\W*(?:has|holds|owns)\s+(?:{TICKET.pattern}|it|them|this one|that one)\b", re.IGNORECASE)
+                       rf"|\W*(?:has|holds|owns)\s+(?:{TICKET.pattern}|it|them|this one|that one)\b"
+                       r"|\W*(?:has|have|had)\s+(?:yet\s+)?[a-z]+(?:ed|en)\s+(?:it|this|that|them)\b", re.IGNORECASE)
 HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
+FIELD_VALUE = re.compile(r"(?:[·|•:—–]|\bassignee|\bowner)\s*$", re.IGNORECASE)
+"""Before "nobody", a field's place ("INC… · P4 · New · nobody", "owner: nobody"): the assignee's value."""
 """Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 
 
@@ -440,9 +464,10 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
     return clause
 
 
-JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet)\s+)?(?:points?|suggests?|indicates?|"
-                       r"links?|ties?|connects?|implies|hints?)\b", re.IGNORECASE)
-ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:to (?:do|fix|worry about|change)|"
+JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the [\w-]+|in [\w-]+)\s+)?"
+                       r"(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up|matches|"
+                       r"correlates?|fits?)\b", re.IGNORECASE)
+ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
 """Advice ("no need for a new ticket", "nothing to fix in the notebook"), not a search's result."""
 PREDICTING = re.compile(r"\b(?:expect|expecting|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)\b|"

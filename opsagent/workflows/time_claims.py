@@ -359,3 +359,32 @@ def check_from_now(sentences: Iterable[str], now: datetime | None) -> list[Groun
                                             f"not {number:g}", "a time the data contradicts"))
     return checks
 
+
+CLOCK_RANGE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\s*(?:UTC\s*)?(?:→|->|–|—|to|until|till)\s*([01]?\d|2[0-3]):([0-5]\d)\b")
+RAN_FOR = re.compile(r"\b(?:ran|run|took|lasted|went|going|running|after|for)\s+(?:for\s+)?(?P<about>about\s+|around\s+|roughly\s+|"
+                     r"~\s*|nearly\s+|almost\s+|just\s+over\s+|just\s+under\s+)?(?P<number>\d+(?:\.\d+)?)\s*"
+                     r"(?P<unit>minutes?|mins?|m\b|hours?|hrs?|h\b)", re.IGNORECASE)
+"""How long something ran, said beside the clock times it ran between ("ran about 45 minutes (04:00 → 05:02)")."""
+
+
+def check_lengths_of_ranges(sentences: Iterable[str]) -> list[GroundingCheck]:
+    """A length said right beside one clock range is that range's length (to the minute, or within a tenth when it
+    says "about"): the answer's own two times contradict another length."""
+    checks = []
+    for sentence in sentences:
+        said = digits(sentence)
+        ranges, lengths = list(CLOCK_RANGE.finditer(said)), list(RAN_FOR.finditer(said))
+        if len(ranges) != 1 or len(lengths) != 1 or min(abs(ranges[0].start() - lengths[0].end()),
+                                                        abs(lengths[0].start() - ranges[0].end())) > 4:
+            continue  # the range must be the length's own ("ran 45 minutes (04:00 → 05:02)"), not an activity's
+        first_hour, first_minute, last_hour, last_minute = map(int, ranges[0].groups())
+        span = ((last_hour * 60 + last_minute) - (first_hour * 60 + first_minute)) % 1440
+        match = lengths[0]
+        minutes = float(match.group("number")) * (unit_minutes(match.group("unit")) or 1)
+        slack = max(1.0, span / 10) if match.group("about") else 1.0
+        checks.append(GroundingCheck.of("number", match.group(), abs(minutes - span) <= slack,
+                                        f"{ranges[0].group()} is {span} min, "
+                                        f"not {match.group('number')} {match.group('unit')}",
+                                        "a length the answer's own times contradict"))
+    return checks
+
