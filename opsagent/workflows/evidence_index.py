@@ -444,6 +444,12 @@ class EvidenceIndex:
         return [(item, row) for item in self.items for top in item.rows for row in records_in(top)
                 if any(str(row.get(field, "")).lower() == needle for field in KEY_FIELDS)]
 
+    def sole_history(self) -> list[str]:
+        """The pipeline whose history the evidence holds, when it holds one: what a sentence about the past that
+        names no pipeline is about."""
+        names = {str(row.get("pipeline_name")).lower() for row in self.records if isinstance(row.get("failure_groups"), list)}
+        return sorted(names) if len(names) == 1 else []
+
     def sole_record(self) -> str | None:
         """The one record every answered row is about (a single run looked up), else ``None``: what an answer
         that names no record speaks of."""

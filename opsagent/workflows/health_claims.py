@@ -22,6 +22,11 @@ from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't|else)\b", re.IGNORECASE)
+CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;]*\b(?:is|are|gets?|comes?)\b", re.IGNORECASE)
+"""A status as a condition ("hold the rerun until Jobs is back to operational"), not what the report says now."""
+FOR_SOME = re.compile(r"\b(?:fine|ok|okay|operational|healthy|green|degraded)\s+(?:for|on|with)\s+(?!(?:now|the moment|today)\b)\w",
+                      re.IGNORECASE)
+"""A platform's status said for some of its services ("Azure looks fine for ADF and Storage"): about those."""
 PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas|so)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)
 OVERALL = re.compile(r"^\s*[\w ]+:\s*([a-z_]+)\.", re.IGNORECASE)
 """A health report's first words: "Snowflake: degraded." """
@@ -71,7 +76,7 @@ def check_platform_claims(parts: Iterable[str], index: EvidenceIndex) -> list[Gr
     reports = _overall(index)
     components = {str(row["name"]).lower() for row in _components(index)}
     for part in parts:
-        status = None if EXCEPT.search(part) else _status_said(part)
+        status = None if EXCEPT.search(part) or CONDITIONAL.search(part) or FOR_SOME.search(part) else _status_said(part)
         if status is None or "'" in part:
             continue
         bare, subject = not any(name in part.lower() for name in components), part
@@ -213,7 +218,8 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
     for part in parts:
         if TICKET.search(part):  # "logged as INC… (notebooks slow to attach)": a ticket's title is its own words
             part = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", part)  # (emphasis is already gone: evaluate strips it)
-        status = None if EXCEPT.search(part) else _status_said(part)  # "all but X", "X is not": not one claim
+        status = None if EXCEPT.search(part) or CONDITIONAL.search(part) else _status_said(part)  # "all but X",
+        # "X is not": not one claim; "until Jobs is back to operational": a condition, not a status
         regions = {" ".join(found.lower().split()) for found in REGION_CORE.findall(part)}
         # "North Europe is degraded as well" beside one component's report: that component, in that region
         named = [name for name in names if says(part, name)] or (names if len(names) == 1 and regions else [])

@@ -31,18 +31,12 @@ PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|w
 ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
 
 
-def _sole_history(index: EvidenceIndex) -> list[str]:
-    """The pipeline whose history the evidence holds, when it holds one (the sentence naming none is about it)."""
-    names = {str(row.get("pipeline_name")).lower() for row in index.records if isinstance(row.get("failure_groups"), list)}
-    return sorted(names) if len(names) == 1 else []
-
-
 def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None) -> list[GroundingCheck]:
     """"The first time pl_x failed" against the failures its history counts (those like the latest, when the
     sentence says "like this"): two or more, and it was not the first."""
     checks = []
     for unit in (unit for unit in units if FIRST_FAILURE.search(unit)):
-        for key in [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else _sole_history(index)):
+        for key in [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history()):
             histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
             if not histories:
                 continue  # no history fetched: what came before is not known (the "none" checks judge that)
@@ -74,7 +68,7 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
     for unit in units:
         match = TIMES_BEFORE.search(digits(unit)) if FAILING.search(unit) else None  # not "retried 3 times before"
-        for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else _sole_history(index))) \
+        for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history())) \
                 if match else []:
             groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
                       if isinstance(group, dict)]

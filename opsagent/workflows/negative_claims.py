@@ -240,7 +240,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
     last = "last_success" if re.search(r"\bsucce", about) else "last_failure" if "failed" in fields else None
     if since is not None and last:  # "no failures since …", "no success since …": a pipeline history's last one
-        key = index.subject(record_keys(sentence) or record_keys(answer))
+        named = record_keys(sentence) or record_keys(answer)
+        pipelines = [key for key in named if key.startswith("pl_")]  # a history is a pipeline's, whatever runs it names
+        key = pipelines[0] if len(pipelines) == 1 else next(iter(index.sole_history()), None) or index.subject(named)
         lasts = [moment for _, row in (index.rows_for(key) if key else []) if isinstance(row.get(last), dict)
                  and (moment := iso_moment(row[last].get("start")))]
         if lasts and max(lasts) < (since[1] if since[2] else since[0] + timedelta(minutes=1)):
@@ -314,7 +316,7 @@ NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\
 def _empty_field(sentence: str, index: EvidenceIndex, context: str = "") -> str | None:
     """"No error code", "no end time yet": a field the rows show empty, named after the negation — the rows of
     the record the sentence (or the whole sentence a clause is part of) names, or else every row that has it."""
-    keys = read.record_keys(sentence) or read.record_keys(context)
+    keys = read.record_keys(sentence) or read.record_keys(context) or [key for key in [index.sole_record()] if key]
     rows = [row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else index.records
     for match in re.finditer(r"\b(?:no|without)\s+((?:[a-z]+\s+){0,2}[a-z]+)", sentence, re.IGNORECASE):
         said = match.group(1).lower()
@@ -510,8 +512,9 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
         return False
     named = re.findall(r"[a-z]+", clause[negation.end():].lower())[:3]
     fields = {field.replace("_", " ") for row in index.records for field in row if len(field) > 3}
+    own_noun = bool(named) and named[0] not in RECORD_WORDS_FLAT and len(clause.split()) <= 6  # "There's no ETA"
     return not any(f"{' '.join(named)} ".startswith(f"{field} ") for field in fields) and not any(
-        _names_a_record(text, everyday=True) for text in (clause, sentence))
+        _names_a_record(text, everyday=True) for text in ((clause,) if own_noun else (clause, sentence)))
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),

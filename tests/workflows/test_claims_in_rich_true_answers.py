@@ -171,3 +171,37 @@ def test_a_length_beside_its_own_clock_range_is_that_ranges() -> None:
     question = "how long did the finance load run before it fell over?"
     said = f"It ran about {{}} minutes ({start:%H:%M} → {end:%H:%M} UTC) before failing."
     only_the_right(question, said, minutes, round(row["durations"]["median_min"]), results, "number")
+
+
+def test_a_status_as_a_condition_or_for_some_services_is_no_platform_claim() -> None:
+    results = evidence("check_databricks_health")
+    rows = rows_of(results)
+    bad = next(row for row in rows if row["kind"] == "component" and row["status"] != "operational")
+    question = "can I rerun the notebook now?"
+    assert not failed(question, f"I'd hold the rerun until {bad['name']} is back to operational.", results, "value")
+    assert failed(question, f"{bad['name']} is operational in {bad['region']}.", results, "value")
+    results = evidence("check_azure_service_health", region="west europe")
+    overall = rows_of(results)
+    assert any(row.get("status") not in (None, "operational", "Active") for row in overall if row["kind"] == "component")
+    question = "is it just us or is azure down in west europe?"
+    assert not failed(question, "Azure looks fine for Data Factory and Storage.", results, "value")
+    assert failed(question, "Azure is operational in West Europe.", results, "value")
+
+
+def test_none_since_a_day_in_an_answer_naming_the_run_reads_the_pipelines_history() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_web_events")
+    [row] = rows_of(results)
+    last = row["last_failure"]
+    moment = _moment(last["start"])
+    question = "why did web events fail wed night?"
+    said = (f"The {moment:%a %d %b %H:%M} UTC run ({last['run_id']}) failed with {last['error_code']}. "
+            "No failures since {}.")
+    only_the_right(question, said, f"{moment:%A}", f"{moment.replace(day=moment.day - 2):%A}", results, "negative_claim")
+
+
+def test_a_short_none_of_a_detail_is_no_empty_search() -> None:
+    results = evidence("get_incident", number="INC0010049")
+    question = "any eta on the sales fix?"
+    assert not failed(question, "There's no ETA, and no linked change on the ticket.", results,
+                      "negative_claim")
+    assert failed(question, "There's no open incident for pl_ingest_sales.", results, "negative_claim")
