@@ -304,7 +304,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         own = own.replace(sentence, " ")
     own = digits(own)
     for piece in derived_numbers(text):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
-        own = own.replace(piece, " ", 1)  # (said again as a bare quantity, "the bigger overrun: 23 minutes": worked_out)
+        # its first mention standing alone, never digits inside a date or an id ("2" in "2025-01-10"); said again
+        # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
+        own = re.sub(rf"(?<![\w.:/-]){re.escape(piece)}(?![\w.:/-]|\.\d)", " ", own, count=1)
     sharing = _rows_sharing(own, index)
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:
