@@ -32,13 +32,15 @@ BEYOND = re.compile(r"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*
                     re.IGNORECASE)
 """A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",
 "6.5 more than the other", "so 5 earlier ones" (8 failures, 3 of them today): two other numbers of the answer,
-one of them in the same sentence."""
+one of them in the same sentence or the one before."""
 
 
-def _close(value: float, said: str) -> bool:
-    """``value`` rounds to ``said`` at the precision it was written with (a whole number: to the nearest one)."""
+def _close(value: float, said: str, *, strict: bool = False) -> bool:
+    """``value`` rounds to ``said`` at the precision it was written with (a whole number: to the nearest one);
+    ``strict``: a half does not round (a difference of 55 and 29.5 is no "25")."""
     places = len(said.split(".")[1]) if "." in said else 0
-    return abs(value - float(said)) <= 0.5 * 10 ** -places + 1e-9
+    gap = abs(value - float(said))
+    return gap < 0.5 * 10 ** -places - 1e-9 if strict else gap <= 0.5 * 10 ** -places + 1e-9
 
 
 OUT_OF = re.compile(r"\b(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
@@ -114,10 +116,10 @@ def derived_numbers(text: str) -> list[str]:
             if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
                    if first > second):
                 found.append(match.group())
-        for match in BEYOND.finditer(sentence):  # one operand in the sentence: what it goes past ("(38 min)")
-            said = match.group(1) or match.group(2)
-            operands, own = everything - {float(said)}, set(numbers_in(sentence)) - {float(said)}
-            if any(_close(first - second, said) for first, second in permutations(operands, 2)
+        for match in BEYOND.finditer(sentence):  # one operand nearby: what it goes past ("(38 min)")
+            number = match.group(1) or match.group(2)
+            operands, own = everything - {float(number)}, near - {float(number)}
+            if any(_close(first - second, number, strict=True) for first, second in permutations(operands, 2)
                    if first > second and {first, second} & own):
                 found.append(match.group())
     return found

@@ -195,7 +195,8 @@ def _spans(items: Sequence[ToolEvidence], now: datetime | None) -> set[float]:
     spans: set[float] = set()
     for item in items:
         for row in item.rows:
-            moments = moments_of(row)
+            moments = [*moments_of(row), *(moment for value in row.values() if isinstance(value, dict)
+                                           for moment in moments_of(value))]  # a history's last failure, its run
             spans |= {abs((now - moment).total_seconds()) / 60 for moment in moments} if now is not None else set()
             for part in (row, *parts_of(row)):  # an activity's own length, not its distance from now
                 moments = moments_of(part)

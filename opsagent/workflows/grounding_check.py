@@ -140,9 +140,15 @@ PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|
 PLATFORM_WORDS = frozenset(word for words in PLATFORMS.values() for word in words)
 
 
+def _shortened(token: str, identifiers: Collection[str]) -> bool:
+    """A name written without its prefix ("ingest_sales" for pl_ingest_sales): the one identifier it ends."""
+    return "_" in token and sum(1 for name in identifiers if name.endswith(f"_{token}")) == 1
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
-    checks = [GroundingCheck.of("identifier", token, token in index.identifiers, f"{token} appears in no tool output",
-                     "a reference to a record or name that no data showed") for token in sorted(identifiers_in(text))]
+    checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers),
+                                f"{token} appears in no tool output", "a reference to a record or name that no data showed")
+              for token in sorted(identifiers_in(text))]
     lowered = text.lower()
     systems = {system.lower() for item in index.items if (spec := tool_spec(item.tool))
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"

@@ -22,8 +22,10 @@ from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't|else)\b", re.IGNORECASE)
-CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;]*\b(?:is|are|gets?|comes?)\b", re.IGNORECASE)
-"""A status as a condition ("hold the rerun until Jobs is back to operational"), not what the report says now."""
+CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;]*\b(?:is|are|gets?|comes?)\b|"
+                         r"^\W*(?:if|when|once|unless)\b", re.IGNORECASE)
+"""A status as a condition ("hold the rerun until Jobs is back to operational", "if analysts see slow notebooks…"),
+not what the report says now."""
 FOR_SOME = re.compile(r"\b(?:fine|ok|okay|operational|healthy|green|degraded)\s+(?:for|on|with)\s+(?!(?:now|the moment|today)\b)\w",
                       re.IGNORECASE)
 """A platform's status said for some of its services ("Azure looks fine for ADF and Storage"): about those."""

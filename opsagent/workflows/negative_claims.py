@@ -40,7 +40,7 @@ PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
-BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
+BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing", "nobody", "no one"})
 CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
 """Before a bare answer ("And no: the last update is …")."""
 NEGATED_TEXT = re.compile(r"\b(?:no|not|cannot|can't|couldn't|without|missing)\b|notfound", re.IGNORECASE)
@@ -238,7 +238,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
     negation = NEGATION.search(words)
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
-    last = "last_success" if re.search(r"\bsucce", about) else "last_failure" if "failed" in fields else None
+    last = "last_success" if re.search(r"\b(?:succe|good|ok\b|clean|green)", about) else \
+        "last_failure" if "failed" in fields else None
     if since is not None and last:  # "no failures since …", "no success since …": a pipeline history's last one
         named = record_keys(sentence) or record_keys(answer)
         pipelines = [key for key in named if key.startswith("pl_")]  # a history is a pipeline's, whatever runs it names

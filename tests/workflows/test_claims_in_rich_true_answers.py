@@ -205,3 +205,30 @@ def test_a_short_none_of_a_detail_is_no_empty_search() -> None:
     assert not failed(question, "There's no ETA, and no linked change on the ticket.", results,
                       "negative_claim")
     assert failed(question, "There's no open incident for pl_ingest_sales.", results, "negative_claim")
+
+
+def test_small_model_shapes_read_as_their_words_say() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    failure, success = _moment(row["last_failure"]["start"]), _moment(row["last_success"]["start"])
+    ago = round((NOW - failure).total_seconds() / 60)
+    question = "when did sales last fail?"
+    # a time from now to a history's nested last failure; a short name for the pipeline; "no good run since"
+    only_the_right(question, f"last failure {failure:%H:%M} UTC, {{}} minutes ago.", ago, ago + 30, results, "number")
+    assert not failed(question, "ingest_sales failed again.", results, "identifier")
+    assert failed(question, "ingest_salez failed again.", results, "identifier")
+    said = f"Last good run {success:%H:%M} yesterday. So no good run since {{}}."
+    only_the_right(question, said, f"{success:%H:%M} yesterday", f"{success.replace(hour=success.hour - 3):%H:%M} yesterday",
+                   results, "negative_claim")
+
+
+def test_a_difference_from_the_sentence_before_is_worked_out_but_not_by_rounding_a_half() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [row] = rows_of(results)
+    took, median = row["run"]["duration_min"], row["durations"]["median_min"]
+    p25 = row["durations"]["p25_min"]
+    assert (took - p25) % 1 == 0.5  # the oracle: a half away from a whole number
+    question = "was the pricing model slow?"
+    said = (f"The run took {took:g} min. Usual is {median:g} min (middle half {p25:g}-{row['durations']['p75_min']:g} "
+            "min). So {:g} min longer than the median.")
+    only_the_right(question, said, took - median, took - p25 - 0.5, results, "number")
