@@ -143,8 +143,9 @@ def _kind(name: str) -> str:
     return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"
 
 
-ADVICE = re.compile(r"\b(?:you|we|they|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|could|should|may|might|need to|"
-                    r"want to)\b|^\W*(?:ask|set|assign|page|ping|call|message|reassign|move)\b", re.IGNORECASE)
+ADVICE = re.compile(r"\b(?:you|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|could|should|may|might|need to|"
+                    r"want to)\s+(?!confirm|see|tell|say|check that)|^\W*(?:ask|set|assign|page|ping|call|message|reassign|move)\b",
+                    re.IGNORECASE)
 """What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…"), not what the data says."""
 
 
@@ -430,7 +431,7 @@ LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaro
 """The same as a label ("Fix last time: …", "Root cause: …", "failed … with 3200: an ImportError on …")."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
-AGE_GIVEN = re.compile(r"\s*(?:it['’]s|it has|it is|that['’]s)?\s*(?:been\s+)?(?:about\s+|over\s+|nearly\s+)?\d+\s*"
+AGE_GIVEN = re.compile(r"\s*(?:it['’]s|it has|it is|that['’]s)?\s*been\s+(?:about\s+|over\s+|nearly\s+)?\d+\s*"
                        r"(?:days?|hours?|h|min(?:ute)?s?|weeks?)\b", re.IGNORECASE)
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())

@@ -248,10 +248,9 @@ WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|the|that|t
 state."""
 OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
 """Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
-PROSPECTIVE = re.compile(r"(?:\b(?:will|would|should|could|might|may|must|gonna|going to)\s+(?:not\s+)?"
-                         r"(?:be\s+|get\s+|have\s+been\s+)?|\bto\s+(?:be|get)\s+)(?:[\w-]+ly\s+)?$", re.IGNORECASE)
-"""Before a value, what is to come or ought to be ("will be fixed by that change", "should be resolved by"): not
-the record's state now."""
+PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to)\s+(?:not\s+)?(?:be\s+|get\s+)?(?:[\w-]+ly\s+)?$", re.IGNORECASE)
+"""Before a value, what is to come ("will be fixed by that change"): not the record's state now ("appears to be
+resolved", "must have been resolved" are, and are checked)."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)

@@ -85,7 +85,7 @@ LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
 
 def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
     sentences, units = list(sentences), []
-    worked_out = {number for piece in derived_numbers("\n".join(sentences)) for number in numbers_in(piece)}
+    worked_out = {number for piece in derived_numbers("\n".join(sentences), index.vouches_for_number) for number in numbers_in(piece)}
     named = len(record_keys(" ".join(sentences)))  # "the other three": the count less the ones named
     for sentence in sentences:
         label = LABEL.match(sentence)

@@ -11,7 +11,7 @@ and a derived number no pair of them gives stays unbacked. Only numbers written 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations
 
 from opsagent.workflows.claims import sentences
@@ -60,34 +60,48 @@ def _column_sums(said: Sequence[str]) -> set[float]:
     return sums
 
 
-def _worked_out_nearby(said: Sequence[str]) -> list[str]:
-    """Numbers that are a sum of a run of the numbers just before them in the line or the one above ("343 runs:
-    311 succeeded, 24 failed, 6 cancelled" → "of the 341 that finished"), a difference of two of those, or a
-    table column's total ("together they took 142 min"). Small whole numbers are left to the count checks."""
+TOTAL_SAID = re.compile(r"\b(?:in total|total|together|combined|altogether|overall|in all|all told|sum)\b", re.IGNORECASE)
+"""A sum said as one: "343 runs in total: 311 succeeded, 24 failed, 6 cancelled, 2 running"."""
+MAX_NUMBERS = 40
+"""Lines with more numbers than this (dumps, long tables) are not searched for sums: it would cost too much."""
+
+
+def _shown(value: float) -> str:
+    """A number as an answer writes it: "341", "16.5" (never "1e+06")."""
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def _worked_out_nearby(said: Sequence[str], backed: Callable[[float], bool] | None = None) -> list[str]:
+    """Totals: a number a line says is a total of ("in total", "together", "combined", or a count that introduces
+    its parts with a colon) that is the sum of a run of the line's other numbers, each of them backed by the
+    evidence (``backed``); and a markdown table column's sum. Not any sum or difference of neighbours: in "56 runs:
+    40 succeeded and 16 failed" every number is the others' sum or difference, so nothing would be checked."""
     found, columns = [], _column_sums(said)
-    for index, sentence in enumerate(said):
-        above = said[index - 1] if index else ""
-        before, own = ([] if above.startswith("|") else numbers_in(above)), numbers_in(sentence)
-        table_row = sentence.startswith("|")  # its cells are different quantities: only a column's total is one
+    for sentence in said:
+        own = numbers_in(sentence)
+        if len(own) > MAX_NUMBERS:
+            continue
+        table_row, total = sentence.startswith("|"), TOTAL_SAID.search(sentence) or ":" in sentence
         for at, value in enumerate(own):
             if value < SMALL_WHOLE and value == int(value):
                 continue
-            others = [] if table_row else [*before, *own[:at], *own[at + 1:]]
+            others = [] if table_row or not total else [*own[:at], *own[at + 1:]]
+            others = [number for number in others if backed is None or backed(number)]
             sums = {sum(others[start:end]) for start in range(len(others))
-                    for end in range(start + 2, min(start + 4, len(others)) + 1)}
-            differences = {first - second for first, second in permutations(others, 2) if first > second}
-            shown = f"{value:g}"
-            if any(_close(candidate, shown) for candidate in sums | differences | columns):
+                    for end in range(start + 2, min(start + 5, len(others)) + 1)}
+            shown = _shown(value)
+            if any(_close(candidate, shown, strict=True) for candidate in sums | columns):
                 found.append(shown)
     return found
 
 
-def derived_numbers(text: str) -> list[str]:
-    """The percentages, ratios and differences ``text`` says that its own numbers give, as written (after
-    ``digits``): the number checks leave those words out, and judge every other mention of the same value."""
+def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) -> list[str]:
+    """The percentages, ratios, differences and totals ``text`` says that its own numbers give, as written (after
+    ``digits``): the number checks leave those words out, and judge every other mention of the same value. A
+    total's parts must be ``backed`` (values the evidence vouches for), when that is given."""
     text = digits(text)
     said = sentences(text)
-    found = _worked_out_nearby(said)
+    found = _worked_out_nearby(said, backed)
     if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
         return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text))

@@ -137,6 +137,9 @@ PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|
 """A person said to act on a ticket ("Marco Bianchi in Analytics Engineering picked up INC…")."""
 
 
+STATUS_SAID = re.compile(r"\b(?:degraded|outage|operational|down|delayed|impacted|affected|healthy|fine|slow|failing|"
+                         r"broken|unavailable|issues?|problems?)\b", re.IGNORECASE)
+"""Words that say how a component is: beside an everyday word that names one, they make it the component."""
 PLATFORM_WORDS = frozenset(word for words in PLATFORMS.values() for word in words)
 
 
@@ -154,17 +157,21 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
     for name in sorted(known_names):
         low = name.lower()
-        if name.isalpha() and low not in PLATFORM_WORDS and not re.search(rf"\b{re.escape(name)}\b", text):
-            continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling")
+        if name.isalpha() and low not in PLATFORM_WORDS and not re.search(rf"\b{re.escape(name)}\b", text) and not any(
+                STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
+            continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
+            # no status said of it ("notebooks are degraded too" is a claim about the component)
         if words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
     values = {phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
+    sentence_first = {match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)
+                      if not text[:match.start("name")].strip() or text[:match.start("name")].rstrip()[-1] in ".!?:\n*-"}
     for name in sorted({match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)}):
         low = name.lower()
-        if low.split()[0] in STOPWORDS:
-            continue  # "Since Leila …": a sentence's first word before one name, not a person's first name
+        if low.split()[0] in STOPWORDS and name in sentence_first:
+            continue  # "Since Leila …": a sentence's first word before one name ("assigned to Will Jensen" is a name)
         if low not in index.text and low not in known and low not in systems and low not in values:
             # a person nobody's data names ("move it to In Progress" names a state)
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
@@ -271,7 +278,7 @@ def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
-    worked_out = {number for piece in derived_numbers(text) for number in numbers_in(piece)}
+    worked_out = {number for piece in derived_numbers(text, index.vouches_for_number) for number in numbers_in(piece)}
     for sentence in sentences(digits(text)):
         took = [match for match in TOOK.finditer(sentence) if float(match.group(1)) not in worked_out]
         own = _run_lengths(sentence, index) if took else []  # only a sentence saying a length needs its run's
@@ -309,7 +316,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = digits(own)
-    for piece in derived_numbers(text):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
+    for piece in derived_numbers(text, index.vouches_for_number):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
         # its first mention standing alone, never digits inside a date or an id ("2" in "2025-01-10"); said again
         # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
         own = re.sub(rf"(?<![\w.:/-]){re.escape(piece)}(?![\w.:/-]|\.\d)", " ", own, count=1)

@@ -21,12 +21,16 @@ from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claims import NEGATED_VALUE, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
-EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't|else)\b", re.IGNORECASE)
-CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;]*\b(?:is|are|gets?|comes?)\b|"
-                         r"^\W*(?:if|when|once|unless)\b", re.IGNORECASE)
+EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b|"
+                    r"^\W*(?:everything|all|anything)\s+else\b", re.IGNORECASE)
+CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;,]*\b(?:is|are|gets?|comes?)\b|"
+                         r"^\W*(?:if|unless)\b[^,]*$", re.IGNORECASE)
 """A status as a condition ("hold the rerun until Jobs is back to operational", "if analysts see slow notebooks…"),
 not what the report says now."""
-FOR_SOME = re.compile(r"\b(?:fine|ok|okay|operational|healthy|green|degraded)\s+(?:for|on|with)\s+(?!(?:now|the moment|today)\b)\w",
+_SAID_STATUS = sorted({label for label in HEALTH_STATUS.labels() if "_" not in label and label not in ("maintenance", "unknown")}
+                      | {"fine", "ok", "okay", "healthy", "green"})
+FOR_SOME = re.compile(rf"\b(?:{'|'.join(_SAID_STATUS)})"
+                      r"\s+(?:for|on|with)\s+(?!(?:now|the moment|today|all|every|everything|each|any|the whole)\b)\w",
                       re.IGNORECASE)
 """A platform's status said for some of its services ("Azure looks fine for ADF and Storage"): about those."""
 PARTS = re.compile(r"[;:]\s+|,\s+(?:but|while|whereas|so)\s+|\.\s+|\s+[—–]\s+", re.IGNORECASE)

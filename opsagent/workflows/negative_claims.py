@@ -27,7 +27,8 @@ from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers
 from opsagent.workflows.fitting import narrowed_by, windows_of
 from opsagent.tools.timewindow import iso_moment
 
-CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|[:;]\s+|\s+[-–—]\s+", re.IGNORECASE)
+CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+",
+                    re.IGNORECASE)
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
 NEGATION = re.compile(
     r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
@@ -40,7 +41,7 @@ PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
 """The count field a partial negation is about ("had no failed run" → ``failed``)."""
-BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing", "nobody", "no one"})
+BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
 """Before a bare answer ("And no: the last update is …")."""
 NEGATED_TEXT = re.compile(r"\b(?:no|not|cannot|can't|couldn't|without|missing)\b|notfound", re.IGNORECASE)
@@ -439,9 +440,9 @@ ASSIGNING = re.compile(r"\W*(?:(?:is|has|have|had|was|'s)\s+)?(?:been\s+)?(?:ass
                        rf"|\W*(?:has|holds|owns)\s+(?:{TICKET.pattern}|it|them|this one|that one)\b"
                        r"|\W*(?:has|have|had)\s+(?:yet\s+)?[a-z]+(?:ed|en)\s+(?:it|this|that|them)\b", re.IGNORECASE)
 HOLDING = re.compile(r"\b(?:has|have|with|by|to)\s+$", re.IGNORECASE)
+"""Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 FIELD_VALUE = re.compile(r"(?:[·|•:—–]|\bassignee|\bowner)\s*$", re.IGNORECASE)
 """Before "nobody", a field's place ("INC… · P4 · New · nobody", "owner: nobody"): the assignee's value."""
-"""Around "nobody": it holds a ticket ("nobody has been assigned", "two tickets have nobody on them")."""
 
 
 OTHERWISE = re.compile(r"\b(?:else|other|others|besides|apart from)\b", re.IGNORECASE)
@@ -467,17 +468,17 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
     return clause
 
 
-JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the [\w-]+|in [\w-]+)\s+)?"
-                       r"(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up|matches|"
-                       r"correlates?|fits?)\b", re.IGNORECASE)
+JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the (?:records|data|rows|"
+                       r"evidence|logs))\s+)?(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up)\b",
+                       re.IGNORECASE)
 ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
 """Advice ("no need for a new ticket", "nothing to fix in the notebook"), not a search's result."""
-PREDICTING = re.compile(r"\b(?:expect|expecting|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)\b|"
-                        r"\b(?:there\s+)?(?:will|should|won't|shouldn't|wouldn't)\s+(?:be\s+|see\s+)?(?:no|nothing|any)\b",
-                        re.IGNORECASE)
-"""What is to come ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs then"): an inference
-about the future, which no search can have come back empty for."""
+PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
+                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b", re.IGNORECASE)
+"""A clause that only foretells ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs then"): an
+inference about the future, which no search can have come back empty for (its own clause: "No runs failed, so expect
+no late reports" leaves "No runs failed" to be checked)."""
 
 
 GENERIC = re.compile(r"\b(?:status|state|fine|normal|green|okay|ok|slow|unknown|region|platform)\b")
