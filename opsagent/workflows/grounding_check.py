@@ -562,14 +562,15 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
 
 
 def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime | None,
-                earlier: str = "") -> list[GroundingCheck]:
+                earlier: str = "", known_names: Collection[str] = ()) -> list[GroundingCheck]:
     """Clock times said of one record, "the latest / oldest is …" (``time_claims.py``) and components'
     statuses (``health_claims.py``)."""
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
-            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now), *check_every_inside(said, index), *check_from_now(said, now), *check_lengths_of_ranges(said),
-            *check_health_claims(said, index)]
+            *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now),
+            *check_every_inside(said, index), *check_from_now(said, now), *check_lengths_of_ranges(said),
+            *check_health_claims(said, index, known_names)]
 
 
 EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=[^\s*])|(?<=[^\s*])\*(?![\w*])")
@@ -612,7 +613,7 @@ def evaluate(
         *check_dashed_titles(text, index),
         *claim_checks(text, index, known_names, analysis.now if analysis is not None else None),
         *time_checks(text, index, question=question, now=analysis.now if analysis is not None else None,
-                     earlier=earlier),
+                     earlier=earlier, known_names=known_names),
     ]
 
 

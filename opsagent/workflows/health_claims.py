@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.vocabulary import REGION_CODES, REGIONS
+from opsagent.intake.vocabulary import PLATFORMS, REGION_CODES, REGIONS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import HEALTH_STATUS
@@ -206,7 +206,19 @@ def check_unhealthy_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     return checks
 
 
-def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+def _unlisted(names: Iterable[str], rows: list[dict[str, Any]], index: EvidenceIndex) -> list[str]:
+    """Component names the inventory knows (words, no ids) that no row lists, when every health report searched
+    covers its whole platform and lists only what is not operational: each of them is operational."""
+    reports = [item for item in index.items if (spec := tool_spec(item.tool)) and spec.platform and item.answered]
+    if not reports or not all("not operational" in item.message and not item.arguments.get("region") for item in reports):
+        return []
+    listed = {str(row.get("name")).lower() for row in rows}
+    return [name for name in names if re.fullmatch(r"[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?", name)
+            and name.lower() not in listed and name.lower() not in index.row_text and name not in PLATFORMS]
+
+
+def check_health_claims(sentences: Iterable[str], index: EvidenceIndex,
+                        known_names: Iterable[str] = ()) -> list[GroundingCheck]:
     sentences = list(sentences)
     stage_checks = [*check_incident_stages(sentences, index), *check_unhealthy_counts(sentences, index),
                     *check_regions(sentences, index)]
@@ -214,13 +226,19 @@ def check_health_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[
              for piece in _by_region(part)]
     platform_checks = [*stage_checks, *check_platform_claims(parts, index)]
     rows = _components(index)
+    unlisted = _unlisted(known_names, rows, index)
+    checks = [GroundingCheck(kind="value", claim=part, passed=False,
+                             detail=f"{name} is not among the components the report lists as not operational",
+                             public="a platform status the data contradicts")
+              for part in parts for name in unlisted if says(part, name)
+              and (status := None if EXCEPT.search(part) or CONDITIONAL.search(part) else _status_said(part))
+              and status != "operational"]
     if not rows:
-        return platform_checks
+        return [*platform_checks, *checks]
     # a report over every region lists only what is not operational: a component missing there is fine
     problems_only = any("not operational" in item.message for item in index.items if any(
         row.get("kind") == "component" for row in item.rows))
     names = sorted({str(row["name"]) for row in rows}, key=len, reverse=True)
-    checks = []
     for part in parts:
         if TICKET.search(part):  # "logged as INC… (notebooks slow to attach)": a ticket's title is its own words
             part = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", part)  # (emphasis is already gone: evaluate strips it)

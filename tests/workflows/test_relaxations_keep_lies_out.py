@@ -59,3 +59,22 @@ def test_a_link_confirmed_and_a_person_named_after_a_preposition_are_judged() ->
     results = evidence("get_incident", number="INC0010048")
     assert "Will Jensen" not in str(rows_of(results))
     assert failed("who owns INC0010048?", "It's assigned to Will Jensen.", results, "identifier")
+
+
+def test_a_component_a_problems_only_report_does_not_list_is_operational() -> None:
+    from opsagent.intake.analyzer import analyse_question
+    from opsagent.workflows.grounding_check import evaluate
+    from tests.workflows.test_claim_kinds import NOW
+
+    results = evidence("check_databricks_health")
+    listed = {row["name"] for row in rows_of(results) if row["kind"] == "component"}
+    assert "Notebooks" not in listed  # the oracle: the report lists only what is not operational, not Notebooks
+    question = "are notebooks ok?"
+    analysis = analyse_question(question, now=NOW)
+
+    def flagged(text: str) -> bool:
+        return any(not check.passed and check.kind == "value" for check in evaluate(
+            text, results, analysis=analysis, question=question, known_names={"Notebooks", *listed}))
+
+    assert flagged("Notebooks are degraded too.")
+    assert not flagged("Notebooks are operational; only Jobs is degraded.")
