@@ -49,11 +49,11 @@ SMALL_WHOLE = 10
 """Below this a whole number that equals a sum or difference of its neighbours may be a coincidence, not a sum."""
 
 
-def _column_sums(said: Sequence[str]) -> set[float]:
+def _column_sums(lines: Sequence[str]) -> set[float]:
     """The sum of each column of each markdown table (the first number of each cell, rows named "total" left out)."""
     sums: set[float] = set()
     rows = [[numbers_in(cell)[:1] for cell in line.strip().strip("|").split("|")]
-            for line in said if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
+            for line in lines if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
     for column in range(max((len(row) for row in rows), default=0)):
         cells = [row[column][0] for row in rows if column < len(row) and row[column]]
         sums |= {sum(cells)} if len(cells) > 1 else set()
@@ -71,13 +71,13 @@ def _shown(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
-def _worked_out_nearby(said: Sequence[str], backed: Callable[[float], bool] | None = None) -> list[str]:
+def _worked_out_nearby(lines: Sequence[str], backed: Callable[[float], bool] | None = None) -> list[str]:
     """Totals: a number a line says is a total of ("in total", "together", "combined", or a count that introduces
     its parts with a colon) that is the sum of a run of the line's other numbers, each of them backed by the
     evidence (``backed``); and a markdown table column's sum. Not any sum or difference of neighbours: in "56 runs:
     40 succeeded and 16 failed" every number is the others' sum or difference, so nothing would be checked."""
-    found, columns = [], _column_sums(said)
-    for sentence in said:
+    found, columns = [], _column_sums(lines)
+    for sentence in lines:
         own = numbers_in(sentence)
         if len(own) > MAX_NUMBERS:
             continue
@@ -100,15 +100,15 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
     ``digits``): the number checks leave those words out, and judge every other mention of the same value. A
     total's parts must be ``backed`` (values the evidence vouches for), when that is given."""
     text = digits(text)
-    said = sentences(text)
-    found = _worked_out_nearby(said, backed)
+    lines = sentences(text)
+    found = _worked_out_nearby(lines, backed)
     if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
         return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text))
     counted = counted_nouns_in(text)
     percents = {float(match.group(1)) for match in PERCENT.finditer(text)}
-    for index, sentence in enumerate(said):
-        nearby = " ".join(said[max(0, index - 1):index + 1])
+    for at, sentence in enumerate(lines):  # (``at``: "index" is the evidence index everywhere else)
+        nearby = " ".join(lines[max(0, at - 1):at + 1])
         near = set(numbers_in(nearby))
         wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES}
         wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
