@@ -43,6 +43,11 @@ _UNIT_MINUTES = (
 """Units of time and their minutes (a month is 30 days): the one table intake, the tools and the checks read."""
 
 
+UNIT_WORD = "(?:" + "|".join(sorted({name for names, _ in _UNIT_MINUTES for name in names}, key=len, reverse=True)) + r")\b"
+"""A unit of time as people write it ("min", "hours", "d"), for patterns that read a length: ``unit_minutes`` says
+how long it is."""
+
+
 def unit_minutes(unit: str) -> int | None:
     """Minutes in one ``unit`` as people write it ("h", "hrs", "days", "week"); ``None`` for another word."""
     word = unit.strip().lower()

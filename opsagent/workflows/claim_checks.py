@@ -40,7 +40,7 @@ from opsagent.workflows.claims import (
     says,
 )
 from opsagent.workflows.claims import clauses as read_clauses
-from opsagent.tools.timewindow import iso_moment
+from opsagent.tools.timewindow import UNIT_WORD, iso_moment
 from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, parts_of, record_of_tool, records_in
 from opsagent.workflows.health_claims import OVERALL
 from opsagent.workflows.fitting import windows_of
@@ -431,8 +431,8 @@ LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaro
 """The same as a label ("Fix last time: …", "Root cause: …", "failed … with 3200: an ImportError on …")."""
 HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b", re.IGNORECASE)
 """Before a cause: advice or a negation ("it could be mitigated by …", "not resolved by …"), not a claim."""
-AGE_GIVEN = re.compile(r"\s*(?:it['’]s|it has|it is|that['’]s)?\s*been\s+(?:about\s+|over\s+|nearly\s+)?\d+\s*"
-                       r"(?:days?|hours?|h|min(?:ute)?s?|weeks?)\b", re.IGNORECASE)
+AGE_GIVEN = re.compile(rf"\s*(?:it['’]s|it has|it is|that['’]s)?\s*been\s+(?:about\s+|over\s+|nearly\s+)?\d+\s*{UNIT_WORD}",
+                       re.IGNORECASE)
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
 SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
 

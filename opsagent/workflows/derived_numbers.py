@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import permutations
 
+from opsagent.tools.timewindow import UNIT_WORD
 from opsagent.workflows.claims import sentences
 from opsagent.workflows.evidence_index import counted_nouns_in, digits, numbers_in
 
@@ -27,7 +28,7 @@ DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentag
                         r"(?:more|fewer|less)\s+(?P<noun>[a-z]+))\b", re.IGNORECASE)
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
 percentages)."""
-BEYOND = re.compile(r"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:min(?:utes?)?|h(?:ours?)?|hrs?)?\s+"
+BEYOND = re.compile(rf"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?\s+"
                     r"(?:more\s+than|less\s+than|longer\s+than|shorter\s+than|past|over|beyond|earlier|later)\b",
                     re.IGNORECASE)
 """A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",

@@ -18,7 +18,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.times import DAY_NAME, WEEKDAY_STEMS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
-from opsagent.tools.timewindow import iso_moment, unit_minutes
+from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.count_claims import fixed_status
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
@@ -336,8 +336,8 @@ def check_every_inside(sentences: Iterable[str], index: EvidenceIndex) -> list[G
     return checks
 
 
-FROM_NOW = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h)\s+from now\b|"
-                      r"\bin\s+(?:about\s+|around\s+|roughly\s+|just\s+)?(\d+(?:\.\d+)?)\s*(minutes?|mins?|hours?|hrs?|h)['’]?\s+time\b",
+FROM_NOW = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*({UNIT_WORD})\s+from now\b|"
+                      rf"\bin\s+(?:about\s+|around\s+|roughly\s+|just\s+)?(\d+(?:\.\d+)?)\s*({UNIT_WORD})['’]?\s+time\b",
                       re.IGNORECASE)
 """How far ahead a time the sentence gives is ("10:00–11:00 today, about two hours from now", "in 1 hour's time");
 not "succeeded in about 11 minutes", a length."""
@@ -353,6 +353,8 @@ def check_from_now(sentences: Iterable[str], now: datetime | None) -> list[Groun
                        if (moment := now.replace(hour=int(clock[:2]), minute=int(clock[3:]), second=0, microsecond=0)) > now)
         for match in FROM_NOW.finditer(said) if ahead else ():
             number, unit = float(match.group(1) or match.group(3)), unit_minutes(match.group(2) or match.group(4)) or 1
+            if unit >= 1440:
+                continue  # "2 days from now" is read against a date, not today's clock times
             away = (ahead[0] - now).total_seconds() / 60 / unit
             checks.append(GroundingCheck.of("number", match.group(), abs(away - number) <= max(0.5, number / 4),
                                             f"{ahead[0]:%H:%M} is {away:g} {match.group(2) or match.group(4)} from now, "
@@ -363,7 +365,7 @@ def check_from_now(sentences: Iterable[str], now: datetime | None) -> list[Groun
 CLOCK_RANGE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\s*(?:UTC\s*)?(?:→|->|–|—|to|until|till)\s*([01]?\d|2[0-3]):([0-5]\d)\b")
 RAN_FOR = re.compile(r"\b(?:ran|run|took|lasted|went|going|running|after|for)\s+(?:for\s+)?(?P<about>about\s+|around\s+|roughly\s+|"
                      r"~\s*|nearly\s+|almost\s+|just\s+over\s+|just\s+under\s+)?(?P<number>\d+(?:\.\d+)?)\s*"
-                     r"(?P<unit>minutes?|mins?|m\b|hours?|hrs?|h\b)", re.IGNORECASE)
+                     rf"(?P<unit>{UNIT_WORD})", re.IGNORECASE)
 """How long something ran, said beside the clock times it ran between ("ran about 45 minutes (04:00 → 05:02)")."""
 
 
