@@ -456,14 +456,16 @@ QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![\w'])'[^']{3,}'(?![\
 
 def _without_data_words(clause: str, index: EvidenceIndex) -> str:
     """The clause without the data's own words: quoted text ("Cannot find the file …") and a negation a record's
-    text holds with its neighbours ("source file not found" in a title) describe an error, not an empty search."""
+    text holds with its neighbours ("source file not found" in a title, "UserErrorFileNotFound" in an error code)
+    describe an error, not an empty search."""
     clause = QUOTED.sub(" ", clause)
     for match in reversed(list(NEGATION.finditer(clause))):
         before = re.findall(r"[\w-]+", clause[:match.start()])[-1:]
         after = re.findall(r"[\w-]+", clause[match.end():])[:1]
         said = re.findall(r"[\w-]+", match.group().lower())
         phrases = [" ".join(words).lower() for words in ([*before, *said], [*said, *after]) if len(words) >= 3]
-        if any(f" {phrase} " in index.row_words for phrase in phrases):
+        if any(f" {phrase} " in index.row_words or phrase.replace(" ", "") in index.row_text for phrase in phrases):
+            # (or run together, as error codes write it: "file not found" in "UserErrorFileNotFound")
             clause = clause[:match.start()] + " " * (match.end() - match.start()) + clause[match.end():]
     return clause
 

@@ -238,3 +238,12 @@ def test_a_difference_from_the_sentence_before_is_worked_out_but_not_by_rounding
     said = (f"The run took {took:g} min. Usual is {median:g} min (middle half {p25:g}-{row['durations']['p75_min']:g} "
             "min). So {:g} min longer than the median.")
     only_the_right(question, said, took - median, took - p25 - 0.5, results, "number")
+
+
+def test_an_error_codes_words_written_apart_are_the_errors_not_an_empty_search() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours")
+    rows = rows_of(results)
+    sales = next(row for row in rows if "FileNotFound" in row["error_message"])
+    question = "what failed in the last 24h?"
+    assert not failed(question, f"Most is {sales['pipeline_name']}, file not found.", results, "negative_claim")
+    assert failed(question, "No pipeline failed in the last 24 hours.", results, "negative_claim")
