@@ -30,6 +30,8 @@ PLATFORMS: dict[str, tuple[str, ...]] = {
     "Snowflake": ("snowflake",),
     "Azure": ("azure",),
 }
+PLATFORM_WORDS = frozenset(word for words in PLATFORMS.values() for word in words)
+"""Every word that names a platform ("dbx" too)."""
 SERVICE_ALIASES: dict[str, str] = {"adf": "Data Factory", "kv": "Key Vault", "sql mi": "SQL Managed Instance",
                                    "sqlmi": "SQL Managed Instance", "adls": "Storage", "blob storage": "Storage",
                                    "eventhub": "Event Hubs", "event hub": "Event Hubs"}

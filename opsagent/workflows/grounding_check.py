@@ -30,7 +30,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck, GroundingReport, GroundingVerdict
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
-from opsagent.intake.vocabulary import PLATFORMS, STOPWORDS
+from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
@@ -140,7 +140,6 @@ PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|
 STATUS_SAID = re.compile(r"\b(?:degraded|outage|operational|down|delayed|impacted|affected|healthy|fine|slow|failing|"
                          r"broken|unavailable|issues?|problems?)\b", re.IGNORECASE)
 """Words that say how a component is: beside an everyday word that names one, they make it the component."""
-PLATFORM_WORDS = frozenset(word for words in PLATFORMS.values() for word in words)
 
 
 def _shortened(token: str, identifiers: Collection[str]) -> bool:
@@ -278,7 +277,8 @@ def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
 
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
-    worked_out = {number for piece in derived_numbers(text, index.vouches_for_number) for number in numbers_in(piece)}
+    derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
+    worked_out = {number for piece in derived for number in numbers_in(piece)}
     for sentence in sentences(digits(text)):
         took = [match for match in TOOK.finditer(sentence) if float(match.group(1)) not in worked_out]
         own = _run_lengths(sentence, index) if took else []  # only a sentence saying a length needs its run's
@@ -316,7 +316,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = digits(own)
-    for piece in derived_numbers(text, index.vouches_for_number):  # "9 of 49 runs = 18.4%", "217 more runs": worked out from the answer's own
+    for piece in derived:  # worked out from the answer's own numbers:
         # its first mention standing alone, never digits inside a date or an id ("2" in "2025-01-10"); said again
         # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
         own = re.sub(rf"(?<![\w.:/-]){re.escape(piece)}(?![\w.:/-]|\.\d)", " ", own, count=1)

@@ -31,12 +31,18 @@ PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|w
 ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
 
 
+def _pipelines_of(unit: str, index: EvidenceIndex, only: str | None) -> list[str]:
+    """The pipelines a sentence about the past is about: those it names, else the answer's one record, else the one
+    pipeline whose history was fetched."""
+    return [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history())
+
+
 def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None) -> list[GroundingCheck]:
     """"The first time pl_x failed" against the failures its history counts (those like the latest, when the
     sentence says "like this"): two or more, and it was not the first."""
     checks = []
     for unit in (unit for unit in units if FIRST_FAILURE.search(unit)):
-        for key in [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history()):
+        for key in _pipelines_of(unit, index, only):
             histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
             if not histories:
                 continue  # no history fetched: what came before is not known (the "none" checks judge that)
@@ -68,8 +74,7 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     today = now.replace(hour=0, minute=0, second=0, microsecond=0) if now else None
     for unit in units:
         match = TIMES_BEFORE.search(digits(unit)) if FAILING.search(unit) else None  # not "retried 3 times before"
-        for key in ([key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history())) \
-                if match else []:
+        for key in _pipelines_of(unit, index, only) if match else []:
             groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
                       if isinstance(group, dict)]
             named = [group for group in groups if any(says(unit, str(group.get(field) or "-"))

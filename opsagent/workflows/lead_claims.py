@@ -20,7 +20,7 @@ from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.asks import EXISTENCE
-from opsagent.intake.vocabulary import PLATFORMS, STOPWORDS
+from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.run_history import DurationStats
 from opsagent.tools.timewindow import iso_moment
@@ -380,7 +380,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     records_named = {"run" if kind == "pipeline" else kind  # a pipeline's runs are one kind with it
                      for kind in (*_noun_records(ask.text), *(record_of_key(key) for key in record_keys(ask.text)))}
     records_named |= {"health"} if any(re.search(rf"\b{re.escape(word)}\b", ask.text, re.IGNORECASE)
-                                       for words in PLATFORMS.values() for word in words) else set()
+                                       for word in PLATFORM_WORDS) else set()
     if (CAUSAL.search(ask.text) or CAUSE_ASKED.search(ask.text)) and len(records_named) > 1 or (
             IN_WINDOW.search(ask.text) and PLACING_WORDS.search(sentence) and not EVERY.search(ask.text)):
         # a cause between two records, or a run placed in a window: the sentence's placements are checked ("did

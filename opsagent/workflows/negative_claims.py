@@ -291,17 +291,20 @@ def _elided(clause: str, sentence: str, answer: str) -> set[str]:
     """"Three have an open ticket: … pl_a and pl_b have none": a "none" whose noun is the sentence's before it."""
     if not ELLIPSIS.search(clause) or _family(PARENTHESIS.sub(" ", clause).lower()):
         return set()
+    return _family(PARENTHESIS.sub(" ", _sentence_before(clause, sentence, answer)).lower())
+
+
+def _sentence_before(clause: str, sentence: str, answer: str) -> str:
+    """The answer's sentence before the one holding ``clause`` ("" for the first)."""
     said = read.sentences(answer)
-    index = next((number for number, text in enumerate(said) if clause in text or text in sentence), 0)
-    return _family(PARENTHESIS.sub(" ", said[index - 1]).lower()) if index > 0 else set()
+    at = next((number for number, text in enumerate(said) if clause in text or text in sentence), 0)
+    return said[at - 1] if at > 0 else ""
 
 
 def _elided_fields(clause: str, sentence: str, answer: str) -> list[str]:
     """"8 of 15 failed; the other 7 had none", "… twice in December. Nothing since 31 Dec.": a "none" naming no
     record is about the count its sentence, or the sentence before, names."""
-    said = read.sentences(answer) if answer else [sentence]
-    at = next((number for number, text in enumerate(said) if clause in text), 0)
-    for text in (sentence, said[at - 1] if at > 0 else ""):
+    for text in (sentence, _sentence_before(clause, sentence, answer)):
         found = [name for stem, name in ZERO_FIELDS.items() if stem in text.lower()]
         if found:
             return found
