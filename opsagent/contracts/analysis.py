@@ -62,6 +62,8 @@ class TimeMention(BaseModel):
     """The window in words, with exact times: "since 2025-01-09 18:00 UTC"."""
     phrase: str = ""
     """The same window as a phrase every time parameter of the tools takes ("since yesterday 3pm")."""
+    open_start: bool = False
+    """"before Monday" of the past: no start was said; ``start`` is only how far back a search reaches."""
 
     def as_range(self) -> str:
         """The window in the form every time-window parameter of the tools accepts."""

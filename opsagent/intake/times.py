@@ -64,13 +64,14 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
                           end=window.end, point=window.point, label=f"the run nearest {window.point:%Y-%m-%d %H:%M} UTC",
                           phrase=window.label)
     past = PAST_TENSE.search(text) is not None
+    ahead = not past and AHEAD.search(text) is not None
     for match in EXPRESSION.finditer(text):
         if any(a <= match.start() < b for a, b in taken):
             continue
         words = "last weekend" if past and BARE_WEEKEND.match(match.group()) else match.group()
         named = DAY_NAME_BEFORE_DATE.search(words)
         words = DAY_NAME_BEFORE_DATE.sub("", words)  # "since Thu 9 Jan 05:20": the resolver reads the date
-        found = _resolved(words, now)
+        found = _resolved(words, now, ahead=ahead)
         if found is None:
             continue  # words that look like time but name none ("at 99") are left to the planner
         window, skipped = found
@@ -78,7 +79,7 @@ def find_times(text: str, now: datetime) -> Iterator[TimeMention]:
         start = match.start() + skipped
         yield TimeMention(text=match.group()[skipped:], span=Span(start=start, end=match.end()), start=window.start,
                           end=window.end, point=window.point, label=_label(window.start, window.end),
-                          phrase=window.label)
+                          phrase=window.label, open_start=window.open_start)
 
 
 DAY_NAME_BEFORE_DATE = re.compile(rf"\b{_DAY_NAME}(?=\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b|{_MONTH}\s+\d)", re.IGNORECASE)
@@ -86,6 +87,10 @@ DAY_NAME_BEFORE_DATE = re.compile(rf"\b{_DAY_NAME}(?=\d{{1,2}}(?:st|nd|rd|th)?\s
 
 PAST_TENSE = re.compile(r"\b(?:was|were|did|had|happened|opened|failed|broke|ran|went|raised|closed|resolved)\b",
                         re.IGNORECASE)
+AHEAD = re.compile(r"\b(?:will|due|scheduled|planned|upcoming|coming|going (?:out|in|live|ahead)|ahead|"
+                   r"start(?:s|ing)?|begin(?:s|ning)?|kick(?:s|ing)? off|lined up|booked)\b", re.IGNORECASE)
+"""Words of what is to come ("changes due to start before Monday"): without a past tense, a day named without
+"last" is the coming one."""
 BARE_WEEKEND = re.compile(r"^(?:(?:over|during|on|at|in)\s+)?the weekend$", re.IGNORECASE)
 """"incidents opened over the weekend": in the past tense the weekend is the one that ended."""
 
@@ -107,12 +112,12 @@ def _on_weekday(window: TimeWindow, day_name: str, now: datetime) -> TimeWindow:
     return window
 
 
-def _resolved(words: str, now: datetime) -> tuple[TimeWindow, int] | None:
+def _resolved(words: str, now: datetime, *, ahead: bool = False) -> tuple[TimeWindow, int] | None:
     """The window of ``words``, else of ``words`` without its first word ("at the last 24 hours"),
     with how many characters were skipped."""
     for skipped in (0, len(words.split(" ", 1)[0]) + 1):
         try:
-            return resolve_time_window(words[skipped:], now), skipped
+            return resolve_time_window(words[skipped:], now, ahead=ahead), skipped
         except ValueError:
             continue
     return None

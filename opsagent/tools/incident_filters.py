@@ -129,8 +129,11 @@ def _opened_range(
     befores: list[datetime] = []
     if asked.opened_within:
         window = call.window("opened_within", asked.opened_within, now)
-        words.append(f"opened {window_after('within', window)}")
-        starts.append(window.start)
+        if window.open_start:  # "before Monday": no start was said, so none is applied
+            words.append(f"opened before {iso_minute(window.end)}")
+        else:
+            words.append(f"opened {window_after('within', window)}")
+            starts.append(window.start)
         if window.end < now:  # a window that ends now or later needs no upper bound (nothing opens in the future)
             befores.append(window.end)
     if asked.opened_after:

@@ -11,11 +11,13 @@ date library); the window grammar around them is ours:
   ``last night``/``overnight`` (yesterday 18:00 to today 08:00), ``this week`` (Monday to Monday),
   ``this weekend`` (the coming or current Saturday and Sunday), ``last weekend`` (the latest one that ended), ``this month`` / ``last month``,
   ``this year`` / ``last year``, ``new year`` (this year's 1 January), a weekday or a date (that whole day);
-- ``since|after X`` (from X to now), ``before X`` (the 24 h before X), ``from X`` (X's window),
+- ``since|after X`` (from X to now), ``from X`` (X's window), ``before X``: from now until X when X is
+  still to come, else an open start (``open_start``; searched back a day before a clock time, a week before a day);
   ``from X to Y`` / ``between X and Y`` / ``X to Y``, ``around|at|near X`` (X ± 1 h, with X as the point);
 - ISO: ``2025-01-10``, ``2025-01-10T02:00Z``, ranges of either.
 
-Durations ("open longer than 2 days") are read by ``resolve_duration``.
+A question about what is to come ("changes due before Monday") resolves with ``ahead``: a day named
+without "last" is the coming one. Durations ("open longer than 2 days") are read by ``resolve_duration``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ ACCEPTED_FORMS = (
 )
 AROUND = timedelta(hours=1)
 DAY = timedelta(days=1)
+WEEK = timedelta(days=7)
 _UNIT_MINUTES = (
     (("m", "min", "mins", "minute", "minutes"), 1),
     (("h", "hr", "hrs", "hour", "hours"), 60),
@@ -73,6 +76,9 @@ class TimeWindow(NamedTuple):
     end: datetime
     label: str
     point: datetime | None = None
+    open_start: bool = False
+    """"before X" of the past: the words gave no start; ``start`` is only how far back a search reaches, and a
+    filter with no lower bound (when an incident was opened) leaves it out."""
 
 
 Moment = tuple[datetime, bool]
@@ -101,14 +107,16 @@ def iso_moment(value: Any) -> datetime | None:
     return found[0] if found else None
 
 
-def parse_moment(text: str, now: datetime) -> Moment | None:
-    """One moment in the words ("yesterday 6pm", "Monday", "08:00", "2025-01-10T08:00Z"), or ``None``."""
+def parse_moment(text: str, now: datetime, *, ahead: bool = False) -> Moment | None:
+    """One moment in the words ("yesterday 6pm", "Monday", "08:00", "2025-01-10T08:00Z"), or ``None``; with
+    ``ahead`` a day or time of day without a date is the coming one, else the latest."""
     text = text.strip()
     iso = _iso_moment(text)
     if iso is not None or not text or text.replace(" ", "").isdigit():
         return iso  # a bare number ("2200", "24") is an error code or a count, not a year
     base = _utc(now).replace(tzinfo=None)
-    found = dateparser.parse(text, languages=["en"], settings={**_DATEPARSER_SETTINGS, "RELATIVE_BASE": base})
+    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": base, **({"PREFER_DATES_FROM": "future"} if ahead else {})}
+    found = dateparser.parse(text, languages=["en"], settings=settings)
     if found is None:
         return None
     moment = found.astimezone(UTC).replace(second=0, microsecond=0)
@@ -117,14 +125,17 @@ def parse_moment(text: str, now: datetime) -> Moment | None:
     return moment.replace(hour=0, minute=0), False
 
 
-def resolve_time_window(phrase: str, now: datetime) -> TimeWindow:
-    """Turn a time phrase into a UTC window relative to ``now``.
+def resolve_time_window(phrase: str, now: datetime, *, ahead: bool = False) -> TimeWindow:
+    """Turn a time phrase into a UTC window relative to ``now`` (``ahead``: the question is about what is to
+    come, so "Monday" is the coming one; the label is then the exact range, which any tool reads the same).
 
     Raises:
         ValueError: the phrase is not a time expression (the message lists the accepted forms).
     """
     label = _spelled_clock(_FILLER.sub("", " ".join(phrase.strip().lower().split())))
-    window = _resolve(label, _utc(now))
+    window = _resolve(label, _utc(now), ahead=ahead)
+    if ahead and window is not None and window[:2] != (_resolve(label, _utc(now)) or window)[:2]:
+        return window._replace(label=f"{window.start:%Y-%m-%dT%H:%MZ} to {window.end:%Y-%m-%dT%H:%MZ}")
     if window is None:
         raise ValueError(f"Unrecognised time window {phrase!r}; use one of {ACCEPTED_FORMS}.")
     if window.end <= window.start:
@@ -184,28 +195,41 @@ def resolve_time_point(phrase: str, now: datetime) -> datetime:
     return resolve_time_window(phrase, now).start
 
 
-def _resolve(label: str, now: datetime) -> TimeWindow | None:
+def _resolve(label: str, now: datetime, *, ahead: bool = False) -> TimeWindow | None:
     for prefix in ("since ", "after "):
         if label.startswith(prefix):
             start = _edge(label.removeprefix(prefix), now, side="start")
             return None if start is None else TimeWindow(start, now, label)
     if label.startswith("before "):
-        end = _edge(label.removeprefix("before "), now, side="start")
-        return None if end is None else TimeWindow(end - DAY, end, label)
+        return _before(label, now, ahead=ahead)
     for prefix in ("around ", "about ", "near ", "at "):
         if label.startswith(prefix):
-            moment = parse_moment(label.removeprefix(prefix), now)
+            moment = parse_moment(label.removeprefix(prefix), now, ahead=ahead)
             return _around(moment[0], label) if moment else None
     if label.startswith("from ") and _RANGE.match(label) is None:
-        return _resolve(_FILLER.sub("", label.removeprefix("from ")), now)
-    return _single(label, now) or _range(label, now)
+        return _resolve(_FILLER.sub("", label.removeprefix("from ")), now, ahead=ahead)
+    return _single(label, now, ahead=ahead) or _range(label, now, ahead=ahead)
 
 
-def _single(label: str, now: datetime) -> TimeWindow | None:
+def _before(label: str, now: datetime, *, ahead: bool) -> TimeWindow | None:
+    """"before Monday": until then from now when Monday is still to come; else everything before it, searched
+    back a day before a time of day and a week before a day."""
+    words = label.removeprefix("before ")
+    end = _edge(words, now, side="start", ahead=ahead)
+    if end is None:
+        return None
+    if end > now:
+        return TimeWindow(now, end, label)
+    iso = _iso_moment(words)
+    clocked = iso[1] if iso else _CLOCK.search(words) is not None
+    return TimeWindow(end - (DAY if clocked else WEEK), end, label, open_start=True)
+
+
+def _single(label: str, now: datetime, *, ahead: bool = False) -> TimeWindow | None:
     window = _calendar(label, now) or _rolling(label, now)
     if window is not None:
         return TimeWindow(*window, label)
-    moment = parse_moment(label, now)
+    moment = parse_moment(label, now, ahead=ahead)
     if moment is None:
         return None
     start, has_time = moment
@@ -216,24 +240,24 @@ def _around(moment: datetime, label: str) -> TimeWindow:
     return TimeWindow(moment - AROUND, moment + AROUND, label, point=moment)
 
 
-def _edge(text: str, now: datetime, *, side: Literal["start", "end"]) -> datetime | None:
+def _edge(text: str, now: datetime, *, side: Literal["start", "end"], ahead: bool = False) -> datetime | None:
     """Where "since X" begins / "… to Y" ends: the moment itself when it has a time, else the
     start (or end) of its day-sized window."""
     if text.strip() in ("now", "right now", "the present"):
         return now
-    moment = parse_moment(text, now)
+    moment = parse_moment(text, now, ahead=ahead)
     if moment is not None and moment[1]:
         return moment[0]
-    window = _single(text, now)
+    window = _single(text, now, ahead=ahead)
     return None if window is None else getattr(window, side)
 
 
-def _range(label: str, now: datetime) -> TimeWindow | None:
+def _range(label: str, now: datetime, *, ahead: bool = False) -> TimeWindow | None:
     match = _RANGE.match(label)
     if match is None:
         return None
     first, last = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
-    start, end = _edge(first, now, side="start"), _edge(last, now, side="end")
+    start, end = _edge(first, now, side="start", ahead=ahead), _edge(last, now, side="end", ahead=ahead)
     return None if start is None or end is None else TimeWindow(start, end, label)
 
 

@@ -65,6 +65,11 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
     own = analysis.question.lower()  # what the user wrote now; the rest came from the question it follows up
     for window in analysis.times:
         around = f", around {_iso(window.point)}" if window.point else ""
+        if window.open_start:
+            lines.append(f"\"{window.text}\" = before {_iso(window.end)}, no start said (exact; pass the phrase "
+                         f"\"{window.phrase}\" as it is: a search of runs or changes reaches back to {_iso(window.start)}, "
+                         "opened_before needs no start)")
+            continue
         lines.append(f"\"{window.text}\" = {window.as_range()}{around} (computed from the phrase; exact)"
                      if window.text.lower() in own else
                      f"window {window.as_range()}{around} (of the follow-up above; exact)")

@@ -173,3 +173,20 @@ def test_nobody_holding_a_ticket_is_the_unassigned_filter(question: str) -> None
 
     analysis = analyse_question(question, now=NOW)
     assert ("assignee", ["unassigned"]) in [(item.field, item.values) for item in analysis.filters]
+
+
+@pytest.mark.parametrize("question", [
+    "which changes are due to start before monday?",
+    "anything scheduled before Monday",
+    "what will go out before monday",
+])
+def test_before_a_weekday_in_a_question_about_what_is_to_come_is_until_the_coming_one(question: str) -> None:
+    [until] = find_times(question, NOW)  # NOW is a Friday: the coming Monday is 3 days on
+    assert (until.start, until.end, until.open_start) == (NOW, at(3, 0), False)
+
+
+@pytest.mark.parametrize("question", ["incidents opened before monday that are still open",
+                                      "what failed before monday?"])
+def test_before_a_weekday_in_the_past_tense_has_no_start(question: str) -> None:
+    [before] = find_times(question, NOW)
+    assert (before.end, before.open_start) == (at(-4, 0), True)

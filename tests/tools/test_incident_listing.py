@@ -129,3 +129,14 @@ async def test_changes_by_assignee_and_earliest_first(run_tool: RunTool, demo_sq
     unassigned = await run_tool("list_change_requests", assigned_to="nobody", limit=1)
     assert unassigned.total == len(demo_sql("SELECT number FROM change_requests WHERE assigned_to = ''"))
     assert unassigned.message.endswith("showing the 1 with the latest planned start.")
+
+
+async def test_opened_before_a_past_day_applies_no_start(run_tool: RunTool, demo_sql: DemoSql) -> None:
+    last_monday = DEMO_NOW.replace(hour=0, minute=0) - timedelta(days=4)  # DEMO_NOW is a Friday
+    result = await run_tool("list_incidents", state="all", opened_within="before monday", max_rows=50)
+    expected = incidents(demo_sql, "opened_min < ?", minutes_from_now(last_monday))
+    assert_all_listed(result, expected)
+    assert len(expected) > len(incidents(demo_sql, "opened_min < ? AND opened_min >= ?", minutes_from_now(last_monday),
+                                         minutes_from_now(last_monday - timedelta(days=7)))), \
+        "the demo data has incidents opened more than a week before Monday, or this proves nothing"
+    assert "opened before 2025-01-06T00:00Z" in result.message

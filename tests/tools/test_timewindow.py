@@ -111,3 +111,28 @@ def test_clock_times_written_as_spoken() -> None:
     assert resolve_time_window("between 1 and 3 am today", NOW)[:2] == (datetime(2025, 1, 10, 1, tzinfo=UTC),
                                                                          datetime(2025, 1, 10, 3, tzinfo=UTC))
     assert resolve_time_window("since 6 this morning", NOW).start == datetime(2025, 1, 10, 6, tzinfo=UTC)
+
+
+def test_before_a_day_still_to_come_runs_from_now_until_it() -> None:
+    tomorrow = resolve_time_window("before tomorrow", NOW)
+    assert (tomorrow.start, tomorrow.end, tomorrow.open_start) == (NOW, MIDNIGHT + D, False)
+    coming_monday = MIDNIGHT + 3 * D  # NOW is a Friday
+    ahead = resolve_time_window("before Monday", NOW, ahead=True)
+    assert (ahead.start, ahead.end, ahead.open_start) == (NOW, coming_monday, False)
+    # a tool reading the label alone (no "ahead") searches the same window
+    assert resolve_time_window(ahead.label, NOW)[:2] == ahead[:2]
+
+
+def test_before_a_past_moment_has_no_start_and_reaches_back_by_its_size() -> None:
+    last_monday = MIDNIGHT - 4 * D
+    day = resolve_time_window("before Monday", NOW)
+    assert (day.start, day.end, day.open_start, day.label) == (last_monday - 7 * D, last_monday, True, "before monday")
+    clock = resolve_time_window("before 08:00", NOW)
+    assert (clock.start, clock.end, clock.open_start) == (MIDNIGHT + 8 * H - D, MIDNIGHT + 8 * H, True)
+
+
+def test_ahead_reads_a_bare_day_as_the_coming_one_and_leaves_named_ones_alone() -> None:
+    assert resolve_time_window("monday", NOW, ahead=True)[:2] == (MIDNIGHT + 3 * D, MIDNIGHT + 4 * D)
+    assert resolve_time_window("monday", NOW)[:2] == (MIDNIGHT - 4 * D, MIDNIGHT - 3 * D)
+    for fixed in ("yesterday", "last 24 hours", "2025-01-08", "since monday"):
+        assert resolve_time_window(fixed, NOW, ahead=True) == resolve_time_window(fixed, NOW)
