@@ -134,11 +134,31 @@ def _segments(text: str, begin: int, end: int, entities: Sequence[EntityMention]
     return [(begin, end)]
 
 
+SHARED_SUBJECT = re.compile(r"\s+(?:and|but)\s+(?:is|are|was|were|has|have|had)\s+(?P<next>[\w'-]+)", re.IGNORECASE)
+"""An auxiliary after "and" ("which changes need approval and are due …"): a second predicate of the same subject
+unless a subject of its own follows it ("… and is Databricks healthy?", "… and are there incidents?")."""
+SUBJECT_WORDS = frozenset(
+    "there it its they them he she we you i this that these those the a an any anything anyone anybody someone "
+    "somebody something everything everyone all each every my our your his her their what which who".split())
+
+
+def _own_subject(text: str, match: re.Match[str], entities: Sequence[EntityMention]) -> bool:
+    """Whether the clause that ``match`` starts names its own subject (a pronoun, a name, a record noun)."""
+    shared = SHARED_SUBJECT.match(text, match.start())
+    if shared is None or shared.start() != match.start():
+        return True
+    word, at = shared.group("next").lower(), shared.start("next")
+    return word in SUBJECT_WORDS or any(item.span.start == at for item in entities) or any(
+        re.fullmatch(rf"{re.escape(noun)}s?", word) for kind in RECORDS.values() for noun in kind.nouns)
+
+
 def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
     """The asks of ``text`` in order, each with its span, shape and the record kinds it names."""
     start = _background_end(text)
     pieces: list[tuple[int, int]] = []
     for match in BREAK.finditer(text, start):
+        if not _own_subject(text, match, entities):
+            continue  # "which incidents are P2 and are still unassigned": one ask
         if match.start() > start:
             pieces.append((start, match.start()))
         start = match.end()

@@ -224,7 +224,9 @@ CHANGE_RISK = Vocabulary(
 )
 PRIORITY = Vocabulary(
     name="priority", record="incident", row_fields=("priority",), negatable=False,
-    choices=tuple(Choice(value=str(number), label=str(number), synonyms=words) for number, words in (
+    # "priority exactly 2" is how list_incidents says the filter it applied (incident_filters.py)
+    choices=tuple(Choice(value=str(number), label=str(number), synonyms=(*words, f"priority exactly {number}"))
+                  for number, words in (
         (1, ("p1", "p1s", "sev1", "sev 1", "sev-1", "prio 1", "priority 1", "critical", "crit")),
         (2, ("p2", "p2s", "sev2", "sev 2", "sev-2", "prio 2", "priority 2", "high priority", "high-priority")),
         (3, ("p3", "p3s", "sev3", "sev 3", "prio 3", "priority 3", "moderate priority")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Annotated
 
@@ -144,3 +145,19 @@ async def test_a_record_window_the_parallel_triage_could_not_use_is_named_as_a_l
     assert triage.metadata.route in ("execute", "reject")
     dynamic = await ask(local_runtime(), question)
     assert not any("CHG0030015" in line for line in dynamic.limitations)
+
+
+@pytest.mark.parametrize("priority", [1, 2, 3, 4])
+async def test_two_predicates_of_one_subject_are_one_search_and_its_none_stands(demo_runtime, demo_sql, priority: int) -> None:
+    """"which incidents are pN and are still unassigned": one ask, one search with both filters, and the tool's
+    own words for what it applied ("priority exactly N") back the answer whether or not it finds any."""
+    expected = sorted(number for (number,) in demo_sql(
+        "SELECT number FROM incidents WHERE state IN ('New', 'In Progress', 'On Hold') AND priority = ? "
+        "AND assigned_to = ''", priority))
+    answer = await ask(demo_runtime(), f"which incidents are p{priority} and are still unassigned")
+    assert len(answer.metadata.analysis.asks) == 1
+    [call] = [call for task in answer.metadata.tasks for call in task.evidence]
+    assert (call.tool, call.arguments.get("priority"), call.arguments.get("assigned_to")) == \
+        ("list_incidents", priority, "unassigned")
+    assert [report.verdict for report in answer.metadata.grounding][-1] == "pass", answer.text
+    assert sorted(set(re.findall(r"INC\d{7}", answer.summary))) == expected

@@ -1,0 +1,39 @@
+"""Where one ask ends and the next begins: a second predicate of the same subject is not a second question."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from opsagent.intake.analyzer import analyse_question
+from opsagent.intake.inventory import InventorySnapshot
+
+NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
+INVENTORY = InventorySnapshot()  # names from the words alone: platforms and snake_case pipelines need no inventory
+
+
+def asks(question: str) -> list[tuple[str, str]]:
+    return [(ask.text, ask.shape) for ask in analyse_question(question, now=NOW, inventory=INVENTORY).asks]
+
+
+@pytest.mark.parametrize("question", [
+    "which incidents are p2 and are still unassigned",
+    "list pipelines that failed and are not ticketed",
+    "which changes still need approval and are due to start before monday?",
+    "what incidents were opened today and have no assignee",
+])
+def test_a_second_predicate_of_the_same_subject_stays_in_its_ask(question: str) -> None:
+    [(text, shape)] = asks(question)
+    assert text == question.rstrip("?") and shape in ("which", "list")
+
+
+@pytest.mark.parametrize(("question", "second"), [
+    ("which changes need approval and is databricks healthy", ("is databricks healthy", "yes_no")),
+    ("is pl_ingest_sales failing and is there an incident", ("is there an incident", "yes_no")),
+    ("which pipelines failed and are there incidents for them", ("are there incidents for them", "yes_no")),
+    ("which changes are scheduled and are incidents open on them?", ("are incidents open on them", "yes_no")),
+])
+def test_a_clause_with_its_own_subject_is_a_second_ask(question: str, second: tuple[str, str]) -> None:
+    found = asks(question)
+    assert len(found) == 2 and found[1] == second
