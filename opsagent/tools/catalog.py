@@ -60,6 +60,11 @@ def tool_spec(name: str) -> ToolSpec | None:
     return BY_NAME.get(name)
 
 
+def same_kind(first: str, second: str) -> bool:
+    """Runs, pipelines and run counts share the run vocabulary."""
+    return first == second or {first, second} <= {"run", "pipeline", "run_count"}
+
+
 def tools_for(record: str) -> tuple[ToolSpec, ...]:
     return tuple(spec for spec in TOOLS if spec.record == record)
 

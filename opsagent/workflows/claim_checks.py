@@ -24,7 +24,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.times import WEEKDAY_NAME
 from opsagent.intake.vocabulary import REGIONS
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
 from opsagent.tools.identifiers import TICKET_PREFIXES
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
@@ -44,6 +44,7 @@ from opsagent.tools.timewindow import UNIT_WORD, iso_moment
 from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, parts_of, record_of_tool, records_in
 from opsagent.workflows.health_claims import OVERALL
 from opsagent.workflows.fitting import windows_of
+from opsagent.workflows.negative_claims import COMMON_WORDS
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -73,7 +74,7 @@ def check_values(claims: Iterable[ValueClaim], index: EvidenceIndex) -> list[Gro
     claims = list(claims)
     for claim in claims:
         if claim.vocabulary.name not in _vocabularies_for(record_of_key(claim.key)) or index.quotes(claim.item) \
-                or claim.key not in index.identifiers or _echoes_title(claim, index):
+                or claim.key not in index.identifiers or _echoes_title(claim, index) or _retells_text(claim, index):
             continue  # another record's value, quoted text, a key the identifier check already fails, or the
             # record's own words ("CHG… (roles for new finance analysts) is Closed": "new" is its title's)
         seen = observed_values(index, claim.key, claim.vocabulary)
@@ -102,6 +103,26 @@ def _echoes_title(claim: ValueClaim, index: EvidenceIndex) -> bool:
     if at < 0 or not before or not after or not all(re.fullmatch(r"[\w-]+", word) for word in (*before, *after)):
         return False
     return f"{before[0]} {claim.words} {after[0]}".lower() in index.row_text
+
+
+CONTENT_WORD = re.compile(r"[a-z0-9][\w,.-]*[a-z0-9]", re.IGNORECASE)
+
+
+def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
+    """The sentence retells one of the record's own texts — most of its words are that text's, the value among
+    them ("… hit its statement or warehouse timeout of 3,600 seconds and was cancelled": the error message says
+    "… and was canceled"): the value is the text's word, not the record's field."""
+    words = {word.lower() for word in CONTENT_WORD.findall(claim.item) if len(word) > 3} - COMMON_WORDS
+    words -= {word.lower() for word in claim.words.split()}
+    if len(words) < 5:
+        return False
+    for _, row in index.rows_for(claim.key):
+        for text in (value for value in row.values() if isinstance(value, str) and len(value) > 40):
+            low = text.lower()
+            if sum(word in low for word in words) >= 0.7 * len(words) and any(
+                    found.lower() in claim.values for _, found in claim.vocabulary.find(text)):
+                return True
+    return False
 
 
 def _overlap(first: str, second: str) -> bool:
@@ -318,11 +339,6 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
     return shown
 
 
-def same_kind(first: str, second: str) -> bool:
-    """Runs, pipelines and run counts share the run vocabulary."""
-    return first == second or {first, second} <= {"run", "pipeline", "run_count"}
-
-
 def row_matches(item: ToolEvidence, row: dict[str, Any], asked: dict[str, set[str]],
                  windows: Sequence[tuple[datetime, datetime]] = ()) -> bool:
     """The row has every asked value it can show (a value of another record kind, or one it cannot show,
@@ -497,7 +513,8 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for name in sorted(names, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])[ \t]*(?::|\(|—|-|has|have|with)?[ \t]*(\d+)\b"
-                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×))", digits(text), re.IGNORECASE):
+                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×)|\s+of\b)", digits(text), re.IGNORECASE):
+            # ("adf-prod-weu (9 of its 40 runs)": a part of its count, not its count)
             grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
             if complete and (values := _sentence_values(digits(text), match.start())):  # "the unassigned ones sit in DBA (1)"

@@ -153,11 +153,16 @@ def carry_subjects(text: str) -> str:
         led = KEY_LED.match(body) if len(keys) == 1 and not carried else None
         if carried:
             lines.append(f"- {subject} " + re.sub(r"\s*[:;]\s+|\s+[-–—]\s+", " ", body))
-        elif led and led.group(1).lower() == keys[0]:  # "- INC… — P2, Closed": the line is about INC…
-            lines.append(f"- {keys[0]} {body[led.end():]}")
+        elif led and led.group(1).lower() == keys[0]:  # "- INC… — P2, Closed": the line is about INC…, each of
+            # its sentences ("… edition. Normal, Moderate risk, still in Authorize.")
+            lines.append(f"- {keys[0]} " + LATER_SENTENCE.sub(f" {keys[0]} ", body[led.end():]))
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+LATER_SENTENCE = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[A-Z])")
+"""Where a sentence after the first begins, inside one line."""
 
 
 def record_keys(text: str) -> list[str]:
@@ -233,11 +238,12 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
             if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
-                    or ATTRIBUTIVE.search(item[:match.start()]) and match.group() == "new" \
+                    or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(item, match.end())) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
-                    or PROSPECTIVE.search(item[:match.start()]):
+                    or PROSPECTIVE.search(item[:match.start()]) or HYPOTHETICAL.search(item[:match.start()]):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
-                # "will be fixed by that change": what is to come, not its state
+                # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
+                # a condition, not its state
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
@@ -251,6 +257,11 @@ OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IG
 PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to)\s+(?:not\s+)?(?:be\s+|get\s+)?(?:[\w-]+ly\s+)?$", re.IGNORECASE)
 """Before a value, what is to come ("will be fixed by that change"): not the record's state now ("appears to be
 resolved", "must have been resolved" are, and are checked)."""
+HYPOTHETICAL = re.compile(r"\b(?:if|unless|in case|whether)\b[^.;,:—–()]*$", re.IGNORECASE)
+"""Before a value in the same clause, a condition ("if CAB doesn't authorise it, …"): asserted of nothing."""
+BEFORE_NOUN = re.compile(r"\s+(?!(?:and|or|but|with|since|for|in|at|on|by|to|from|until|till|yet|as|so|now|again|"
+                         r"state|status|p\d)\b)[a-z]")
+""""new certificate from the CA": lower-case "new" before a word it qualifies is the adjective, not the state."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)

@@ -15,14 +15,13 @@ from typing import Any
 from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
     single_key,
     asked_values,
     row_matches,
     row_values,
-    same_kind,
     text_of,
 )
 from opsagent.workflows.claims import clauses as read_clauses
@@ -77,6 +76,9 @@ def _applied_values(item: ToolEvidence, vocabulary: str) -> set[str]:
 
 POSSESSING = re.compile(r"\b(?:have|has|had|with|without|got)\b", re.IGNORECASE)
 OTHER = re.compile(r"\b(?:other|remaining|rest of the|further)\s+$", re.IGNORECASE)
+NONE_OF_BEFORE = re.compile(r"\b(?:none|neither|not one|not any)\s+of\s+(?:the\s+|these\s+|those\s+)?$", re.IGNORECASE)
+
+
 OTHER_AFTER = re.compile(r"^(?:other|remaining|further)\b", re.IGNORECASE)
 """The rest, said after the number ("three other open tickets"): the count less the ones named."""
 LABEL = re.compile(r"^\W*(?P<key>[\w-]+)\s*:\s")
@@ -97,8 +99,10 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     # counts written in words are counts too ("three open incidents")
     for (unit, key), match in ((pair, match) for pair in units for pattern in (QUALIFIED_COUNT, COUNT_THEN_VALUES)
                                for match in pattern.finditer(digits(pair[0]))):
-        if POSSESSING.search(match.group("words")) or float(match.group("number")) in worked_out:
-            continue  # "three have an open ticket": a count of what has one, not of tickets
+        if POSSESSING.search(match.group("words")) or float(match.group("number")) in worked_out \
+                or NONE_OF_BEFORE.search(digits(unit)[:match.start()]):
+            continue  # "three have an open ticket": a count of what has one, not of tickets; "none of the three is
+            # an emergency change": the three are the set, and none of them has the value (the negative check's)
         values = asked_values(Ask(id="", text=match.group("words"), span=Span(start=0, end=0)))
         record = record_of_noun(match.group("noun").lower()) or "run"
         values = {name: wanted for name, wanted in values.items() if same_kind(VALUE_VOCABULARIES[name].record, record)}

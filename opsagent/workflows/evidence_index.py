@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
+from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import NAME, RECORD_NUMBER, RUN_ID, TICKET
 from opsagent.tools.timewindow import iso_moment, unit_minutes
@@ -29,7 +30,8 @@ DATE_OR_TIME = re.compile(
     r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:half past|quarter past|quarter to)\s+(?:\d{1,2}|[a-z]+)\b"
     r"|\b\d{1,2}\s+o'clock\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b",
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b"
+    rf"|\b{DAY_NAME}\.?,?\s+\d{{1,2}}(?:\s+{MONTH_NAME})?\b(?!\s*(?:[:h]|am\b|pm\b))",  # "Sat 11 – Sun 12 Jan": the 11th
     re.IGNORECASE,
 )
 NUMBER = re.compile(r"(?<![\w.])(?<!\w:)\d+(?:\.\d+)?(?!\.?\w)")
@@ -520,10 +522,11 @@ def _item_counts(item: ToolEvidence) -> set[int]:
         counts |= set(given) | ({sum(given)} if given else set())
         if given:  # "6 of the 15 pipelines had failures": rows counting some, rows counting none
             counts |= {sum(1 for value in given if value > 0), sum(1 for value in given if value == 0)}
-        # a row's own groups ("failure_groups": [{"count": 5}, …]): what one record's history counts
-        counts |= {part[name] for row in item.rows for value in row.values() if isinstance(value, list)
-                   for part in value if isinstance(part, dict) and isinstance(part.get(name), int)
-                   and not isinstance(part[name], bool)}
+        # a row's own groups ("failure_groups": [{"count": 5}, …]): what one record's history counts, each and in all
+        for group in (value for row in item.rows for value in row.values() if isinstance(value, list)):
+            parts = [part[name] for part in group if isinstance(part, dict) and isinstance(part.get(name), int)
+                     and not isinstance(part[name], bool)]
+            counts |= set(parts) | ({sum(parts)} if parts else set())
     return counts
 
 

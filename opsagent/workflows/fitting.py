@@ -200,6 +200,9 @@ def name_applied(entity: EntityMention, call: ToolEvidence) -> bool | None:
     if spec.platform:  # a health tool is about its platform; region names narrow it
         return bool(said & {spec.platform.lower(), *_arguments_text(call).split()}) or \
             entity.kind != "platform" and any(name in _arguments_text(call) for name in said)
+    if spec.is_lookup and call.rows and all(  # a run looked up by its id is a run of the pipeline its row names
+            str(row.get(NAME_FIELDS.get(entity.kind, ""), "")).lower() in said for row in call.rows):
+        return True
     return any(name in _arguments_text(call) for name in said)
 
 

@@ -94,6 +94,7 @@ from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
     LEAD_WORD,
+    NEGATION,
     RECORD_WORDS,
     Fit,
     RowsRead,
@@ -147,6 +148,9 @@ def _shortened(token: str, identifiers: Collection[str]) -> bool:
     return "_" in token and sum(1 for name in identifiers if name.endswith(f"_{token}")) == 1
 
 
+NOT = re.compile(r"\bnot\b|n['’]t\b", re.IGNORECASE)
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
@@ -160,6 +164,10 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                 STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
             continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
             # no status said of it ("notebooks are degraded too" is a claim about the component)
+        if all(NEGATION.search(sentence) or NOT.search(sentence) for sentence in sentences(text)
+               if words_in(sentence.lower(), [low])):
+            continue  # "nothing failed in adf-prod-neu", "Data Factory isn't on the problem list": what is not so of
+            # it, which the negative and health checks judge
         if words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                  "a reference to a record or name that no data showed"))
@@ -604,7 +612,7 @@ def evaluate(
                                fit_any_time=fit_for(analysis and analysis.model_copy(update={"times": []}), known_names,
                                                     index.row_text),
                                read_rows=read_for(analysis, known_names),
-                               now=analysis.now if analysis is not None else None),
+                               now=analysis.now if analysis is not None else None, known_names=known_names),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
         *check_identified(text if summary is None else summary, analysis, index),

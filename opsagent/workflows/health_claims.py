@@ -151,7 +151,7 @@ STAGES = ("investigating", "identified", "monitoring", "resolved")
 """A status page incident's stages (Atlassian Statuspage, which Databricks and Snowflake use)."""
 _STAGE = "|".join(STAGES)
 STAGE_SAID = re.compile(rf"\b(?:in|at)\s+(?:the\s+)?(?P<a>{_STAGE})\b|\b(?P<b>{_STAGE})\s+(?:status|stage|phase|state)\b"
-                        rf"|\bstatus\s*(?:is|:)\s*(?P<c>{_STAGE})\b"
+                        rf"|\bstatus\s*(?:is|:)?\s*(?P<c>{_STAGE})\b"
                         rf"|\b(?:incident|issue|outage|problem)\s+(?:is|was|has\s+been|'s)\s+(?:now\s+|already\s+|fully\s+)?"
                         rf"(?:been\s+)?(?:marked\s+(?:as\s+)?)?(?P<d>resolved)\b", re.IGNORECASE)
 """A stage said as the incident's state ("it's still in identified status", "status: monitoring", "the incident
@@ -169,7 +169,9 @@ def check_incident_stages(sentences: Iterable[str], index: EvidenceIndex) -> lis
             continue
         match = said_stages[-1]  # "no longer in investigating; it's now in monitoring": the stage it is in
         said = next(stage for stage in match.group("a", "b", "c", "d") if stage).lower()
-        named = [row for spec, row in incidents if spec and spec.platform and says(sentence, spec.platform)]
+        titled = [row for _, row in incidents if len(str(row.get("title") or "")) > 12  # the incident quoted by its title
+                  and str(row["title"]).lower() in sentence.lower()]
+        named = titled or [row for spec, row in incidents if spec and spec.platform and says(sentence, spec.platform)]
         shown = {str(row["status"]).lower() for row in named or [row for _, row in incidents]}
         checks.append(GroundingCheck.of("value", sentence, said in shown,
                                         f"the status incident is {', '.join(sorted(shown))}, not {said}",

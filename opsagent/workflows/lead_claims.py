@@ -21,7 +21,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.asks import EXISTENCE
 from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
 from opsagent.tools.run_history import DurationStats
 from opsagent.tools.timewindow import iso_moment
 from opsagent.tools.vocabularies import HEALTH_STATUS, VALUE_VOCABULARIES
@@ -32,7 +32,6 @@ from opsagent.workflows.claim_checks import (
     record_window,
     row_matches,
     rows_read,
-    same_kind,
     text_of,
     has_baseline,
     observed_values,

@@ -10,6 +10,7 @@ is not such a claim.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, time, timedelta
@@ -20,12 +21,12 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET
-from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
+from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
 from opsagent.workflows.fitting import narrowed_by, windows_of
-from opsagent.tools.timewindow import iso_moment
+from opsagent.tools.timewindow import iso_moment, resolve_duration
 
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+",
                     re.IGNORECASE)
@@ -37,6 +38,8 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
+BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)\b")
+""""Nothing since 31 Dec across the 28 runs": a none of no noun of its own (the runs are where it looked)."""
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
@@ -98,14 +101,20 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
              if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
     before_words = [word for word in re.findall(r"[a-z][\w.]*", sentence[:match.start()].lower())[-3:]
                     if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
-    if len(before_words) >= 2 and any(  # "source file pos_export.csv not found": what a row's own error negates
-            NEGATED_TEXT.search(part) and all(word[:5] in part for word in before_words)
+    said_of = after or re.findall(r"find|found", match.group().lower())  # what the negation says of the name
+    distinctive = len(before_words) >= 2 or bool(before_words and said_of) and re.search(r"\w[._]\w", before_words[-1]) \
+        is not None  # a file name alone, with what the error says of it ("pos_export.csv not found")
+    if distinctive and any(  # "source file pos_export.csv not found": what a row's own error negates (a file name alone)
+            NEGATED_TEXT.search(part) and all(word[:5] in part for word in [*before_words, *after[:len(before_words) < 2]]) and (
+                before_words[-1] in part or not re.search(r"\w[._]\w", before_words[-1]))  # what is not found, whole
             for part in re.split(r"(?<=[.!?])\s+|\n", index.row_text)):
         return True
-    next_word = re.match(r"\W*([a-z]+)", sentence[match.end():].lower())
+    next_word = re.match(r"\W*(?:(?:a|an|the|any)\s+)?([a-z]+)", sentence[match.end():].lower())
+    said = match.group().lower()
+    same = "no|without" if said in ("no", "without") else re.escape(said)  # "without a proxy" is "no proxy"
     if after and next_word and next_word.group(1) == after[0] and re.search(
-            rf"\b{re.escape(match.group().lower())}\s+{re.escape(after[0])}\b", index.row_text):
-        return True  # "had no proxy to reach the host" over "(no proxy configured)": the row's own two words
+            rf"\b(?:{same})\s+(?:(?:a|an|the|any)\s+)?{re.escape(after[0])}\b", index.row_text):
+        return True  # "came back without a proxy" over "(no proxy configured)": the row's own negation of it
     if len(after) < 2:  # "none found" names nothing the evidence's own negation could be about
         return False
     return re.search(rf"\b(?:no|not|none|never|without|cannot)\W+(?:\w+\W+){{0,3}}{re.escape(after[0][:5])}"
@@ -118,7 +127,8 @@ def _health_narrowed(words: str, tools: set[str]) -> set[str]:
     return (tools & platforms or platforms) if platforms else tools
 
 
-def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit) -> str | None:
+def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit,
+                  known_names: Collection[str] = ()) -> str | None:
     for name in sorted(identifiers_in(sentence)):
         empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found") and fit(item)]
         if empty:
@@ -128,7 +138,20 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
         # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
         if listings and not index.rows_mentioning(name, tools):
             return f"a complete listing does not contain {name}"
+    # "nothing failed in adf-prod-neu": a name the inventory has, absent from every row of a complete listing that
+    # searched every name (one narrowed to another factory says nothing of this one)
+    for name in sorted(name for name in known_names if words_in(sentence.lower(), [name.lower()])):
+        listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
+                    and fit(item) and not _names_filtered(item)]
+        if listings and not index.rows_mentioning(name, tools):
+            return f"no row of the complete {listings[0].tool} listing is in {name}"
     return None
+
+
+def _names_filtered(item: ToolEvidence) -> bool:
+    """Whether a search was narrowed by a name (a factory, a CI, a group …)."""
+    spec = tool_spec(item.tool)
+    return spec is None or any(item.arguments.get(each.parameter) for each in spec.filters if each.kind == "name")
 
 
 def _values_said(text: str) -> list[tuple[Vocabulary, str]]:
@@ -142,7 +165,8 @@ def _stated(text: str) -> set[str]:
 
 def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: str = "",
                     windows: Sequence[tuple[datetime, datetime]] = (), fit_any_time: Fit | None = None,
-                    read_rows: RowsRead | None = None, answer: str = "", now: datetime | None = None) -> str | None:
+                    read_rows: RowsRead | None = None, answer: str = "", now: datetime | None = None,
+                    known_names: Collection[str] = ()) -> str | None:
     """Why the evidence backs this negative clause, or ``None``. Only searches that fit what was asked
     count, and only those no narrower than the claim: an empty search for *failed* runs backs "no failed
     run", not "no run"; one for *open* incidents backs "no open incident", not "no incident ever".
@@ -153,6 +177,12 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     empty = _empty_field(sentence, index, context)
     if empty:
         return empty
+    nobody = _nobody_holds(sentence, context, index, answer)
+    if nobody:
+        return nobody
+    listed = _listed_absent(context or sentence, index, answer, fit)
+    if listed:
+        return listed
     among = _none_of_them(sentence, index)
     if among:
         return among
@@ -160,19 +190,25 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if about:
         written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
             if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
-        if written.strip() and about.group(1).lower().removesuffix("s")[:5] not in written:
-            return f"no row's text mentions {about.group(1)}"
+        word = (about.group(1) or about.group(2)).lower()
+        stem = re.escape(word.removesuffix("s")[:5]) if len(word) > 3 else rf"\b{re.escape(word)}\b"  # "eta" in "metadata"
+        if written.strip() and not re.search(stem, written):
+            return f"no row's text mentions {word}"
     elif _a_detail(sentence, context or sentence, index):
         return "a detail of a record, naming no kind of record"
     stated = _stated(context or sentence)
     fit = _no_narrower(fit, stated)
     words = sentence.lower()
-    tools = _elided(sentence, context, answer) or _family(words) or _family(context.lower())
-    named = _named_absent(sentence, index, tools, fit)
+    own = PARENTHESIS.sub(" ", words)  # "(pl_archive_logs only had a cancelled run)": an aside, not what the none is of
+    tools = _elided(sentence, context, answer) or _family(own) or _family(PARENTHESIS.sub(" ", context.lower()))
+    named = _named_absent(sentence, index, tools, fit, known_names)
     if named or identifiers_in(sentence) and not tools:
         return named  # a named thing said to be absent, backed only by a search for it
     tools = _health_narrowed(words, tools)
     relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools) and fit(item)]
+    shown_none = _no_row_shows(sentence, relevant)
+    if shown_none:
+        return shown_none
     tickets = [item for item in relevant if tool_spec(item.tool) and tool_spec(item.tool).record == "incident"]
     if "incident" in words and tickets:  # "no matching incident": the ticket searches, not status pages
         relevant = tickets
@@ -180,8 +216,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    fields = [name for stem, name in ZERO_FIELDS.items() if stem in words] or (
-        [] if _family(words) else _elided_fields(sentence, context, answer))
+    fields = [name for stem, name in ZERO_FIELDS.items() if stem in own] or (
+        [] if _family(own) and not BARE_NONE.match(own) else _elided_fields(sentence, context, answer))
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
         counting = [item for item in index.items if item.answered and fit(item)]  # any search that counts it
@@ -189,7 +225,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
     said = (context or sentence).lower()
-    if fields and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
+    if fields and not partial and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
             isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
             for item in index.items for row in item.rows):  # counts none
         return f"the row of what the sentence names counts no {fields[0]}"
@@ -236,6 +272,14 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if updates and (since[0] <= max(updates) < since[0] + timedelta(days=1) or not DATED.search(sentence)
                         and f"{max(updates):%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
             # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
+            return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
+    quiet = QUIET_FOR.search(sentence)
+    if quiet and now is not None and NO_UPDATE.search(sentence):  # "nothing written on it for more than a day"
+        before = record_keys(answer[:answer.find(context or sentence)]) if answer else []  # "it": the last one named
+        key = index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
+        updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
+                   if (moment := iso_moment(row.get(field)))]
+        if updates and max(updates) <= now - resolve_duration(quiet.group(1)):
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
     negation = NEGATION.search(words)
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
@@ -284,6 +328,31 @@ def _none_of_them(sentence: str, index: EvidenceIndex) -> str | None:
     return None
 
 
+NEGATED_VALUE = re.compile(r"\b(?:no|none|nothing|nobody)\b(?:\s+(?:is|are|was|were|else|other|more|currently|"
+                           r"still|has|have|been|of them|of those))*\s+(?P<rest>.+)", re.IGNORECASE)
+"""A value denied right after the negation: "nothing degraded", "no failed runs", "none are on hold"."""
+
+
+def _no_row_shows(clause: str, relevant: Sequence[ToolEvidence]) -> str | None:
+    """"Nothing degraded": the value said is shown by no row of a complete fitting search whose rows carry its
+    field — one that could have shown it (a search narrowed to other values of it could not)."""
+    match = NEGATED_VALUE.search(clause)
+    if match is None:
+        return None
+    rest = match.group("rest")
+    values = [(vocabulary, value) for vocabulary in VALUE_VOCABULARIES.values() for found, value in vocabulary.find(rest)
+              if len(rest[:found.start()].split()) <= 1]  # the value is what is denied, not a later detail
+    for vocabulary, value in values:
+        searches = [item for item in relevant if item.rows and item.total == len(item.rows)
+                    and (spec := tool_spec(item.tool)) and not spec.is_lookup and not spec.past  # a listing of them
+                    and spec.record == vocabulary.record
+                    and vocabulary.name not in narrowed_by(item)
+                    and all(any(field in row for field in vocabulary.row_fields) for row in item.rows)]
+        if searches and not any(_shows(row, vocabulary, value) for item in searches for row in item.rows):
+            return f"no row of the complete {searches[0].tool} search is {value}"
+    return None
+
+
 ELLIPSIS = re.compile(r"\b(?:ha(?:ve|s|d)\s+none|none\s+either|neither\s+(?:do|does|did|has|have))\b", re.IGNORECASE)
 
 
@@ -304,7 +373,8 @@ def _sentence_before(clause: str, sentence: str, answer: str) -> str:
 def _elided_fields(clause: str, sentence: str, answer: str) -> list[str]:
     """"8 of 15 failed; the other 7 had none", "… twice in December. Nothing since 31 Dec.": a "none" naming no
     record is about the count its sentence, or the sentence before, names."""
-    for text in (sentence, _sentence_before(clause, sentence, answer)):
+    # (an aside in its own sentence is not what it is about; the sentence before may name it in one: "(the last failure)")
+    for text in (PARENTHESIS.sub(" ", sentence), _sentence_before(clause, sentence, answer)):
         found = [name for stem, name in ZERO_FIELDS.items() if stem in text.lower()]
         if found:
             return found
@@ -315,7 +385,41 @@ LINKING = re.compile(r"\b(?:link(?:s|ed)?|attached|related|parent)\b", re.IGNORE
 """Words that make a "no change" about a record's links ("no linked records: no problem, no change")."""
 IN_THE_ERROR = re.compile(r"\bin (?:the|its) (?:error|error message|message|failure)\b", re.IGNORECASE)
 ERROR_FIELDS = ("error_message", "error_code", "failed_activity")
-NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})", re.IGNORECASE)
+NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})"
+                           r"|\bno\s+([a-z][\w-]{2,})\s+(?:yet\s+)?(?:in|on)\s+(?:the|its|this|that)\s+(?:ticket|incident|record|"
+                           r"notes|work notes|description|updates?)\b", re.IGNORECASE)
+"""What a record's own text is said not to mention: "nothing about clusters in the error", "no ETA in the ticket"."""
+
+
+def _listed_absent(sentence: str, index: EvidenceIndex, answer: str, fit: Fit) -> str | None:
+    """"No open ticket names these:" and a list: every record the list leads with was searched for, fittingly, and
+    that search came back empty — or a complete listing of what the sentence names shows none of them."""
+    if not sentence.rstrip(" *_").endswith(":") or sentence not in answer:
+        return None
+    after = answer[answer.index(sentence) + len(sentence):].split("\n")[1:]  # the lines after its own
+    items = [line for line in itertools.takewhile(lambda line: read.BULLET.match(line), after)]
+    keys = [found[0] for line in items if (found := record_keys(line))]
+    if not keys or len(keys) != len(items):
+        return None
+    tools = _family(PARENTHESIS.sub(" ", sentence.lower()))  # "no open ticket …": the ticket searches
+    for key in keys:
+        searches = [item for item in index.searched_for(key) if item.answered and fit(item)]
+        listings = [item for item in index.complete_listings_without(key) if fit(item) and (not tools or item.tool in tools)]
+        if searches and any(item.rows for item in searches) or not searches and (
+                not listings or index.rows_mentioning(key, tools)):
+            return None
+    return f"the searches for {', '.join(keys)} came back without them"
+
+
+def _nobody_holds(sentence: str, context: str, index: EvidenceIndex, answer: str) -> str | None:
+    """"assigned_to: (nobody)", "nobody's on it": the record the line is about (named there, else the last one
+    named before it) has no assignee."""
+    if not any(value == "unassigned" for _, value in ASSIGNEE.find(sentence)):
+        return None
+    before = record_keys(answer[:answer.find(context or sentence)]) if answer else []
+    key = index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
+    people = [row["assigned_to"] for _, row in (index.rows_for(key) if key else []) if "assigned_to" in row]
+    return f"{key} has no assignee" if people and not any(people) else None
 
 
 def _empty_field(sentence: str, index: EvidenceIndex, context: str = "") -> str | None:
@@ -327,6 +431,13 @@ def _empty_field(sentence: str, index: EvidenceIndex, context: str = "") -> str 
         said = match.group(1).lower()
         fields = {field for row in rows for field in row if len(field) > 3
                   and re.match(rf"{re.escape(field.replace('_', ' '))}s?\b", said)}
+        # "no error": every field the word begins (error_code, error_message) — all of them empty; a word alone,
+        # naming no kind of record ("no run") and no value ("no failed run")
+        alone = len(said.split()) == 1 and said not in RECORD_WORDS_FLAT and not _values_said(said)
+        family = {field for row in rows for field in row if alone and "_" in field and len(said) > 3
+                  and re.fullmatch(rf"{re.escape(field.split('_')[0])}s?", said)}
+        if family and all(row.get(field) in (None, "", []) for row in rows for field in family):
+            return f"the rows show {', '.join(sorted(family))} empty"
         if len(keys) == 1 and re.match(r"(?:linked|link|links|related|problem|parent|change)\b", said) and \
                 LINKING.search(f"{sentence} {context}"):
             fields.add("links")  # "INC… has no linked records: no problem, no change": its own links
@@ -356,6 +467,8 @@ def _shows(row: dict[str, Any], vocabulary: Vocabulary, value: str) -> bool:
     search for failed runs lists no status) may have it."""
     labels = vocabulary.selected(value) or {value.lower()}
     fields = [field for field in vocabulary.row_fields if field in row]
+    if vocabulary.name == "assignee":  # its values are whether a person is set, not words in the field
+        return not fields or any(bool(str(row.get(field) or "").strip()) == (value != "unassigned") for field in fields)
     return not fields or any(str(row.get(field) or "").lower() in labels for field in fields)
 
 
@@ -390,8 +503,11 @@ BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:)]|$|then\b)", re.IGNORECASE)
 """"Since" that points back ("there have been no failures since, out of …", "none since then")."""
 
 
-NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|movement|progress)\b", re.IGNORECASE)
+NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|progress)\b", re.IGNORECASE)
 """A "none" about a record's own updates ("nothing has been logged on it since …")."""
+QUIET_FOR = re.compile(r"\bfor\s+((?:more than|longer than|over|at least)\s+(?:an?|one|\d+(?:\.\d+)?)\s*[a-z]+)",
+                       re.IGNORECASE)
+"""How long a record has been quiet: "nothing written on it for more than a day"."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
 
 
@@ -476,9 +592,10 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
 JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the (?:records|data|rows|"
                        r"evidence|logs))\s+)?(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up)\b",
                        re.IGNORECASE)
-ADVISING = re.compile(r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase)|"
+ADVISING = re.compile(r"\bnone of (?:that|this)\b|\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
-"""Advice ("no need for a new ticket", "nothing to fix in the notebook"), not a search's result."""
+"""Advice ("no need for a new ticket", "nothing to fix in the notebook") or a judgement of what was just said ("none
+of that helps a job cluster launch"), not a search's result."""
 PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
                         r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b", re.IGNORECASE)
 """A clause that only foretells ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs then"): an
@@ -526,7 +643,7 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),
                           fit_any_time: Fit | None = None, read_rows: RowsRead | None = None,
-                          now: datetime | None = None) -> list[GroundingCheck]:
+                          now: datetime | None = None, known_names: Collection[str] = ()) -> list[GroundingCheck]:
     """Each clause saying nothing matched is backed by a fitting search that came back empty — or by a wider
     one (``fit_any_time``: it fits but for its window) that covers the ``windows`` asked and whose rows, all of
     them seen, all fall outside them."""
@@ -539,7 +656,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
                     or ADVISING.search(clause) or PREDICTING.search(clause):
                 continue  # a "No —" / "No," lead is checked on its own ("No, your DR region looks fine")
             why = _backs_negative(clause, index, fit, context=sentence, windows=windows, fit_any_time=fit_any_time,
-                                  read_rows=read_rows, answer=text, now=now)
+                                  read_rows=read_rows, answer=text, now=now, known_names=known_names)
             checks.append(GroundingCheck.of("negative_claim", clause, why is not None,
                                  f"no search that fits what was asked came back empty for: \"{clause}\"",
                                  "a statement that nothing matched, which no fitting search backed"))
