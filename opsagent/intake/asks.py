@@ -148,7 +148,8 @@ def _own_subject(text: str, match: re.Match[str], entities: Sequence[EntityMenti
     if shared is None or shared.start() != match.start():
         return True
     word, at = shared.group("next").lower(), shared.start("next")
-    return word in SUBJECT_WORDS or any(item.span.start == at for item in entities) or any(
+    return word in SUBJECT_WORDS or shared.group("next")[0].isupper() or any(  # a name ("… and has Amira updated it?")
+        item.span.start == at for item in entities) or any(
         re.fullmatch(rf"{re.escape(noun)}s?", word) for kind in RECORDS.values() for noun in kind.nouns)
 
 

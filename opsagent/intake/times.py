@@ -87,10 +87,10 @@ DAY_NAME_BEFORE_DATE = re.compile(rf"\b{_DAY_NAME}(?=\d{{1,2}}(?:st|nd|rd|th)?\s
 
 PAST_TENSE = re.compile(r"\b(?:was|were|did|had|happened|opened|failed|broke|ran|went|raised|closed|resolved)\b",
                         re.IGNORECASE)
-AHEAD = re.compile(r"\b(?:will|due|scheduled|planned|upcoming|coming|going (?:out|in|live|ahead)|ahead|"
-                   r"start(?:s|ing)?|begin(?:s|ning)?|kick(?:s|ing)? off|lined up|booked)\b", re.IGNORECASE)
-"""Words of what is to come ("changes due to start before Monday"): without a past tense, a day named without
-"last" is the coming one."""
+AHEAD = re.compile(r"\b(?:will|due|scheduled|planned|upcoming|coming up|going (?:out|live|ahead)|ahead|lined up|booked)\b",
+                   re.IGNORECASE)
+"""Words of what is to come ("changes due to start before Monday", "what's scheduled for Monday"): without a past
+tense, a day named without "last" is the coming one ("runs starting before 08:00" is about the past: no such word)."""
 BARE_WEEKEND = re.compile(r"^(?:(?:over|during|on|at|in)\s+)?the weekend$", re.IGNORECASE)
 """"incidents opened over the weekend": in the past tense the weekend is the one that ended."""
 

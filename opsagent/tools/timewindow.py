@@ -115,7 +115,9 @@ def parse_moment(text: str, now: datetime, *, ahead: bool = False) -> Moment | N
     if iso is not None or not text or text.replace(" ", "").isdigit():
         return iso  # a bare number ("2200", "24") is an error code or a count, not a year
     base = _utc(now).replace(tzinfo=None)
-    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": base, **({"PREFER_DATES_FROM": "future"} if ahead else {})}
+    dated = re.search(r"\d", _CLOCK.sub(" ", text.lower())) is not None  # "Jan 9": the date written is the date
+    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": base,
+                **({"PREFER_DATES_FROM": "future"} if ahead and not dated else {})}
     found = dateparser.parse(text, languages=["en"], settings=settings)
     if found is None:
         return None
@@ -134,12 +136,12 @@ def resolve_time_window(phrase: str, now: datetime, *, ahead: bool = False) -> T
     """
     label = _spelled_clock(_FILLER.sub("", " ".join(phrase.strip().lower().split())))
     window = _resolve(label, _utc(now), ahead=ahead)
-    if ahead and window is not None and window[:2] != (_resolve(label, _utc(now)) or window)[:2]:
-        return window._replace(label=f"{window.start:%Y-%m-%dT%H:%MZ} to {window.end:%Y-%m-%dT%H:%MZ}")
     if window is None:
         raise ValueError(f"Unrecognised time window {phrase!r}; use one of {ACCEPTED_FORMS}.")
     if window.end <= window.start:
         raise ValueError(f"Time window {phrase!r} ends before it starts; give the earlier time first.")
+    if ahead and window[:2] != (_resolve(label, _utc(now)) or window)[:2]:
+        return window._replace(label=f"{window.start:%Y-%m-%dT%H:%MZ} to {window.end:%Y-%m-%dT%H:%MZ}")
     if label.startswith("from ") and _RANGE.match(label) is None:  # "from X" is X's window
         label = _FILLER.sub("", label.removeprefix("from "))
     return window._replace(label=_plain_rolling(label) or SAME_AS.get(label, label))

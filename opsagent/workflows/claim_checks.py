@@ -116,13 +116,27 @@ def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
     words -= {word.lower() for word in claim.words.split()}
     if len(words) < 5:
         return False
+    at = claim.item.lower().find(claim.words.lower())
+    if at < 0 or FIELD_BEFORE.search(claim.item[:at]):
+        return False  # "… and its run status is Cancelled": the record's field, said outright
+    after = _next_word(claim.item[at + len(claim.words):])
     for _, row in index.rows_for(claim.key):
         for text in (value for value in row.values() if isinstance(value, str) and len(value) > 40):
             low = text.lower()
             if sum(word in low for word in words) >= 0.7 * len(words) and any(
-                    found.lower() in claim.values for _, found in claim.vocabulary.find(text)):
-                return True
+                    found.lower() in claim.values and _next_word(text[match.end():]) == after
+                    for match, found in claim.vocabulary.find(text)):
+                return True  # the value word with what follows it, as the text has it ("was canceled.")
     return False
+
+
+FIELD_BEFORE = re.compile(r"\b(?:status|state|priority|risk|approval)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+
+
+def _next_word(text: str) -> str:
+    """The word after a value ("" at a sentence's end or before punctuation): "new certificate" is not "New,"."""
+    found = re.match(r"\s+([a-z]+)", text.lower())
+    return found.group(1) if found else ""
 
 
 def _overlap(first: str, second: str) -> bool:
@@ -513,8 +527,7 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for name in sorted(names, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])[ \t]*(?::|\(|—|-|has|have|with)?[ \t]*(\d+)\b"
-                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×)|\s+of\b)", digits(text), re.IGNORECASE):
-            # ("adf-prod-weu (9 of its 40 runs)": a part of its count, not its count)
+                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×))", digits(text), re.IGNORECASE):
             grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
             if complete and (values := _sentence_values(digits(text), match.start())):  # "the unassigned ones sit in DBA (1)"

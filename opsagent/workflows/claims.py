@@ -238,9 +238,10 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
         for match, value in vocabulary.find(item):
             labels = _labels(vocabulary, value)
             if owner and match.end() <= owner.start() or LATE.match(item, match.end()) \
-                    or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(item, match.end())) \
+                    or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(
+                        item, match.end()) and not COPULA.search(item[:match.start()])) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
-                    or PROSPECTIVE.search(item[:match.start()]) or HYPOTHETICAL.search(item[:match.start()]):
+                    or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
                 # a condition, not its state
@@ -257,11 +258,22 @@ OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IG
 PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to)\s+(?:not\s+)?(?:be\s+|get\s+)?(?:[\w-]+ly\s+)?$", re.IGNORECASE)
 """Before a value, what is to come ("will be fixed by that change"): not the record's state now ("appears to be
 resolved", "must have been resolved" are, and are checked)."""
-HYPOTHETICAL = re.compile(r"\b(?:if|unless|in case|whether)\b[^.;,:—–()]*$", re.IGNORECASE)
+HYPOTHETICAL = re.compile(r"\b(?:if|unless|in case|whether)\b(?P<condition>[^.;,:—–()]*)$", re.IGNORECASE)
 """Before a value in the same clause, a condition ("if CAB doesn't authorise it, …"): asserted of nothing."""
+GOES_ON = re.compile(r"\b(?:which|that|who|and|but|it is|it's|is|are|was)\b", re.IGNORECASE)
+
+
+def _conditional(before: str, key: str) -> bool:
+    """The value is inside a condition: after "if …" with nothing between that asserts something of the record
+    ("if you need detail on INC… which is Resolved": the record is named and "which is" asserts)."""
+    found = HYPOTHETICAL.search(before)
+    condition = found.group("condition").lower() if found else ""
+    return found is not None and key not in condition and not GOES_ON.search(condition)
 BEFORE_NOUN = re.compile(r"\s+(?!(?:and|or|but|with|since|for|in|at|on|by|to|from|until|till|yet|as|so|now|again|"
                          r"state|status|p\d)\b)[a-z]")
 """"new certificate from the CA": lower-case "new" before a word it qualifies is the adjective, not the state."""
+COPULA = re.compile(r"\b(?:is|was|are|were|still|now|remains?|stays?|as)\s+$|[:=]\s*$", re.IGNORECASE)
+"""Before "new", what makes it the state ("INC… is new today", "state: new")."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)

@@ -29,8 +29,7 @@ DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentag
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
 percentages)."""
 BEYOND = re.compile(rf"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?\s+"
-                    r"(?:more\s+than|less\s+than|longer\s+than|shorter\s+than|past|over|under|below|beyond|earlier|"
-                    r"later)\b",
+                    r"(?:more\s+than|less\s+than|longer\s+than|shorter\s+than|past|over|beyond|earlier|later)\b",
                     re.IGNORECASE)
 """A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",
 "6.5 more than the other", "so 5 earlier ones" (8 failures, 3 of them today): two other numbers of the answer,
@@ -109,7 +108,7 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
     total's parts must be ``backed`` (values the evidence vouches for), when that is given."""
     text = digits(text)
     lines = sentences(text)
-    found = _worked_out_nearby(lines, backed) + fractions_beside(text)
+    found = _worked_out_nearby(lines, backed)
     if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
         return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text)) | _lengths(text)  # "ran for 62 minutes … 9 minutes past its longest (53)"
@@ -151,22 +150,6 @@ FRACTIONS = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5}
 FRACTION_OF = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part>half|thirds?|quarters?|fifths?)\s+of\s+"
                          r"(?:all\s+|the\s+|its\s+)?(?P<whole>\d+)\b", re.IGNORECASE)
 """A share said as a fraction of a number the answer gives ("8 failed, a third of all 24")."""
-
-
-FRACTION_BESIDE = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part>half|thirds?|quarters?|fifths?)\s*"
-                             r"\(\s*(?P<number>\d+)\s+of\s+(?P<whole>\d+)\s*\)", re.IGNORECASE)
-"""A count given as the share a fraction word says ("half (12 of 24)"): worked out from the whole beside it."""
-
-
-def fractions_beside(text: str) -> list[str]:
-    """Each "half (12 of 24)" whose count is that share of its whole, as written (the whole is checked on its own)."""
-    found = []
-    for match in FRACTION_BESIDE.finditer(digits(text)):
-        count = {"a": 1, "one": 1, "two": 2, "2": 2, "three": 3, "3": 3}.get((match.group("count") or "a").lower(), 1)
-        share = count * FRACTIONS[match.group("part").lower().rstrip("s")] * float(match.group("whole"))
-        if abs(share - float(match.group("number"))) < 1:
-            found.append(match.group("number"))
-    return found
 
 
 def fraction_claims(text: str) -> list[tuple[str, bool, str]]:

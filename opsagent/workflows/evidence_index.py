@@ -31,7 +31,8 @@ DATE_OR_TIME = re.compile(
     r"|\b\d{1,2}\s+o'clock\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b"
-    rf"|\b{DAY_NAME}\.?,?\s+\d{{1,2}}(?:\s+{MONTH_NAME})?\b(?!\s*(?:[:h]|am\b|pm\b))",  # "Sat 11 – Sun 12 Jan": the 11th
+    rf"|\b{DAY_NAME}\.?\s+\d{{1,2}}\b(?:\s+{MONTH_NAME}\b|(?!\s*(?:[:h%]|am\b|pm\b|[a-z])))",  # "Sat 11 – Sun 12 Jan": the 11th
+    # (not "Monday 17 runs failed": a count)
     re.IGNORECASE,
 )
 NUMBER = re.compile(r"(?<![\w.])(?<!\w:)\d+(?:\.\d+)?(?!\.?\w)")
@@ -289,6 +290,8 @@ class EvidenceIndex:
     """All row values and messages, lower-cased: for names the inventory knows."""
     row_text: str = ""
     """The rows' values alone, lower-cased: what the records themselves say (not the question, not a summary)."""
+    question: str = ""
+    """The question (and what a follow-up resolved it to), lower-cased: the names the user asked about."""
     phrased_counts: dict[str, set[float]] = field(default_factory=dict)
     """What the tools' own summary lines count: "failed pipeline runs in" -> {9}."""
     record_counts: dict[str, set[int]] = field(default_factory=dict)
@@ -330,7 +333,7 @@ class EvidenceIndex:
         index.cross_counts = _cross_counts(index.items)
         index.counts |= index.cross_counts
         index.pipeline_counts = _distinct_counts(index.items, "pipeline_name")
-        index.text = "\n".join(texts).lower()
+        index.text, index.question = "\n".join(texts).lower(), question.lower()
         index.row_text = "\n".join(_text(item.rows) for item in index.items).lower()
         return index
 

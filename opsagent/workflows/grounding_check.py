@@ -148,7 +148,10 @@ def _shortened(token: str, identifiers: Collection[str]) -> bool:
     return "_" in token and sum(1 for name in identifiers if name.endswith(f"_{token}")) == 1
 
 
-NOT = re.compile(r"\bnot\b|n['’]t\b", re.IGNORECASE)
+ABSENT_FROM = re.compile(r"(?:\bnot\b|n['’]t\b)\s+(?:\w+\s+){0,2}?(?:on|in|among|listed|affected|included|mentioned|named|"
+                         r"part of|one of)\b", re.IGNORECASE)
+"""Absence from what the data lists ("isn't on the problem list", "not affected"), said of a name."""
+CLAUSE_BREAK = re.compile(r"[,;]\s+|\s+[-–—]\s+")
 
 
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
@@ -160,17 +163,20 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
     for name in sorted(known_names):
         low = name.lower()
+        if low not in lowered:
+            continue  # (most names of a large inventory: no need to read the sentences for them)
         if name.isalpha() and low not in PLATFORM_WORDS and not re.search(rf"\b{re.escape(name)}\b", text) and not any(
                 STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
             continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
             # no status said of it ("notebooks are degraded too" is a claim about the component)
-        if all(NEGATION.search(sentence) or NOT.search(sentence) for sentence in sentences(text)
-               if words_in(sentence.lower(), [low])):
-            continue  # "nothing failed in adf-prod-neu", "Data Factory isn't on the problem list": what is not so of
-            # it, which the negative and health checks judge
-        if words_in(lowered, [low]) and low not in index.text and low not in systems and not identifiers_in(low):
-            checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
-                                 "a reference to a record or name that no data showed"))
+        if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low):
+            continue
+        if all(NEGATION.search(clause) or ABSENT_FROM.search(clause) for sentence in sentences(text)
+               for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause.lower(), [low])):
+            continue  # "nothing failed in adf-prod-neu", "Data Factory isn't on the problem list": its absence, in its
+            # own clause, which the negative and health checks judge ("doesn't exist" is no absence from a list)
+        checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
+                                        "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
     values = {phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
     sentence_first = {match.group("name") for pattern in (PERSON, PERSON_ACTING) for match in pattern.finditer(text)

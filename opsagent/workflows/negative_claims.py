@@ -18,6 +18,7 @@ from typing import Any
 
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.catalog_filters import AGE, duration_minutes
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET
@@ -25,8 +26,9 @@ from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
-from opsagent.workflows.fitting import narrowed_by, windows_of
-from opsagent.tools.timewindow import iso_moment, resolve_duration
+from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
+from opsagent.workflows.health_claims import regions_in
+from opsagent.tools.timewindow import iso_moment
 
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+",
                     re.IGNORECASE)
@@ -140,12 +142,30 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
             return f"a complete listing does not contain {name}"
     # "nothing failed in adf-prod-neu": a name the inventory has, absent from every row of a complete listing that
     # searched every name (one narrowed to another factory says nothing of this one)
-    for name in sorted(name for name in known_names if words_in(sentence.lower(), [name.lower()])):
+    low = sentence.lower()
+    for name in sorted(name for name in known_names if name.lower() in low and words_in(low, [name.lower()])):
         listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
-                    and fit(item) and not _names_filtered(item)]
+                    and fit(item) and not _names_filtered(item) and _holds_values_said(item, sentence)]
         if listings and not index.rows_mentioning(name, tools):
             return f"no row of the complete {listings[0].tool} listing is in {name}"
     return None
+
+
+def _holds_values_said(item: ToolEvidence, sentence: str) -> bool:
+    """A search narrowed by a value (failed runs only) holds the values the sentence says: "nothing failed in X"
+    rests on it, "no successful runs in X" does not."""
+    spec = tool_spec(item.tool)
+    if spec is None:
+        return False
+    for vocabulary, value in _values_said(sentence):
+        wanted = vocabulary.selected(value) or {value.lower()}
+        if vocabulary.name in spec.fixed and spec.fixed[vocabulary.name].lower() not in wanted:
+            return False
+        searched = next((found for each in spec.filters if each.vocabulary == vocabulary.name
+                         and (found := searched_values(item, each)) is not None), None)
+        if searched is not None and not wanted <= searched:
+            return False
+    return True
 
 
 def _names_filtered(item: ToolEvidence) -> bool:
@@ -187,6 +207,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if among:
         return among
     about = NOTHING_ABOUT.search(sentence)  # "nothing about clusters in the error": the text does not say it
+    if about and about.group(2) and not about.group(2).isupper():
+        about = None  # "no fix in the ticket" may be said in other words ("will be fixed by"); an acronym (ETA) may not
     if about:
         written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
             if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
@@ -206,7 +228,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         return named  # a named thing said to be absent, backed only by a search for it
     tools = _health_narrowed(words, tools)
     relevant = [item for item in index.items if item.answered and (not tools or item.tool in tools) and fit(item)]
-    shown_none = _no_row_shows(sentence, relevant)
+    shown_none = _no_row_shows(sentence, relevant, known_names, index.question)
     if shown_none:
         return shown_none
     tickets = [item for item in relevant if tool_spec(item.tool) and tool_spec(item.tool).record == "incident"]
@@ -224,7 +246,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
-    said = (context or sentence).lower()
+    said = PARENTHESIS.sub(" ", (context or sentence).lower())  # a record named in an aside is not the none's
     if fields and not partial and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
             isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
             for item in index.items for row in item.rows):  # counts none
@@ -273,13 +295,14 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
                         and f"{max(updates):%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
             # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
-    quiet = QUIET_FOR.search(sentence)
-    if quiet and now is not None and NO_UPDATE.search(sentence):  # "nothing written on it for more than a day"
+    quiet = AGE.search(sentence)
+    if quiet and now is not None and NO_UPDATE.search(sentence) and (NAMES_IT.search(sentence) or record_keys(sentence)):
+        # "nothing written on it for more than a day": its last update at least that long ago ("the P1" names no key)
         before = record_keys(answer[:answer.find(context or sentence)]) if answer else []  # "it": the last one named
         key = index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
         updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
                    if (moment := iso_moment(row.get(field)))]
-        if updates and max(updates) <= now - resolve_duration(quiet.group(1)):
+        if updates and max(updates) <= now - timedelta(minutes=duration_minutes(quiet)):
             return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
     negation = NEGATION.search(words)
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
@@ -328,15 +351,38 @@ def _none_of_them(sentence: str, index: EvidenceIndex) -> str | None:
     return None
 
 
-NEGATED_VALUE = re.compile(r"\b(?:no|none|nothing|nobody)\b(?:\s+(?:is|are|was|were|else|other|more|currently|"
+DENIED_VALUE = re.compile(r"\b(?:no|none|nothing|nobody)\b(?:\s+(?:is|are|was|were|else|other|more|currently|"
                            r"still|has|have|been|of them|of those))*\s+(?P<rest>.+)", re.IGNORECASE)
 """A value denied right after the negation: "nothing degraded", "no failed runs", "none are on hold"."""
 
 
-def _no_row_shows(clause: str, relevant: Sequence[ToolEvidence]) -> str | None:
+EVERYWHERE = re.compile(r"\b(?:anywhere|at all|across|overall|in total|in any|everywhere)\b", re.IGNORECASE)
+"""Words that widen a "none" past any one name ("no P1 open anywhere")."""
+
+
+def _names_only_searched(item: ToolEvidence, sentence: str, known_names: Collection[str], question: str) -> bool:
+    """A search narrowed by a name (a region, a group) speaks only of that name: one the question or the sentence
+    asks about, and the sentence names no other one, nor says "anywhere"."""
+    if not _names_filtered(item):
+        return True
+    spec = tool_spec(item.tool)
+    names = [str(item.arguments[each.parameter]) for each in spec.filters if each.kind == "name"
+             and item.arguments.get(each.parameter)] if spec else []
+    asked = f"{question} {sentence}".lower()
+    if not all(name.lower() in asked or regions_in(name) & regions_in(asked) for name in names):
+        return False  # narrowed by a name nobody asked about
+    applied = " ".join(names).lower()
+    said = {*regions_in(sentence), *(name for name in known_names if name.lower() in sentence.lower()
+                                     and words_in(sentence.lower(), [name.lower()]))}
+    return not EVERYWHERE.search(sentence) and all(name.lower() in applied or name in regions_in(applied) for name in said)
+
+
+def _no_row_shows(clause: str, relevant: Sequence[ToolEvidence], known_names: Collection[str] = (),
+                  question: str = "") -> str | None:
     """"Nothing degraded": the value said is shown by no row of a complete fitting search whose rows carry its
-    field — one that could have shown it (a search narrowed to other values of it could not)."""
-    match = NEGATED_VALUE.search(clause)
+    field — one that could have shown it (a search narrowed to other values of it could not, nor one narrowed to
+    another region or group than the sentence names)."""
+    match = DENIED_VALUE.search(clause)
     if match is None:
         return None
     rest = match.group("rest")
@@ -345,7 +391,7 @@ def _no_row_shows(clause: str, relevant: Sequence[ToolEvidence]) -> str | None:
     for vocabulary, value in values:
         searches = [item for item in relevant if item.rows and item.total == len(item.rows)
                     and (spec := tool_spec(item.tool)) and not spec.is_lookup and not spec.past  # a listing of them
-                    and spec.record == vocabulary.record
+                    and spec.record == vocabulary.record and _names_only_searched(item, clause, known_names, question)
                     and vocabulary.name not in narrowed_by(item)
                     and all(any(field in row for field in vocabulary.row_fields) for row in item.rows)]
         if searches and not any(_shows(row, vocabulary, value) for item in searches for row in item.rows):
@@ -391,6 +437,10 @@ NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\
 """What a record's own text is said not to mention: "nothing about clusters in the error", "no ETA in the ticket"."""
 
 
+STATES = frozenset({"incident_state", "change_state"})
+"""What "no open ticket …" may be narrowed by: the open states it says."""
+
+
 def _listed_absent(sentence: str, index: EvidenceIndex, answer: str, fit: Fit) -> str | None:
     """"No open ticket names these:" and a list: every record the list leads with was searched for, fittingly, and
     that search came back empty — or a complete listing of what the sentence names shows none of them."""
@@ -403,8 +453,10 @@ def _listed_absent(sentence: str, index: EvidenceIndex, answer: str, fit: Fit) -
         return None
     tools = _family(PARENTHESIS.sub(" ", sentence.lower()))  # "no open ticket …": the ticket searches
     for key in keys:
-        searches = [item for item in index.searched_for(key) if item.answered and fit(item)]
-        listings = [item for item in index.complete_listings_without(key) if fit(item) and (not tools or item.tool in tools)]
+        wide = [item for item in index.items if not _names_filtered(item) and narrowed_by(item) <= STATES]
+        searches = [item for item in index.searched_for(key) if item.answered and fit(item) and item in wide]
+        listings = [item for item in index.complete_listings_without(key) if fit(item) and item in wide
+                    and (not tools or item.tool in tools)]
         if searches and any(item.rows for item in searches) or not searches and (
                 not listings or index.rows_mentioning(key, tools)):
             return None
@@ -417,7 +469,8 @@ def _nobody_holds(sentence: str, context: str, index: EvidenceIndex, answer: str
     if not any(value == "unassigned" for _, value in ASSIGNEE.find(sentence)):
         return None
     before = record_keys(answer[:answer.find(context or sentence)]) if answer else []
-    key = index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
+    pointed = before[-1:] if NAMES_IT.search(context) or FIELD_DUMP.match(context) else []  # "it", "assigned_to: …"
+    key = index.subject(record_keys(sentence) or record_keys(context) or pointed)
     people = [row["assigned_to"] for _, row in (index.rows_for(key) if key else []) if "assigned_to" in row]
     return f"{key} has no assignee" if people and not any(people) else None
 
@@ -505,9 +558,10 @@ BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:)]|$|then\b)", re.IGNORECASE)
 
 NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|progress)\b", re.IGNORECASE)
 """A "none" about a record's own updates ("nothing has been logged on it since …")."""
-QUIET_FOR = re.compile(r"\bfor\s+((?:more than|longer than|over|at least)\s+(?:an?|one|\d+(?:\.\d+)?)\s*[a-z]+)",
-                       re.IGNORECASE)
-"""How long a record has been quiet: "nothing written on it for more than a day"."""
+FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
+"""A line of a field dump ("assigned_to: (nobody)"): about the record the dump began with."""
+NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)
+"""A pronoun: the sentence is about the record named just before it, not one it names by a noun ("the P1")."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
 
 

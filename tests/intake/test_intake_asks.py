@@ -37,3 +37,9 @@ def test_a_second_predicate_of_the_same_subject_stays_in_its_ask(question: str) 
 def test_a_clause_with_its_own_subject_is_a_second_ask(question: str, second: tuple[str, str]) -> None:
     found = asks(question)
     assert len(found) == 2 and found[1] == second
+
+
+@pytest.mark.parametrize("question", ["is INC0010049 still open and has Amira Haddad updated it?",
+                                      "are there open P1s and is Elif Demir on them?"])
+def test_a_person_named_after_the_auxiliary_is_a_subject_of_its_own(question: str) -> None:
+    assert len(asks(question)) == 2

@@ -190,3 +190,15 @@ def test_before_a_weekday_in_a_question_about_what_is_to_come_is_until_the_comin
 def test_before_a_weekday_in_the_past_tense_has_no_start(question: str) -> None:
     [before] = find_times(question, NOW)
     assert (before.end, before.open_start) == (at(-4, 0), True)
+
+
+@pytest.mark.parametrize("question", ["show me runs starting before 08:00", "which changes are due before Jan 9?",
+                                      "are the jobs that begin around 07:00 healthy?"])
+def test_a_written_date_or_a_run_starting_is_not_read_as_to_come(question: str) -> None:
+    [found] = find_times(question, NOW)  # NOW is Fri 10 Jan 2025 09:00
+    assert found.end <= NOW, found  # not tomorrow's 08:00, not 9 Jan next year
+
+
+def test_a_window_read_as_to_come_still_must_end_after_it_starts() -> None:
+    with pytest.raises(ValueError, match="ends before it starts"):
+        resolve_time_window("from wednesday to 08:00", NOW, ahead=True)

@@ -261,30 +261,6 @@ def test_a_judgement_of_what_was_just_said_is_no_search_result() -> None:
     assert not failed("will a rerun fix the c360 failure?", said, results, "negative_claim")
 
 
-def test_a_count_given_as_a_fraction_of_a_whole_beside_it() -> None:
-    results = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")
-    rows = sorted(rows_of(results), key=lambda row: -row["count"])
-    total = sum(row["count"] for row in rows)
-    pair = next((a, b) for a in rows for b in rows if a is not b and 2 * (a["count"] + b["count"]) == total) \
-        if any(2 * (a["count"] + b["count"]) == total for a in rows for b in rows if a is not b) else None
-    assert pair, "two pipelines with half the failures between them"
-    said = f"{total} failed runs. {pair[0]['pipeline_name']} and {pair[1]['pipeline_name']} together are half ({{}} of {total})."
-    only_the_right("how concentrated are the failures?", said, total // 2, total // 2 + 1, results, "number")
-
-
-def test_a_part_of_a_names_count_is_not_its_count() -> None:
-    results = [*evidence("count_pipeline_runs", group_by="factory"),  # runs per factory; failures per pipeline
-               *evidence("list_failed_pipelines", time_window="last 24 hours")]
-    runs = {row["factory"]: row["count"] for row in rows_of(results[:1])}
-    failed_rows = [row for item in results[1].evidence for row in item.rows]
-    failures = {name: sum(row["factory"] == name for row in failed_rows) for name in runs}
-    factory = next(name for name in failures if 0 < failures[name] < runs[name])
-    question = "failures by factory, last 24h?"
-    said = f"All {failures[factory]} failures in {factory} ({failures[factory]} of its {runs[factory]} runs)."
-    assert not failed(question, said, results, "number")
-    assert failed(question, f"{factory} ({runs[factory] + 3} runs).", results, "number")
-
-
 def test_a_none_with_an_aside_is_about_the_count_before_it() -> None:
     results = evidence("query_pipeline_status", time_window="last 24 hours")
     rows = rows_of(results)
@@ -331,3 +307,55 @@ def test_the_relaxations_above_keep_seeded_nones_out() -> None:
     assert failed("is crm still failing?", "pl_copy_crm_accounts has no failed run.", latest, "negative_claim")
     history = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
     assert failed("has c360 failed like this before?", "pl_transform_customer360 has no run.", history, "negative_claim")
+
+
+def test_a_review_of_these_readings_found_lies_they_let_through_and_they_are_caught() -> None:
+    """A second pair of eyes wrote a lie of each new reading's shape; each is caught (the data contradicts it)."""
+    neu = evidence("check_azure_service_health", region="north europe")
+    assert any(row.get("status") == "degraded" for row in rows_of(evidence("check_azure_service_health")))
+    assert failed("azure in north europe, anything degraded?", "Nothing degraded in West Europe.", neu, "negative_claim")
+    assert failed("anything degraded in azure?", "Nothing degraded.", neu, "negative_claim")  # nobody asked for NEU
+    dpo = evidence("list_incidents", state="open", assignment_group="Data Platform Ops")
+    assert failed("what's in Data Platform Ops's queue?", "No P1 incidents are open anywhere.", dpo, "negative_claim")
+    network = evidence("list_incidents", state="open", assignment_group="Network Operations")
+    listed = "Most are covered.\n\n**No open ticket names these:**\n- pl_ingest_sales — failed today"
+    assert failed_with_names("did every pipeline that failed get a ticket?", listed, network, "negative_claim",
+                             ("pl_ingest_sales",))
+    failures = evidence("list_failed_pipelines")
+    assert failed_with_names("what failed in adf in the last 24h", "No successful runs in adf-prod-neu.", failures,
+                             "negative_claim")
+    finance = evidence("get_pipeline_run_details", pipeline_name="pl_load_finance_dwh")
+    assert failed("why did the finance load fail?", "pl_load_finance_dwh reached its statement or warehouse timeout of "
+                  "3,600 seconds on WH_FINANCE and its run status is Cancelled.", finance, "value")
+    on_hold = evidence("get_incident", number="INC0010044")
+    assert failed("what's INC0010044 waiting on?", "INC0010044 is New, with a renewal request raised with the "
+                  "certificate authority until the new certificate arrives.", on_hold, "value")
+    crm = evidence("get_incident", number="INC0010048")
+    for lie in ("INC0010048 is new today.", "Ping Tomás if you need detail on INC0010048 which is Resolved now."):
+        assert failed("status of INC0010048?", lie, crm, "value"), lie
+    assert failed("status of INC0010048?", "INC0010048 is On Hold. There's no fix in the ticket.", crm, "negative_claim")
+    counts = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")
+    assert failed("failures this week?", "On Monday 17 runs failed.", counts, "number")
+    status = evidence("query_pipeline_status", time_window="last 24 hours")
+    assert failed("how did the pipelines do in the last 24h?", "Nothing in the last 24 hours across the 15 pipelines "
+                  "(pl_copy_erp_orders ran 4 times cleanly).", status, "negative_claim")
+    tickets = [*evidence("get_incident", number="INC0010052"), *evidence("get_incident", number="INC0010054")]
+    assert failed("who is working the P1?", "INC0010052 is the P1, INC0010054 a P3 from this morning. Nobody is on "
+                  "the P1 yet.", tickets, "negative_claim")
+    health = evidence("check_azure_service_health")
+    assert failed_with_names("what failed?", "adf-prod-neu wasn't running today, it was decommissioned last week.",
+                             failures, None)
+    assert failed_with_names("whats broken in azure?", "Storage is degraded in West Europe, not Data Factory.", health,
+                             None, ("Storage", "Data Factory"))
+
+
+def test_a_length_said_in_everyday_words_is_read_or_left_alone_never_a_crash() -> None:
+    results = evidence("get_incident", number="INC0010033")
+    [row] = rows_of(results)
+    assert NOW - iso_moment(row["updated_at"]) > timedelta(days=2)
+    question = "any stale open tickets?"
+    for length in ("more than two days", "more than a few days", "over a couple of days", "more than a fortnight"):
+        said = f"INC0010033 was last updated on 7 Jan, so nothing has been written on it for {length}."
+        failed(question, said, results)  # no exception
+    assert not failed(question, "INC0010033 was last updated on 7 Jan, so nothing has been written on it for more than "
+                      "two days.", results, "negative_claim")
