@@ -447,13 +447,13 @@ def _listed_absent(sentence: str, index: EvidenceIndex, answer: str, fit: Fit) -
     if not sentence.rstrip(" *_").endswith(":") or sentence not in answer:
         return None
     after = answer[answer.index(sentence) + len(sentence):].split("\n")[1:]  # the lines after its own
-    items = [line for line in itertools.takewhile(lambda line: read.BULLET.match(line), after)]
+    items = list(itertools.takewhile(read.BULLET.match, after))
     keys = [found[0] for line in items if (found := record_keys(line))]
     if not keys or len(keys) != len(items):
         return None
     tools = _family(PARENTHESIS.sub(" ", sentence.lower()))  # "no open ticket …": the ticket searches
+    wide = [item for item in index.items if not _names_filtered(item) and narrowed_by(item) <= STATES]
     for key in keys:
-        wide = [item for item in index.items if not _names_filtered(item) and narrowed_by(item) <= STATES]
         searches = [item for item in index.searched_for(key) if item.answered and fit(item) and item in wide]
         listings = [item for item in index.complete_listings_without(key) if fit(item) and item in wide
                     and (not tools or item.tool in tools)]
