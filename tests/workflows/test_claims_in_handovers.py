@@ -359,3 +359,17 @@ def test_a_length_said_in_everyday_words_is_read_or_left_alone_never_a_crash() -
         failed(question, said, results)  # no exception
     assert not failed(question, "INC0010033 was last updated on 7 Jan, so nothing has been written on it for more than "
                       "two days.", results, "negative_claim")
+
+
+def test_a_pipelines_count_of_rows_from_a_capped_listing_is_no_count_of_its_runs() -> None:
+    capped = evidence("list_failed_pipelines", time_window="last 7 days", limit=20)  # 18 of 24 shown
+    item = capped[0].evidence[0]
+    assert item.total > len(item.rows), "the listing is cut short"
+    shown = sum(row["pipeline_name"] == "pl_ingest_sales" for row in item.rows)
+    whole = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(whole)
+    assert shown != row["count"]
+    question = "which pipeline failed most last week?"
+    said = "The most failing pipeline last week is pl_ingest_sales with {} failed runs."
+    assert failed(question, said.format(shown), capped, "number")
+    assert not failed(question, said.format(row["count"]), [*capped, *whole], "number")
