@@ -288,22 +288,17 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # row seen, none starting after it
     since = _since(sentence, now, answer[:answer.find(context or sentence)] if answer else "")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
-        key = index.subject(record_keys(sentence) or record_keys(answer))
-        updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
-                   if (moment := iso_moment(row.get(field)))]
-        if updates and (since[0] <= max(updates) < since[0] + timedelta(days=1) or not DATED.search(sentence)
-                        and f"{max(updates):%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
+        updated = _last_update(index.subject(record_keys(sentence) or record_keys(answer)), index)
+        if updated and (since[0] <= updated < since[0] + timedelta(days=1) or not DATED.search(sentence)
+                        and f"{updated:%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
             # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
-            return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
+            return f"the record's last update is {updated:%Y-%m-%d %H:%M}"
     quiet = AGE.search(sentence)
     if quiet and now is not None and NO_UPDATE.search(sentence) and (NAMES_IT.search(sentence) or record_keys(sentence)):
         # "nothing written on it for more than a day": its last update at least that long ago ("the P1" names no key)
-        before = record_keys(answer[:answer.find(context or sentence)]) if answer else []  # "it": the last one named
-        key = index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
-        updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
-                   if (moment := iso_moment(row.get(field)))]
-        if updates and max(updates) <= now - timedelta(minutes=duration_minutes(quiet)):
-            return f"the record's last update is {max(updates):%Y-%m-%d %H:%M}"
+        updated = _last_update(_record_meant(sentence, context, answer, index, pointed=True), index)
+        if updated and updated <= now - timedelta(minutes=duration_minutes(quiet)):
+            return f"the record's last update is {updated:%Y-%m-%d %H:%M}"
     negation = NEGATION.search(words)
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
     last = "last_success" if re.search(r"\b(?:succe|good|ok\b|clean|green)", about) else \
@@ -463,14 +458,27 @@ def _listed_absent(sentence: str, index: EvidenceIndex, answer: str, fit: Fit) -
     return f"the searches for {', '.join(keys)} came back without them"
 
 
+def _record_meant(sentence: str, context: str, answer: str, index: EvidenceIndex, *, pointed: bool) -> str | None:
+    """The record a clause is about: the one it (or its whole sentence) names, else — when it points back ("it", a
+    field dump's line) — the last one the answer named before it."""
+    before = record_keys(answer[:answer.find(context or sentence)]) if answer and pointed else []
+    return index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
+
+
+def _last_update(key: str | None, index: EvidenceIndex) -> datetime | None:
+    """When the record was last updated, from its rows' update fields."""
+    updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
+               if (moment := iso_moment(row.get(field)))]
+    return max(updates, default=None)
+
+
 def _nobody_holds(sentence: str, context: str, index: EvidenceIndex, answer: str) -> str | None:
     """"assigned_to: (nobody)", "nobody's on it": the record the line is about (named there, else the last one
     named before it) has no assignee."""
     if not any(value == "unassigned" for _, value in ASSIGNEE.find(sentence)):
         return None
-    before = record_keys(answer[:answer.find(context or sentence)]) if answer else []
-    pointed = before[-1:] if NAMES_IT.search(context) or FIELD_DUMP.match(context) else []  # "it", "assigned_to: …"
-    key = index.subject(record_keys(sentence) or record_keys(context) or pointed)
+    pointed = NAMES_IT.search(context) is not None or FIELD_DUMP.match(context) is not None  # "it", "assigned_to: …"
+    key = _record_meant(sentence, context, answer, index, pointed=pointed)
     people = [row["assigned_to"] for _, row in (index.rows_for(key) if key else []) if "assigned_to" in row]
     return f"{key} has no assignee" if people and not any(people) else None
 
