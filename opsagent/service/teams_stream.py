@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import aiohttp
 from microsoft_agents.activity import Activity, Attachment, Channels, DeliveryModes
 from microsoft_agents.hosting.core import StreamingResponse, TurnContext
 
@@ -49,8 +50,9 @@ class PacedStreamingResponse(StreamingResponse):
     """The SDK's ``StreamingResponse`` with our own pause between sends.
 
     The SDK has no public option for it (it picks 1 s for Teams in ``_set_defaults``); tests need a
-    shorter one. Overriding that hook is the one place we touch SDK internals: ``None`` keeps the
-    SDK's choice, which production uses. Constructed directly (a public constructor) instead of
+    shorter one. ``None`` keeps the SDK's choice, which production uses. That hook and
+    ``_handle_send_error`` (which mends how the SDK reads a refused send) are the two places we
+    touch SDK internals. Constructed directly (a public constructor) instead of
     ``context.streaming_response``, so the TurnContext's own attribute stays untouched.
     """
 
@@ -62,6 +64,26 @@ class PacedStreamingResponse(StreamingResponse):
         super()._set_defaults(context)
         if self._pace is not None:
             self._interval = self._pace
+
+    async def _handle_send_error(self, err: Exception) -> None:
+        """The SDK's handling, shown the connector's error without its URL.
+
+        The SDK reads a Teams 403 from "403" anywhere in the error's text, and aiohttp's text ends
+        with the request URL: a conversation id, an activity id or a port holding those digits turned
+        a 400 "streaming API is not enabled" into "the user stopped the stream", and the answer was
+        never sent. The status and the connector's message are all the SDK needs to decide.
+        """
+        if not isinstance(err, aiohttp.ClientResponseError):
+            await super()._handle_send_error(err)
+            return
+        try:
+            await super()._handle_send_error(_ConnectorRefusal(f"{err.status}, message={err.message!r}"))
+        except _ConnectorRefusal:
+            raise err from None
+
+
+class _ConnectorRefusal(Exception):
+    """A connector's error reduced to its status and message (see ``_handle_send_error``)."""
 
 
 class ProgressStream:

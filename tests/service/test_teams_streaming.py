@@ -127,13 +127,18 @@ def test_teams_streamed_answer_slower_than_the_reply_window_ends_the_stream_and_
     assert_valid_card(late[0]["attachments"][0]["content"])
 
 
-def test_teams_stream_refused_by_the_channel_falls_back_to_a_plain_message(make_app: AppFactory,
-                                                                           connector: FakeServer) -> None:
-    """Teams' "streaming API is not enabled" (400 BadArgument): the SDK stops streaming and the answer still arrives."""
+@pytest.mark.parametrize("conversation", [CONVERSATION, "a:1Abc-403-personal"])
+def test_teams_stream_refused_by_the_channel_falls_back_to_a_plain_message(make_app: AppFactory, connector: FakeServer,
+                                                                           conversation: str) -> None:
+    """Teams' "streaming API is not enabled" (400 BadArgument): the SDK stops streaming and the answer still arrives.
+
+    Also when the URL of the refused send holds "403" (here the conversation id; it was a random port
+    once), which the SDK alone reads as the user stopping the stream, sending nothing more.
+    """
     app = streaming_app(make_app)
-    body = activity("Any P2?", service_url=connector.url + "/", expect_replies=False)
+    body = activity("Any P2?", service_url=connector.url + "/", expect_replies=False, conversation=conversation)
     refused = Reply(status=400, body={"error": {"code": "BadArgument", "message": "Streaming API is not enabled"}})
-    connector.script("POST", f"/v3/conversations/{CONVERSATION}/activities/{body['id']}", refused,
+    connector.script("POST", f"/v3/conversations/{conversation}/activities/{body['id']}", refused,
                      json_reply({"id": "plain-1"}))
     with serving(app) as url:
         assert httpx.post(url + "/api/messages", json=body, timeout=30).status_code == 202
