@@ -184,6 +184,21 @@ AskShape = Literal["yes_no", "count", "which", "list", "record", "why", "who", "
 """What kind of answer an ask wants: "is there…?" a yes or no, "how many" a count, "why" a cause…"""
 
 
+class RecordRelation(BaseModel):
+    """Two kinds of record one ask relates ("failed pipelines that have an open incident"): answered only by
+    searching both and pairing their rows (``intake/relations``)."""
+
+    head: str
+    """The search family asked for: incident, change or pipeline (a pipeline's runs are the pipeline's)."""
+    other: str
+    """The family its rows are related to."""
+    words: str
+    """The relation as the user wrote it ("have an open incident")."""
+    negated: bool = False
+    """"without a ticket", "that don't have a change"."""
+    span: Span
+
+
 class Ask(BaseModel):
     """One thing the user asked, found in their own words (a clause, an "and …?", a "then …", a "who/why")."""
 
@@ -194,6 +209,8 @@ class Ask(BaseModel):
     shape: AskShape = "other"
     records: list[str] = Field(default_factory=list)
     """Record kinds the ask names (the catalog's: incident, change, run, pipeline, health)."""
+    relation: RecordRelation | None = None
+    """Two kinds of record the ask relates, if it does."""
 
 
 Intent = Literal["question", "greeting", "help", "thanks", "action", "off_topic", "unrecognised", "vague"]

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from opsagent.contracts.analysis import Ask, AskShape, EntityMention, Span
+from opsagent.intake.relations import FAMILIES, find_relation
 from opsagent.tools.catalog import RECORDS
 from opsagent.tools.vocabularies import VOCABULARIES
 
@@ -166,6 +167,7 @@ def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
     if start < len(text):
         pieces.append((start, len(text)))
     pieces = [segment for begin, end in pieces for segment in _segments(text, begin, end, entities)]
+    named = frozenset(FAMILIES.get(ENTITY_RECORDS.get(item.kind, ""), "") for item in entities if item.usable) - {""}
     asks: list[Ask] = []
     for begin, end in pieces:
         raw = text[begin:end]
@@ -175,8 +177,9 @@ def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
         offset = begin + raw.find(stripped)
         span = Span(start=offset, end=offset + len(stripped))
         asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped),
-                        records=_records(stripped, span, entities)))
+                        records=_records(stripped, span, entities), relation=find_relation(stripped, span, entities, named)))
     if not asks and text.strip():
         span = Span(start=0, end=len(text))
-        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text), records=_records(text, span, entities)))
+        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text), records=_records(text, span, entities),
+                        relation=find_relation(text, span, entities, named)))
     return asks

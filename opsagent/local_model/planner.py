@@ -11,9 +11,10 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
-from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
+from opsagent.contracts.analysis import Ask, QuestionAnalysis, RecordRelation, Span
 from opsagent.contracts.role_inputs import ClarifyInput, PlannerInput, ReplanInput, SpecialistInfo
-from opsagent.local_model.calls import CATALOG, choose, constraints
+from opsagent.intake.relations import FAMILIES
+from opsagent.local_model.calls import CATALOG, Chosen, choose, constraints
 from opsagent.local_model.knowledge import Lexicon
 from opsagent.local_model.reading import Reading, entity_records, read_offer, read_question
 from opsagent.local_model.templates import IDS
@@ -91,6 +92,7 @@ def plan(readings: Sequence[Reading], tools: Mapping[str, Collection[str]], *, m
             continue
         chosen = choose(reading, tools)
         unread += [*reading.unread, *chosen.unapplied, *([] if chosen.choices or reading.unread else [reading.ask.text])]
+        unread += [relation.words] if (relation := reading.ask.relation) and not _pairs(relation, chosen) else []
         base, producers = steps.get(reading.after, 0) + 1, any(not choice.needs_rows for choice in chosen.choices)
         for choice in chosen.choices:  # a task each, a platform check each; the same calls for two asks once
             step = base + 1 if choice.needs_rows and not reading.after and producers else base
@@ -111,6 +113,12 @@ def plan(readings: Sequence[Reading], tools: Mapping[str, Collection[str]], *, m
     agents = ", ".join(dict.fromkeys(task.agent for task in tasks))
     return Decision("execute", f"Read every ask from the catalog's tools: {agents}, {len(tasks)} task(s).",
                     tuple(sorted(tasks, key=lambda task: task.step))[:max_tasks], parts)
+
+
+def _pairs(relation: RecordRelation, chosen: Chosen) -> bool:
+    """Whether the calls pair the two kinds ("the change INC… waits for": the one its text names, looked up);
+    two lists side by side do not ("which failed pipelines have an open incident?")."""
+    return any(FAMILIES.get(kind) == relation.other for choice in chosen.choices for kind in choice.deferred)
 
 
 def _task_text(reading: Reading, later: bool, platform: str = "") -> str:

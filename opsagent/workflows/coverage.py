@@ -3,7 +3,8 @@
 Runs before the reviewer model. A part is missing when no task for it ended ``ok`` (at least one tool
 call that the backend answered), or when none of its tasks' searches applied a filter, window or name
 the part states (and no row shows it either): "on-hold tickets older than two days" answered with every
-on-hold ticket is not answered. The reviewer model may add gaps, never remove these.
+on-hold ticket is not answered; nor is "which failed pipelines have an open incident?" by a search of
+runs alone (``intake/relations``). The reviewer model may add gaps, never remove these.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.contracts.plans import PartGap, QuestionPart
+from opsagent.intake.relations import searched_both
 from opsagent.workflows.lead_claims import readable
 from opsagent.workflows.fitting import unapplied
 from opsagent.workflows.parts import asks_of
@@ -36,13 +38,17 @@ def part_ids(result: TaskResult) -> list[str]:
     return [item.strip() for item in result.part.split(",") if item.strip()]
 
 
-def _unapplied_words(part: QuestionPart, tasks: Sequence[TaskResult], analysis: QuestionAnalysis | None) -> list[str]:
-    """What the part states that none of its searches applied (nor any of their rows shows)."""
+def _unapplied_words(part: QuestionPart, tasks: Sequence[TaskResult], analysis: QuestionAnalysis | None,
+                     tools_called: Sequence[str] = ()) -> list[str]:
+    """What the part states that none of its searches applied (nor any of their rows shows), and a relation
+    between two kinds of record when either kind went unsearched in the whole plan (a later step pairs them)."""
     if analysis is None:
         return []
     searches = [item for result in tasks if result.succeeded for item in result.answered_evidence]
     missing = []
     for ask in asks_of(part, analysis):
+        if ask.relation is not None and not searched_both(ask.relation, tools_called):
+            missing.append(ask.relation.words)
         scope = _names_of_part(analysis.in_span(ask.span.start, ask.span.end), part)
         missing += [item.text for item in unapplied(scope, searches) if not readable(item, searches)]
         missing += [item.text for item in scope.entities if item.usable and item.kind in RECORD_IDS
@@ -70,12 +76,13 @@ def missing_parts(parts: Sequence[QuestionPart], results: Sequence[TaskResult],
                   analysis: QuestionAnalysis | None = None) -> list[PartGap]:
     """The parts without a successful, tool-backed result with their own filters applied, in order."""
     gaps = []
+    tools_called = [item.tool for result in results if result.succeeded for item in result.answered_evidence]
     for part in parts:
         tasks = [result for result in results if part.id in part_ids(result)]
         if not any(result.succeeded for result in tasks):
             reason, retryable = _why_missing(tasks)
             gaps.append(PartGap(part=part.id, text=part.text, reason=reason, retryable=retryable))
-        elif words := _unapplied_words(part, tasks, analysis):
+        elif words := _unapplied_words(part, tasks, analysis, tools_called):
             quoted = ", ".join(f'"{word}"' for word in words)
             gaps.append(PartGap(part=part.id, text=part.text, reason=f"no search applied {quoted}", retryable=True))
     return gaps

@@ -112,6 +112,19 @@ def test_a_qualifier_no_tool_applies_is_left_unapplied() -> None:
     assert "P1" in choose(reading, CATALOG).unapplied
 
 
+@pytest.mark.parametrize("question", [
+    "which failed pipelines have an open incident?",
+    "any P1s with a change request linked?",
+    "failed loads without a ticket",
+    "changes that have incidents raised against them",
+])
+async def test_a_relation_between_two_kinds_is_asked_back_not_answered_with_two_lists(local_client, question) -> None:
+    """This model pairs no rows: two lists side by side would not say which records have (or lack) the other."""
+    [relation] = [ask.relation for ask in analysis_of(question).asks if ask.relation]
+    asked = await plan(local_client, question)
+    assert asked.clarify and not asked.plan and relation.words in asked.offline_unread
+
+
 # --- roles ----------------------------------------------------------------------------------
 
 async def test_dependent_asks_are_planned_in_steps_and_independent_ones_in_parallel(local_client) -> None:

@@ -439,3 +439,32 @@ async def test_a_record_asked_for_by_id_is_missing_until_a_search_fetches_it(mak
     [gap] = answer.metadata.review.gaps[0]
     assert gap.part == "p1" and '"CHG0030012"' in gap.reason
     assert any("CHG0030012" in item for item in answer.metadata.limitations)
+
+
+async def test_a_relation_between_two_kinds_is_missing_until_both_are_searched(make_scripted_runtime):
+    """The real model answered "failed pipelines with an open incident" with a search of runs alone: the list
+    was true and answered nothing the question asked. Pairing needs the incidents too."""
+    question = "which failed pipelines have an incident?"  # the scripted tools apply no filter: none is asked
+    runs_only = {"parts": [{"id": "p1", "text": question}],
+                 "plan": [{"step": 1, "agent": "log_analytics", "question": "Failed pipelines?", "part": "p1"}]}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(runs_only), reply({"accept_review": False, "rejection_reason": "nothing to add"})],
+        "log_analytics": fetch_then("pl_ingest_sales failed.", tool="list_failed_pipelines"),
+        "review": [reply({"is_complete": True, "summary": "pl_ingest_sales failed.", "confidence": 0.9})],
+    })
+    answer, _ = await answer_chat(runtime, ask(question))
+    [gap] = answer.metadata.review.gaps[0]
+    assert gap.part == "p1" and '"have an incident"' in gap.reason and gap.retryable
+    assert any("have an incident" in item for item in answer.metadata.limitations)
+
+    both = {"parts": [{"id": "p1", "text": question}],
+            "plan": [{"step": 1, "agent": "log_analytics", "question": "Failed pipelines?", "part": "p1"},
+                     {"step": 2, "agent": "servicenow", "question": "Open incidents naming them?", "part": "p1"}]}
+    runtime, _ = make_scripted_runtime({
+        "dynamic_triage": [reply(both)],
+        "log_analytics": fetch_then("pl_ingest_sales failed.", tool="list_failed_pipelines"),
+        "servicenow": fetch_then("INC0010049 names it.", tool="list_incidents"),
+        "review": [reply({"is_complete": True, "summary": "pl_ingest_sales has INC0010049.", "confidence": 0.9})],
+    })
+    answer, _ = await answer_chat(runtime, ask(question))
+    assert answer.metadata.review.gaps[0] == []
