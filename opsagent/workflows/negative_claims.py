@@ -25,7 +25,7 @@ from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
-from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
 from opsagent.tools.timewindow import iso_moment
@@ -42,6 +42,7 @@ NEGATION = re.compile(
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
 BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)\b")
 """"Nothing since 31 Dec across the 28 runs": a none of no noun of its own (the runs are where it looked)."""
+SHARE = re.compile(r"\b(\d+) of the (\d+)\b", re.IGNORECASE)
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
 ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
@@ -223,6 +224,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     words = sentence.lower()
     own = PARENTHESIS.sub(" ", words)  # "(pl_archive_logs only had a cancelled run)": an aside, not what the none is of
     tools = _elided(sentence, context, answer) or _family(own) or _family(PARENTHESIS.sub(" ", context.lower()))
+    unlinked = _links_none(sentence, context, answer, index, tools)
+    if unlinked:
+        return unlinked
     named = _named_absent(sentence, index, tools, fit, known_names)
     if named or identifiers_in(sentence) and not tools:
         return named  # a named thing said to be absent, backed only by a search for it
@@ -463,6 +467,35 @@ def _record_meant(sentence: str, context: str, answer: str, index: EvidenceIndex
     field dump's line) — the last one the answer named before it."""
     before = record_keys(answer[:answer.find(context or sentence)]) if answer and pointed else []
     return index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
+
+
+def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, tools: set[str]) -> str | None:
+    """"INC… → no change", "the ticket links no change": each ticket the clause names (or points back at) was looked
+    up, its "links" (the change raised for it or that caused it, its parent, the tickets its text names) hold none of
+    the kind denied, and no row of that kind names it."""
+    kinds = {spec.record for tool in tools if (spec := tool_spec(tool))} & {"incident", "change"}
+    keys = [key for key in record_keys(PARENTHESIS.sub(" ", sentence)) if TICKET.fullmatch(key)]
+    if not keys and NAMES_IT.search(context or sentence):
+        keys = [key] if (key := _record_meant(sentence, context, answer, index, pointed=True)) else []
+    share = SHARE.search(digits(sentence))
+    rest = digits(sentence)[share.end():].split() if share else []
+    if kinds and not keys and share and len(rest) <= 5 and "no" in rest:  # "3 of the 4 have no change", nothing more
+        looked = [row for item in index.items for row in item.rows if isinstance(row.get("links"), list)
+                  and record_of_tool(item.tool) not in kinds]
+        without = [row for row in looked if not any(isinstance(link, dict) and link.get("kind") in kinds
+                                                    for link in row["links"])]
+        if looked and len(without) == int(share.group(1)) and len(looked) == int(share.group(2)):
+            return f"{len(without)} of the {len(looked)} records looked up link no {' or '.join(sorted(kinds))}"
+    if not kinds or not keys:
+        return None
+    for key in keys:
+        links = [row["links"] for _, row in index.rows_for(key) if isinstance(row.get("links"), list)]
+        if not links or any(link.get("kind") in kinds for found in links for link in found if isinstance(link, dict)):
+            return None
+        if any(key in str(row).lower() for item in index.items if item.tool in tools for row in item.rows
+               if str(row.get("number", "")).lower() != key):
+            return None  # a record of that kind names it from its side
+    return f"the links of {', '.join(keys)} hold no {' or '.join(sorted(kinds))}"
 
 
 def _last_update(key: str | None, index: EvidenceIndex) -> datetime | None:
