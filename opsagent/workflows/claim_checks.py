@@ -44,7 +44,7 @@ from opsagent.tools.timewindow import UNIT_WORD, iso_moment
 from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, parts_of, record_of_tool, records_in
 from opsagent.workflows.health_claims import OVERALL
 from opsagent.workflows.fitting import windows_of
-from opsagent.workflows.negative_claims import COMMON_WORDS
+from opsagent.workflows.negative_claims import COMMON_WORDS, words_in
 
 KEY_RECORDS = {"inc": "incident", "chg": "change"}
 COUNTED_STATUS = {"failed": "failed", "succeeded": "succeeded", "inprogress": "running", "cancelled": "cancelled"}
@@ -195,10 +195,23 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
                 or ADVICE.search(claim.item):
             continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier;
             # "you can set Assigned to = Sofia on INC…": advice, not a link the data has
-        ok = index.linked(claim.first, claim.second)
+        ok = index.linked(claim.first, claim.second) or (
+            INFERRED.search(claim.item) is not None and _same_item(index, claim.first, claim.second))
         checks.append(GroundingCheck.of("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
                              "a link between two records that no data showed"))
     return checks
+
+
+INFERRED = re.compile(r"\b(?:looks? like|seems? (?:to be|like)|probably|likely|appears? to be|judging by|might be|"
+                      r"may be|could be)\b", re.IGNORECASE)
+"""A link offered as an inference ("CHG… looks like the fix for INC…, judging by the titles"), not as a fact."""
+
+
+def _same_item(index: EvidenceIndex, first: str, second: str) -> bool:
+    """Both records' rows name the same configuration item: what an inferred link between them may rest on."""
+    def items(key: str) -> set[str]:
+        return {str(row["configuration_item"]).lower() for _, row in index.rows_for(key) if row.get("configuration_item")}
+    return bool(items(first) & items(second))
 
 
 RESULTING = re.compile(r"\b(?:as a result|because of (?:it|this|that|the (?:change|upgrade|update|deployment))|"
@@ -576,15 +589,29 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
             field = SPREAD_FIELDS.get(noun) or SPREAD_FIELDS.get(noun.removesuffix("s"))
             kinds = {record for word in re.findall(r"[a-z]+", sentence.lower()) if (record := record_of_noun(word))}
             items = [item for item in index.items if item.rows and any(field in row for row in item.rows)]
-            items = [item for item in items if record_of_tool(item.tool) in kinds] or items
+            items = [item for item in items if any(same_kind(record_of_tool(item.tool), kind) for kind in kinds)] or items
             if not field or not items or any(item.total > len(item.rows) for item in items):
                 continue
-            values = {str(row[field]).lower() for item in items for row in item.rows if row.get(field)}
+            rows = [row for item in items for row in item.rows if row.get(field)]
+            within = _named_values(sentence, index, field)  # "adf-prod-weu: 23 failed runs across 7 pipelines"
+            if within:  # counted within one factory, team or CI: only rows that show it can say how many
+                rows = [row for row in rows if any(str(row.get(name) or "").lower() in within for name in NAMED_FIELDS)]
+                if not rows:
+                    continue
+            values = {str(row[field]).lower() for row in rows}
             said = match.group() if match.group() in sentence else sentence  # as written, for the answer's repair
             checks.append(GroundingCheck.of("number", said, int(match.group("number")) == len(values),
                                             f"the rows have {len(values)} different {noun}, not {match.group('number')}",
                                             "a count of different names the data contradicts"))
     return checks
+
+
+def _named_values(sentence: str, index: EvidenceIndex, counted: str) -> set[str]:
+    """The factories, teams, CIs or people (values of rows' naming fields other than the one counted) a sentence
+    names."""
+    low = sentence.lower()
+    return {value for item in index.items for row in item.rows for name in NAMED_FIELDS if name != counted
+            if (value := str(row.get(name) or "").lower()) and words_in(low, [value])}
 
 
 ASSIGNED = re.compile(r"\b(?:(?:assigned to|owned by|handled by|picked up by|being worked by)\s+"

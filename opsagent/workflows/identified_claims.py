@@ -49,8 +49,10 @@ def check_identified(summary: str, analysis: QuestionAnalysis | None, index: Evi
 TITLED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}[\"“](?P<title>[^\"”]{{8,}})[\"”]", re.IGNORECASE)
 """A ticket with its title quoted ("INC…: \"Databricks job clusters slow to start\"")."""
 TITLE_FIELDS = ("short_description", "description", "title")
-DASHED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}\s[—–:-]\s+(?P<title>[^;.(\n]{{12,}})", re.IGNORECASE)
-"""A ticket with words after a dash ("**INC…** — Databricks job clusters slow to start; …"): a title, or not."""
+DASHED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}\s[—–:-]\s+(?P<title>(?:(?!{TICKET.pattern})[^;.(\n|]){{12,}})",
+                    re.IGNORECASE)
+"""A ticket with words after a dash ("**INC…** — Databricks job clusters slow to start; …"): a title, or not. It ends
+at a table cell's edge or at another ticket ("INC… — portal 503s | P1 | CHG… — roll back 2.14" pairs two)."""
 
 
 def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:

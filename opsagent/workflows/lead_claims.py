@@ -179,6 +179,20 @@ def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
     return keys[0] if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
 
 
+def _borrowed(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
+    """The whole question as the scope of an ask that names no kind of record ("snowflake frankfurt this morning -
+    any problems?"), without the windows of another ask that names its own kind by a noun or a value ("what's
+    scheduled"): "changes going in this weekend - anything already open on those CIs?" asks of incidents open now,
+    not of ones opened this weekend."""
+    others = [other for other in analysis.asks if other.id != ask.id and (_noun_records(other.text) or asked_values(other))]
+
+    def theirs(span: Span) -> bool:
+        return any(span.within(other.span.start, other.span.end) for other in others)
+    return analysis.model_copy(update={"times": [item for item in analysis.times if not theirs(item.span)],
+                                       "record_windows": [item for item in analysis.record_windows
+                                                          if not theirs(item.span)]})
+
+
 def _placed_windows(scope: QuestionAnalysis, index: EvidenceIndex) -> list[tuple[datetime, datetime]]:
     """The exact windows the ask places by a record ("during the window of CHG…"), from its fetched row."""
     windows = []
@@ -440,7 +454,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
                       public + " (only one side was fetched)")
     if not judged:  # "did X finish?": what a yes needs is not readable; the searches applied what is
         return GroundingCheck.of("lead", claim, True, "", "")
-    windows = _placed_windows(scope, index) + asked_windows(scope)
+    windows = _placed_windows(scope, index) + asked_windows(scope if ask.records else _borrowed(scope, ask))
     described = None if existence else _described(ask.text, fitting)
     if described is not None:
         found = any(row_matches(item, row, asked, windows) for item, row in described)
@@ -455,7 +469,10 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
         counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
         left_open = by_rows or any(name not in narrowed_by(item) for item in searched for name in asked)
         complete = all(item.total == len(item.rows) for item in searched)  # every row the searches matched is shown
-        rows = {str(row.get("number") or row.get("run_id") or id(row)): row for item in fitting
+        # "Yes — 7 open incidents": the incidents, not the changes (the noun right after the count)
+        counted_kinds = set(_noun_records(" ".join(digits(sentence)[counted.end():].split()[:3]))) if counted else set()
+        of_kind = [item for item in fitting if any(same_kind(record_of_tool(item.tool), kind) for kind in counted_kinds)]
+        rows = {str(row.get("number") or row.get("run_id") or id(row)): row for item in of_kind or fitting
                 for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}
         meeting = set(rows)
         if only and complete:  # "was that the only run cancelled this week?": exactly one has it, the one named

@@ -21,7 +21,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.catalog_filters import AGE, duration_minutes
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
-from opsagent.tools.identifiers import TICKET
+from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
@@ -486,8 +486,8 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
                                                     for link in row["links"])]
         if looked and len(without) == int(share.group(1)) and len(looked) == int(share.group(2)):
             return f"{len(without)} of the {len(looked)} records looked up link no {' or '.join(sorted(kinds))}"
-    if not kinds or not keys:
-        return None
+    if not kinds or not keys or any(TICKET_PREFIXES.get(key[:3].upper()) in kinds for key in keys):
+        return None  # "CHG… has no change request" denies the record itself: the named-absent reading's
     for key in keys:
         links = [row["links"] for _, row in index.rows_for(key) if isinstance(row.get("links"), list)]
         if not links or any(link.get("kind") in kinds for found in links for link in found if isinstance(link, dict)):

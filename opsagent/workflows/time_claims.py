@@ -19,6 +19,7 @@ from opsagent.intake.times import DAY_NAME, WEEKDAY_STEMS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
+from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.count_claims import fixed_status
 from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
@@ -64,6 +65,45 @@ def _subject_rows(sentence: str, index: EvidenceIndex) -> list[dict[str, Any]] |
     return (_platform_rows(index, platforms.pop()) or None) if not keys and len(platforms) == 1 else None
 
 
+def _health_names(index: EvidenceIndex) -> set[str]:
+    """What the status pages name: platforms, components, regions (each part of "West Europe - Azure Databricks")."""
+    names: set[str] = set()
+    for item in index.items:
+        if (spec := tool_spec(item.tool)) is None or not spec.platform:
+            continue
+        names.add(spec.platform)
+        for row in item.rows:
+            parts = [row.get("name"), row.get("region"), *(row.get("components") or [])]
+            names |= {piece.strip() for part in parts if isinstance(part, str) for piece in part.split(" - ")}
+    return {name.lower() for name in names if len(name) > 3}
+
+
+def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) -> set[str]:
+    """The clock times written after a status page's name rather than the record's ("INC… (opened 03:50) matches
+    Jobs in Azure West Europe, degraded since 02:00"): the platform's times, checked against its rows. A name in the
+    record's own aside (its title) is the record's, and only a status said between the name and the time makes it
+    the page's ("INC… — slow queries on Snowflake …, opened 08:10" is the ticket's)."""
+    low = sentence.lower()
+    outside = re.sub(r"\([^()]*\)", lambda aside: " " * len(aside.group()), low)  # "CHG… (Databricks runtime …)": its own
+    marks = [(match.end(), False) for key in keys for match in re.finditer(re.escape(key), low)]
+    marks += [(match.end(), True) for name in _health_names(index)
+              for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", outside)]
+    told = set()
+    for match in CLOCK.finditer(sentence):
+        before = [mark for mark in marks if mark[0] <= match.start()]
+        between = sentence[max(before)[0]:match.start()] if before else ""
+        if before and max(before)[1] and (next(HEALTH_STATUS.find(between), None) or SINCE.search(
+                sentence, max(before)[0], match.end())) \
+                and not OWN_EVENT.search(between):
+            told |= said_clocks(match.group())
+    return told
+
+
+OWN_EVENT = re.compile(r"\b(?:opened|raised|logged|created|started|began|failed|finished|ended|updated)\b",
+                       re.IGNORECASE)
+"""… unless the record's own event comes first ("… on Snowflake warehouse WH_FINANCE, opened 08:10")."""
+
+
 EVENT_AT = re.compile(r"\b(?:started|opened|began|kicked off|was raised|failed)\s+(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b",
                       re.IGNORECASE)
 """A record's own event at a clock time ("it started 05:12")."""
@@ -86,6 +126,13 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         keys = record_keys(sentence)
         others = PLACING if len(keys) == 1 and RUN_ID.fullmatch(keys[0]) else OTHER_EVENTS  # a run's "failed" is its own
         rows = _subject_rows(sentence, index) if said and not others.search(sentence) else None
+        if rows and keys and (elsewhere := _told_of_health(sentence, keys, index)):
+            health = _clocks(row for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
+                             for row in item.rows)
+            checks += [GroundingCheck(kind="placement", claim=sentence, passed=False,
+                                      detail=f"{clock} is not a time the status pages show",
+                                      public="a time the data does not show") for clock in sorted(elsewhere - health)]
+            said -= elsewhere
         if rows:
             own = _clocks(rows)
             # a time the question gave may be restated — not as the moment of this record's own event

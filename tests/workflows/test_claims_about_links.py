@@ -1,12 +1,16 @@
 """Answers that pair records (dev16: "which P1/P2s have a change", "does the ticket link a change"): a ticket said to
 link no change is backed by its own look-up, whose "links" list the change raised for it, the one that caused it and
-the tickets its text names. Evidence comes from the real tools on the demo data; each oracle is computed from the
-rows, and each shape's lie (a ticket whose links hold a change) is caught."""
+the tickets its text names; a time written after a status page's name is that platform's, not the ticket's. Evidence
+comes from the real tools on the demo data; each oracle is computed from the rows, and each shape's lie (a ticket
+whose links hold a change, a time neither the ticket nor the page shows) is caught."""
 
 from __future__ import annotations
 
 from opsagent.contracts.evidence import TaskResult
-from tests.workflows.test_claim_kinds import evidence
+from opsagent.intake.analyzer import analyse_question
+from opsagent.intake.inventory import InventorySnapshot
+from opsagent.workflows.grounding_check import evaluate
+from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_read_from_rows import failed, rows_of
 
 QUESTION = "which open p1/p2 tickets have a change linked?"
@@ -32,6 +36,7 @@ def test_a_ticket_whose_links_hold_no_change_links_no_change() -> None:
         assert not failed(QUESTION, said, results, "negative_claim"), said
     assert failed(QUESTION, f"{linking[0]} → no change", results, "negative_claim")
     assert failed(QUESTION, f"No change on {bare[0]} or {linking[0]}.", results, "negative_claim")
+    assert failed(QUESTION, f"{bare[0]} has no incident.", results, "negative_claim")  # denies the record itself
 
 
 def test_a_share_of_the_tickets_looked_up_without_a_change_is_counted_from_their_links() -> None:
@@ -46,3 +51,118 @@ def test_a_listing_row_says_nothing_of_links() -> None:
     listing = evidence("list_incidents", priority=2)
     number = rows_of(listing)[0]["number"]
     assert failed(QUESTION, f"{number} → no change", listing, "negative_claim")
+
+
+def test_a_time_written_after_a_status_pages_name_is_that_platforms() -> None:
+    """"INC… (opened 03:50) matches Jobs in Azure West Europe, degraded since 02:00": the 02:00 is the component's."""
+    question = "is the databricks status behind the open P2s?"
+    listing, health = evidence("list_incidents", priority=2), evidence("check_databricks_health")
+    component = next(row for row in rows_of(health) if row.get("kind") == "component")
+    since = component["since"][11:16]
+    ticket = next(row for row in rows_of(listing) if row["opened_at"][11:16] != since)
+    opened, results = ticket["opened_at"][11:16], [*listing, *health]
+    told = (f"{ticket['number']} (opened {opened}) matches {component['name']} in {component['region']}, "
+            f"{component['status']} since {{}} UTC.")
+    assert not failed(question, told.format(since), results, "placement")
+    later = f"{(int(since[:2]) + 1) % 24:02d}{since[2:]}"
+    assert later != opened and failed(question, told.format(later), results, "placement")
+    # the record's own time is still its own
+    assert failed(question, told.format(since).replace(f"opened {opened}", f"opened {later}"), results, "placement")
+
+
+def test_a_table_row_pairing_a_ticket_and_its_change_gives_each_its_own_title() -> None:
+    """Models shorten a ticket's title in a table ("portal API 503s"); the change's title in the next cell is not it."""
+    _, linking, bare = looked_up()
+    listing = evidence("list_incidents", priority=2)
+    rows = {row["number"]: row for row in rows_of(listing)}
+    ticket, other = rows[linking[0]], rows[bare[0]]
+    [change] = [link for result in evidence("get_incident", number=ticket["number"])
+                for link in result.evidence[0].rows[0]["links"] if link["kind"] == "change"][:1]
+    results = [*listing, *evidence("get_change_request", number=change["number"])]
+    table = "| Incident | Pri | Change |\n|---|---|---|\n| {} — {} | P{} | {} — {} |"
+    short = " ".join(ticket["short_description"].split()[1:3])
+    paired = table.format(ticket["number"], short, ticket["priority"], change["number"], change["short_description"])
+    assert not failed(QUESTION, paired, results, "value")
+    swapped = table.format(ticket["number"], other["short_description"], ticket["priority"], change["number"],
+                           change["short_description"])
+    assert failed(QUESTION, swapped, results, "value")
+
+
+def test_a_ticket_the_conversation_named_is_no_invention_in_a_follow_up() -> None:
+    """"anyone picked up INC…?" then "is snowflake itself having issues?": the answer may name the ticket the user
+    named again (what an earlier answer said is no evidence: tests/workflows/test_claims_in_worked_answers.py)."""
+    listing = evidence("list_incidents", state="all")
+    numbers = sorted(row["number"] for row in rows_of(listing))
+    named, unknown = numbers[-1], f"INC{int(numbers[-1][3:]) + 100:07d}"
+    assert unknown not in str(rows_of(listing))
+    health = evidence("check_snowflake_health")
+    question, asked = "is snowflake itself having issues?", f"anyone picked up {named}?"
+    analysis = analyse_question(question, now=NOW, inventory=InventorySnapshot())
+
+    def flagged(text: str) -> list[str]:
+        return [check.detail for check in evaluate(text, health, analysis=analysis, question=question, earlier=asked,
+                                                   asked_before=asked)
+                if not check.passed and check.kind == "identifier"]
+
+    assert not flagged(f"Snowflake's status page shows one incident; {named} may be that.")
+    assert flagged(f"Snowflake's status page shows one incident; {unknown} may be that.")
+
+
+def test_a_window_of_one_ask_does_not_narrow_another_asks_records() -> None:
+    """"what's scheduled over the weekend? anything open on those CIs already?": the incidents are open now, opened
+    whenever; the weekend is the changes' window."""
+    question = "what's scheduled over the weekend? anything open on those CIs already?"
+    changes = evidence("list_change_requests", window="this weekend")
+    items = sorted({row["configuration_item"] for row in rows_of(changes)})
+    tickets = [result for item in items for result in evidence("list_incidents", configuration_item=item)]
+    open_now = [row for result in tickets for row in result.evidence[0].rows]
+    assert items and open_now and all(row["state"] in ("New", "In Progress", "On Hold") for row in open_now)
+    results = [*changes, *tickets]
+    said = f"{len(items)} changes on {', '.join(items)}. {{}} — {len(open_now)} open incidents on those CIs."
+    assert not failed(question, said.format("Yes"), results, "lead")
+    assert failed(question, said.format("No"), results, "lead")
+
+
+def test_a_link_offered_as_an_inference_rests_on_a_shared_configuration_item() -> None:
+    question = "changes this weekend and the incidents on their CIs?"
+    changes = evidence("list_change_requests", window="this weekend")
+    change, elsewhere = rows_of(changes)[0], {row["configuration_item"] for row in rows_of(changes)}
+    on_its_ci = evidence("list_incidents", configuration_item=change["configuration_item"], state="all")
+    on_another = evidence("list_incidents", configuration_item="adf-prod-weu", state="all")
+    assert "adf-prod-weu" not in elsewhere
+    same = next(row for row in rows_of(on_its_ci) if change["number"] not in str(row))
+    other = next(row for row in rows_of(on_another) if change["number"] not in str(row))
+    results = [*changes, *on_its_ci, *on_another]
+    inferred = "{} looks like the fix for {}, judging by the titles."
+    assert not failed(question, inferred.format(change["number"], same["number"]), results, "link")
+    assert failed(question, inferred.format(change["number"], other["number"]), results, "link")
+    assert failed(question, f"{change['number']} is the fix for {same['number']}.", results, "link")
+
+
+def test_a_count_of_different_pipelines_reads_run_counts_and_run_listings_alike() -> None:
+    """Runs, pipelines and run counts are one kind: "24 failed runs over 8 distinct pipelines" counts the names of
+    a per-pipeline count beside a listing of one factory's failures."""
+    question = "failed runs per factory last week, and how many different pipelines"
+    counts = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")
+    neu = evidence("list_failed_pipelines", factory="adf-prod-neu", time_window="last 7 days")
+    names = {row["pipeline_name"] for result in (*counts, *neu) for row in result.evidence[0].rows}
+    runs = sum(row["count"] for row in rows_of(counts))
+    results = [*counts, *neu]
+    assert len(names) > len({row["pipeline_name"] for row in rows_of(neu)})
+    assert not failed(question, f"{runs} failed runs over {len(names)} distinct pipelines in all.", results, "number")
+    assert failed(question, f"{runs} failed runs over {len(names) + 1} distinct pipelines in all.", results, "number")
+
+
+def test_a_count_of_different_pipelines_within_one_factory_counts_that_factorys_rows() -> None:
+    question = "failed runs per factory on 3 and 4 jan, and how many pipelines"
+    listing = evidence("list_failed_pipelines", time_window="2025-01-03T00:00Z to 2025-01-05T00:00Z")
+    rows = rows_of(listing)
+    assert len(rows) == listing[0].evidence[0].total
+    by_factory = {row["factory"]: set() for row in rows}
+    for row in rows:
+        by_factory[row["factory"]].add(row["pipeline_name"])
+    factory, names = max(by_factory.items(), key=lambda pair: len(pair[1]))
+    assert len(names) < len({row["pipeline_name"] for row in rows}), "another factory adds pipelines"
+    said = "{}: failures across {} pipelines."
+    assert not failed(question, said.format(factory, len(names)), listing, "number")
+    assert failed(question, said.format(factory, len(names) + 1), listing, "number")
