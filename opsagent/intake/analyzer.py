@@ -77,7 +77,7 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     extra = [item for item in catalog_filters(text, entities)
              if not any(item.span.start < value.span.end and value.span.start < item.span.end for value in values)]
     filters = sorted([*values, *extra], key=lambda item: item.span.start)
-    asks = find_asks(text, entities)
+    asks = find_asks(text, entities, [item.span for item in (*times, *relative)])
     intent, action = read_intent(text, asks=asks, entities=entities, has_window=bool(times or relative),
                                  has_filter=bool(filters), has_history=bool(history))
     covered = [item.span for item in (*entities, *times, *relative, *filters)]

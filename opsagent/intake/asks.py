@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from opsagent.contracts.analysis import Ask, AskShape, EntityMention, Span
-from opsagent.intake.relations import FAMILIES, find_relation
+from opsagent.intake.relations import FAMILIES, RELATION, find_relation
 from opsagent.tools.catalog import RECORDS
 from opsagent.tools.vocabularies import VOCABULARIES
 
@@ -130,9 +130,15 @@ def _segments(text: str, begin: int, end: int, entities: Sequence[EntityMention]
     bounds = [begin, *(edge for match in cuts for edge in (match.start(), match.end())), end]
     pieces = [(bounds[index], bounds[index + 1]) for index in range(0, len(bounds), 2)]
     kinds = [set(_records(text[a:b], Span(start=a, end=b), entities)) for a, b in pieces]
-    if len(pieces) > 1 and all(kinds) and all(not (one & other) for i, one in enumerate(kinds) for other in kinds[i + 1:]):
+    related = any(RELATION_FIRST.match(text, a) for a, _ in pieces[1:])  # "P2s … and still without a linked change"
+    if len(pieces) > 1 and all(kinds) and not related and all(
+            not (one & other) for i, one in enumerate(kinds) for other in kinds[i + 1:]):
         return pieces
     return [(begin, end)]
+
+
+RELATION_FIRST = re.compile(rf"(?:(?:still|yet|already|also|now|currently)\s+)*(?:{RELATION.pattern})", re.IGNORECASE)
+"""A piece after "and" that starts by relating the records before it to another kind: one ask, not two lists."""
 
 
 SHARED_SUBJECT = re.compile(r"\s+(?:and|but)\s+(?:is|are|was|were|has|have|had)\s+(?P<next>[\w'-]+)", re.IGNORECASE)
@@ -154,8 +160,9 @@ def _own_subject(text: str, match: re.Match[str], entities: Sequence[EntityMenti
         re.fullmatch(rf"{re.escape(noun)}s?", word) for kind in RECORDS.values() for noun in kind.nouns)
 
 
-def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
-    """The asks of ``text`` in order, each with its span, shape and the record kinds it names."""
+def find_asks(text: str, entities: Sequence[EntityMention] = (), times: Sequence[Span] = ()) -> list[Ask]:
+    """The asks of ``text`` in order, each with its span, shape, the record kinds it names and the relation between
+    two kinds it asks about (``times``: where the question gives a window, which relates nothing)."""
     start = _background_end(text)
     pieces: list[tuple[int, int]] = []
     for match in BREAK.finditer(text, start):
@@ -177,9 +184,9 @@ def find_asks(text: str, entities: Sequence[EntityMention] = ()) -> list[Ask]:
         offset = begin + raw.find(stripped)
         span = Span(start=offset, end=offset + len(stripped))
         asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped),
-                        records=_records(stripped, span, entities), relation=find_relation(stripped, span, entities, named)))
+                        records=_records(stripped, span, entities), relation=find_relation(stripped, span, entities, named, times)))
     if not asks and text.strip():
         span = Span(start=0, end=len(text))
         asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text), records=_records(text, span, entities),
-                        relation=find_relation(text, span, entities, named)))
+                        relation=find_relation(text, span, entities, named, times)))
     return asks

@@ -42,17 +42,27 @@ RELATION = re.compile(
 NEGATION = re.compile(r"\b(?:without|lacking|missing|no|not|never|none|nobody|no one|dont|doesnt|didnt|havent|hasnt)\b"
                       r"|n't\b", re.IGNORECASE)
 LIST_WORD = re.compile(r"\b(?:and|or|plus|then|also)\b|[,;&]", re.IGNORECASE)
+SAME_SUBJECT = re.compile(r"\band(?:\s+(?:still|yet|already|also|now|currently|do|does|did|don't|dont))*\s*$",
+                          re.IGNORECASE)
+""""failed and (still) have a ticket": a second predicate of the same records, not a second list."""
 MAX_GAP_WORDS = 6
 
 
-def _kind_mentions(text: str, span: Span, entities: Sequence[EntityMention],
+def _blanked(text: str, span: Span, spans: Sequence[Span]) -> str:
+    """``text`` (the ask at ``span``) in lower case, with what lies at ``spans`` blanked out."""
+    low = text.lower()
+    for item in spans:
+        if item.within(span.start, span.end):
+            start, end = item.start - span.start, item.end - span.start
+            low = low[:start] + " " * (end - start) + low[end:]
+    return low
+
+
+def _kind_mentions(low: str, span: Span, entities: Sequence[EntityMention],
                    named: frozenset[str]) -> Iterator[tuple[int, int, str, bool]]:
     """(start, end, family, a noun of a kind) of each noun or one-kind value in the ask, names left out."""
-    low = text.lower()
     names = [(item.span.start - span.start, item.span.end - span.start) for item in entities
              if item.span.within(span.start, span.end)]
-    for start, end in names:
-        low = low[:start] + " " * (end - start) + low[end:]
     found: list[tuple[int, int, str, bool]] = []
     for kind in RECORDS.values():
         family = FAMILIES.get(kind.name)
@@ -81,18 +91,21 @@ def _names_it(low: str, match: re.Match[str], names: Sequence[tuple[int, int]]) 
     return any(0 <= start - match.end() <= 1 or 0 <= match.start() - end <= 1 for start, end in names)
 
 
-def find_relation(text: str, span: Span, entities: Sequence[EntityMention],
-                  named: frozenset[str] = frozenset()) -> RecordRelation | None:
+def find_relation(text: str, span: Span, entities: Sequence[EntityMention], named: frozenset[str] = frozenset(),
+                  times: Sequence[Span] = ()) -> RecordRelation | None:
     """The first relation between two kinds of record in one ask, if any; ``named``: the families the whole
-    question names a record of."""
-    mentions = list(_kind_mentions(text, span, entities, named))
+    question names a record of; ``times``: windows it gives ("failed pipelines in the last 24h that have …"),
+    which neither relate nor count as words between the two kinds."""
+    low = _blanked(text, span, [item.span for item in entities])
+    mentions = list(_kind_mentions(low, span, entities, named))
+    windows_out = _blanked(text, span, times)
     for index, (_, head_end, head, _) in enumerate(mentions):
         other = next((item for item in mentions[index + 1:] if item[2] != head and item[3]), None)
         if other is None:
             continue
-        gap = text[head_end:other[0]]
+        gap = windows_out[head_end:other[0]]
         relation = RELATION.search(gap)
-        listed = LIST_WORD.search(gap[:relation.start()].removesuffix(" ").removesuffix("and")) if relation else None
+        listed = LIST_WORD.search(SAME_SUBJECT.sub("", gap[:relation.start()])) if relation else None
         if relation and not listed and not LIST_WORD.search(gap, relation.end()) and len(gap.split()) <= MAX_GAP_WORDS:
             return RecordRelation(head=head, other=other[2], words=text[head_end + relation.start():other[1]].strip(),
                                   negated=bool(NEGATION.search(gap)),

@@ -28,6 +28,9 @@ def relations(question: str) -> list[RecordRelation]:
     ("is there a ticket about the failed runs?", "incident", "pipeline", False),
     ("did any runs fail during a maintenance?", "pipeline", "change", False),
     ("any ticket for the pipeline that failed at 3am?", "incident", "pipeline", False),  # no pipeline named
+    # a window between the two kinds is no word of the relation
+    ("runs that failed since monday morning at 6 with no ticket raised", "pipeline", "incident", True),
+    ("P2s opened in the last 3 days and still without a linked change", "incident", "change", True),
 ])
 def test_a_kind_related_to_another_kind_is_a_relation(question: str, head: str, other: str, negated: bool) -> None:
     [relation] = relations(question)
