@@ -29,9 +29,10 @@ DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentag
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
 percentages)."""
 BEYOND = re.compile(rf"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?\s+"
-                    r"(?:more\s+than|less\s+than|longer\s+than|shorter\s+than|past|over|beyond|earlier|later)\b",
+                    r"(?:more\s+than|less\s+than|longer(?:\s+than)?|shorter(?:\s+than)?|past|over|beyond|earlier|later)\b",
                     re.IGNORECASE)
 """A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",
+"23 min longer" (than the median the sentence gives),
 "6.5 more than the other", "so 5 earlier ones" (8 failures, 3 of them today): two other numbers of the answer,
 one of them in the same sentence or the one before."""
 

@@ -91,6 +91,7 @@ from opsagent.workflows.identified_claims import (
     check_titles,
 )
 from opsagent.workflows.lead_claims import check_leads
+from opsagent.workflows.relation_claims import check_relations
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
     LEAD_WORD,
@@ -630,6 +631,7 @@ def evaluate(
                                now=analysis.now if analysis is not None else None, known_names=known_names),
         *check_parts(text, parts, results),
         *check_leads(text if summary is None else summary, analysis, index),
+        *check_relations(text, analysis, index),
         *check_identified(text if summary is None else summary, analysis, index),
         *check_titles(text, index),
         *check_runs_of_the_pipeline(text, index),

@@ -228,6 +228,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if unlinked:
         return unlinked
     named = _named_absent(sentence, index, tools, fit, known_names)
+    if not named and not identifiers_in(sentence) and tools and NAMES_IT.search(sentence) and all(
+            record_of_tool(tool) in ("incident", "change") for tool in tools):
+        meant = _record_meant(sentence, context, answer, index, pointed=True)  # "no open incident names it"
+        named = _named_absent(meant, index, tools, fit) if meant else None
     if named or identifiers_in(sentence) and not tools:
         return named  # a named thing said to be absent, backed only by a search for it
     tools = _health_narrowed(words, tools)
@@ -473,9 +477,11 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
     """"INC… → no change", "the ticket links no change": each ticket the clause names (or points back at) was looked
     up, its "links" (the change raised for it or that caused it, its parent, the tickets its text names) hold none of
     the kind denied, and no row of that kind names it."""
-    kinds = {spec.record for tool in tools if (spec := tool_spec(tool))} & {"incident", "change"}
+    denial = NEGATION.search(sentence)
+    denied = _family(sentence[denial.end():].lower()) if denial else set()  # "the ticket links no change": changes
+    kinds = {spec.record for tool in denied or tools if (spec := tool_spec(tool))} & {"incident", "change"}
     keys = [key for key in record_keys(PARENTHESIS.sub(" ", sentence)) if TICKET.fullmatch(key)]
-    if not keys and NAMES_IT.search(context or sentence):
+    if not keys and (NAMES_IT.search(context or sentence) or THE_TICKET.search(sentence)):
         keys = [key] if (key := _record_meant(sentence, context, answer, index, pointed=True)) else []
     share = SHARE.search(digits(sentence))
     rest = digits(sentence)[share.end():].split() if share else []
@@ -601,6 +607,8 @@ NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|pr
 """A "none" about a record's own updates ("nothing has been logged on it since …")."""
 FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
 """A line of a field dump ("assigned_to: (nobody)"): about the record the dump began with."""
+THE_TICKET = re.compile(r"\bthe\s+(?:ticket|incident|change(?:\s+request)?|record)\b(?!s)", re.IGNORECASE)
+"""A ticket pointed back at by its kind ("the ticket links no change")."""
 NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)
 """A pronoun: the sentence is about the record named just before it, not one it names by a noun ("the P1")."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))

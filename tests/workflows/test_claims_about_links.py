@@ -166,3 +166,43 @@ def test_a_count_of_different_pipelines_within_one_factory_counts_that_factorys_
     said = "{}: failures across {} pipelines."
     assert not failed(question, said.format(factory, len(names)), listing, "number")
     assert failed(question, said.format(factory, len(names) + 1), listing, "number")
+
+
+def test_a_ticket_pointed_back_at_by_its_kind_links_no_change() -> None:
+    results, linking, bare = looked_up()
+    said = "{} was opened this week. The ticket links no change."
+    assert not failed(QUESTION, said.format(bare[0]), results, "negative_claim")
+    assert failed(QUESTION, said.format(linking[0]), results, "negative_claim")
+
+
+def test_no_incident_names_it_rests_on_the_search_for_the_record_it_points_at() -> None:
+    """"- pl_a ran today. No open incident names it. - pl_b: INC… covers it.": pl_a's own search came back empty; the
+    other search's rows are pl_b's."""
+    runs = evidence("list_pipeline_runs", time_window="last 24 hours", limit=50)
+    names = sorted({row["pipeline_name"] for row in rows_of(runs)})
+    searches = {name: evidence("list_incidents", text=name) for name in names}
+    quiet = next(name for name, result in searches.items() if not result[0].evidence[0].rows)
+    ticketed = next(name for name, result in searches.items() if result[0].evidence[0].rows)
+    ticket = searches[ticketed][0].evidence[0].rows[0]["number"]
+    question = f"did {quiet} and {ticketed} run today, and are they ticketed?"
+    results = [*runs, *searches[quiet], *searches[ticketed]]
+    said = "- **{}** ran today. No open incident names it.\n- **{}** ran today; {} covers it."
+    assert not failed(question, said.format(quiet, ticketed, ticket), results, "negative_claim")
+    assert failed(question, said.format(ticketed, quiet, ticket), results, "negative_claim")
+
+
+def test_a_claim_about_a_relation_no_search_looked_at_is_unbacked() -> None:
+    """The real model's answers (Qwen2.5-Coder-1.5B, paraphrase sample) after a search of runs alone: "The failed
+    pipelines with an open incident … are: <every failed pipeline>" and "… that already have an open incident: none"."""
+    question = "which failed pipelines in the last 24h have an open incident?"
+    runs = evidence("list_failed_pipelines", time_window="last 24 hours")
+    names = sorted({row["pipeline_name"] for row in rows_of(runs)})
+    listed = f"The failed pipelines with an open incident in the last 24 hours are: {', '.join(names)}."
+    for said in (listed, "Failed pipelines in the last 24 hours that already have an open incident: none"):
+        assert failed(question, said, runs, "link"), said
+    honest = f"{len(names)} pipelines failed in the last 24 hours: {', '.join(names)}. I did not check the tickets."
+    assert not failed(question, honest, runs, "link")
+    tickets = [result for name in names for result in evidence("list_incidents", text=name)]
+    paired = [name for name, result in zip(names, tickets) if result.evidence[0].rows]
+    said = f"The failed pipelines with an open incident are: {', '.join(paired)}."
+    assert paired and not failed(question, said, [*runs, *tickets], "link")

@@ -85,6 +85,9 @@ def test_differences_worked_out_from_the_answers_own_numbers_are_backed() -> Non
             f"longest recent success ({longest:g} min).")
     assert not failed(question, said.format(took - median, took - longest), results, "number")
     assert failed(question, said.format(took - median, took - longest + 10), results, "number")
+    # "23 min longer" with no "than": the difference of the two numbers before it
+    bare = f"It took {took:g} min against a {median:g}-min median: {took - median:g} min longer."
+    assert not failed(question, bare, results, "number")
     # a total over one search's per-factory counts
     results = evidence("count_pipeline_runs", group_by="factory", time_window="last 7 days")
     rows = rows_of(results)
