@@ -18,6 +18,7 @@ from typing_extensions import Never
 from opsagent.contracts.grounding import GroundingReport
 from opsagent.contracts.messages import GroundedAnswer, RunTrail
 from opsagent.contracts.results import Answer, AnswerMetadata, ReviewRecord
+from opsagent.intake.relations import searched_both
 from opsagent.workflows.actions import action_notice
 from opsagent.workflows.grounding_check import checked_aspects
 from opsagent.workflows.ids import AGGREGATE
@@ -70,6 +71,21 @@ def limitations_of(trail: RunTrail, titles: Mapping[str, str], report: Grounding
     return list(dict.fromkeys(lines))
 
 
+def unanswered_notice(trail: RunTrail) -> str:
+    """When a relation between two kinds went unsearched and no part of the question was answered (each still
+    missing after the review), the answer says so first:
+    a list of what the searches found must not read as the answer ("which failed pipelines have an open incident?"
+    answered with every failed pipeline)."""
+    gaps = trail.gaps[-1] if trail.gaps else []
+    missing = {gap.part for gap in gaps}
+    tools = [item.tool for result in trail.results if result.succeeded for item in result.answered_evidence]
+    unpaired = any(ask.relation and not searched_both(ask.relation, tools) for ask in trail.analysis.asks)
+    if not unpaired or not trail.parts or not {part.id for part in trail.parts} <= missing:
+        return ""  # (a filter left unapplied is named under Limitations, and the lead check holds its yes/no)
+    said = "; ".join(f"\"{gap.text}\" ({gap.reason})" for gap in gaps)
+    return f"**Not answered:** {said}. What the searches found is below; it does not answer that."
+
+
 class AggregateExecutor(Executor):
     def __init__(self, titles: Mapping[str, str], *, max_answer_chars: int) -> None:
         super().__init__(id=AGGREGATE)
@@ -96,6 +112,9 @@ class AggregateExecutor(Executor):
         else:
             summary, facts = grounded.review.summary.strip(), list(grounded.review.key_facts)
             text = compose_text(written, limitations, results)
+        unanswered = unanswered_notice(trail)
+        if unanswered:  # every part missing: said first, before what was found (or the warning)
+            summary, text = f"{unanswered}\n\n{summary}".strip(), f"{unanswered}\n\n{text}"
         action = trail.analysis.action
         if action is not None:  # a request to act: said first that nothing was done, then the records
             notice = action_notice(action)

@@ -92,6 +92,12 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
     if len(analysis.asks) > 1:
         lines += [f"part {ask.id}: \"{ask.text}\" (a separate thing the user asked: give it a task)"
                   for ask in analysis.asks]
+    for ask in analysis.asks:
+        if (relation := ask.relation) is not None:
+            pairs = "say which have none" if relation.negated else "say which have one and which do not"
+            lines.append(f"\"{relation.words}\" relates {relation.head} records to {relation.other} records (from the "
+                         f"words; likely, not certain): fetch the {relation.head} records, then in a later step the "
+                         f"{relation.other} records for each of them, and {pairs}")
     for runbook in analysis.runbooks:
         steps = "; ".join(f"step {item.step} {item.specialist}: {item.ask}" for item in runbook.steps)
         lines.append(f"runbook \"{runbook.title}\" ({runbook.intent}) matches the words; a suggestion: {steps}")

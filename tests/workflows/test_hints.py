@@ -4,6 +4,7 @@ and says how sure it is, and no hint rests on words the user did not write."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from evals.case import load_cases
 from evals.devset import load_devset
@@ -46,3 +47,12 @@ def test_a_follow_up_is_rewritten_only_by_an_exact_substitution() -> None:
     narrowed = analyse_question("only the failed ones", turns, now=now)
     lines = [line for line in analysis_lines(narrowed) if line.startswith("follow-up")]
     assert all("(exact)" not in line for line in lines)  # a new filter is not a substitution: no rewrite
+
+
+def test_a_relation_between_two_kinds_is_a_hint_to_fetch_both_and_pair_them() -> None:
+    now = datetime(2025, 1, 10, 9, tzinfo=UTC)
+    lines = analysis_lines(analyse_question("which failed pipelines have no ticket yet?", now=now))
+    [hint] = [line for line in lines if "relates" in line]
+    assert hint.startswith('"have no ticket" relates pipeline records to incident records') and "which have none" in hint
+    assert not [line for line in analysis_lines(analyse_question("failed pipelines or open tickets?", now=now))
+                if "relates" in line]
