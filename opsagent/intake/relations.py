@@ -25,9 +25,13 @@ FAMILIES = {"incident": "incident", "change": "change", "run": "pipeline", "pipe
             "run_count": "pipeline"}
 """Record kinds one search family answers (a pipeline's runs are the pipeline's); health is left out: a
 platform is asked about by its name, and "status" or "issues" name no platform."""
-VAGUE_NOUNS = frozenset({"issue", "issues", "problem", "problems", "case", "cases"})
-"""Nouns that name a ticket only loosely: "pipelines with issues" are failing pipelines, "for the support
-case" is the user's own errand."""
+VAGUE_NOUNS = frozenset({"issue", "issues", "problem", "problems", "case", "cases", "job", "jobs", "load", "loads"})
+"""Nouns that name a record only loosely: "pipelines with issues" are failing pipelines, "for the support case" is
+the user's own errand, "incidents about job clusters" or "high load" name no run."""
+COMPOUND = re.compile(r"(?:\b(?:state|status|priority|assignee|assignment|owner|group)\s+$)"
+                      r"|(?:^\s+(?:advisory|management|board|team|manager|of)\b)", re.IGNORECASE)
+"""Before or after a noun, a word that makes it part of another thing ("a priority change", "the change advisory
+board", "a change of assignee"): no record of that kind."""
 POINTED = re.compile(r"\b(?:that|this|these|those|its|their|the same)\s+$", re.IGNORECASE)
 """Before a noun, a pointer at a record named earlier ("an incident for that pipeline"): a name, not a kind."""
 DEFINITE = re.compile(r"\bthe\s+$", re.IGNORECASE)
@@ -70,6 +74,8 @@ def _kind_mentions(low: str, span: Span, entities: Sequence[EntityMention],
             for match in re.finditer(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low):
                 if noun not in VAGUE_NOUNS and not _names_it(low, match, names):
                     before = low[:match.start()]
+                    if COMPOUND.search(before) or COMPOUND.match(low[match.end():]):
+                        continue
                     named_one = family in named and not noun.endswith("s") and DEFINITE.search(before)
                     found.append((match.start(), match.end(), family, not (POINTED.search(before) or named_one)))
     values: dict[tuple[int, int], set[str]] = {}
@@ -113,7 +119,15 @@ def find_relation(text: str, span: Span, entities: Sequence[EntityMention], name
     return None
 
 
+def searched_families(tools: Iterable[str]) -> set[str]:
+    """The families the tools called fetched; a ticket's look-up also fetches the tickets it links (its "links":
+    the change raised for it or that caused it, its parent, the tickets its text names)."""
+    specs = [spec for tool in tools if (spec := tool_spec(tool))]
+    families = {FAMILIES.get(spec.record) for spec in specs} - {None}
+    return families | ({"incident", "change"} if any(spec.is_lookup and spec.record in ("incident", "change")
+                                                     for spec in specs) else set())
+
+
 def searched_both(relation: RecordRelation, tools: Iterable[str]) -> bool:
     """Whether the tools called fetched both kinds the relation pairs."""
-    families = {FAMILIES.get(spec.record) for tool in tools if (spec := tool_spec(tool))}
-    return {relation.head, relation.other} <= families
+    return {relation.head, relation.other} <= searched_families(tools)

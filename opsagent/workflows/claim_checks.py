@@ -195,23 +195,11 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
                 or ADVICE.search(claim.item):
             continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier;
             # "you can set Assigned to = Sofia on INC…": advice, not a link the data has
-        ok = index.linked(claim.first, claim.second) or (
-            INFERRED.search(claim.item) is not None and _same_item(index, claim.first, claim.second))
+        ok = index.linked(claim.first, claim.second)
         checks.append(GroundingCheck.of("link", claim.item, ok, f"no row links {claim.first} and {claim.second}",
                              "a link between two records that no data showed"))
     return checks
 
-
-INFERRED = re.compile(r"\b(?:looks? like|seems? (?:to be|like)|probably|likely|appears? to be|judging by|might be|"
-                      r"may be|could be)\b", re.IGNORECASE)
-"""A link offered as an inference ("CHG… looks like the fix for INC…, judging by the titles"), not as a fact."""
-
-
-def _same_item(index: EvidenceIndex, first: str, second: str) -> bool:
-    """Both records' rows name the same configuration item: what an inferred link between them may rest on."""
-    def items(key: str) -> set[str]:
-        return {str(row["configuration_item"]).lower() for _, row in index.rows_for(key) if row.get("configuration_item")}
-    return bool(items(first) & items(second))
 
 
 RESULTING = re.compile(r"\b(?:as a result|because of (?:it|this|that|the (?:change|upgrade|update|deployment))|"
@@ -593,7 +581,7 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
             if not field or not items or any(item.total > len(item.rows) for item in items):
                 continue
             rows = [row for item in items for row in item.rows if row.get(field)]
-            within = _named_values(sentence, index, field)  # "adf-prod-weu: 23 failed runs across 7 pipelines"
+            within = _named_values(sentence, index, field, rows)  # "adf-prod-weu: 23 failed runs across 7 pipelines"
             if within:  # counted within one factory, team or CI: only rows that show it can say how many
                 rows = [row for row in rows if any(str(row.get(name) or "").lower() in within for name in NAMED_FIELDS)]
                 if not rows:
@@ -606,11 +594,11 @@ def check_spread(sentences: Iterable[str], index: EvidenceIndex) -> list[Groundi
     return checks
 
 
-def _named_values(sentence: str, index: EvidenceIndex, counted: str) -> set[str]:
-    """The factories, teams, CIs or people (values of rows' naming fields other than the one counted) a sentence
-    names."""
-    low = sentence.lower()
-    return {value for item in index.items for row in item.rows for name in NAMED_FIELDS if name != counted
+def _named_values(sentence: str, index: EvidenceIndex, counted: str, rows: Sequence[dict[str, Any]]) -> set[str]:
+    """The factories, teams, CIs or people a sentence names, of a naming field the counted rows have (a team named
+    beside a count of pipelines narrows nothing: run rows have no team)."""
+    low, columns = sentence.lower(), {name for row in rows for name in NAMED_FIELDS if name in row and name != counted}
+    return {value for item in index.items for row in item.rows for name in columns
             if (value := str(row.get(name) or "").lower()) and words_in(low, [value])}
 
 

@@ -155,14 +155,10 @@ ABSENT_FROM = re.compile(r"(?:\bnot\b|n['’]t\b)\s+(?:\w+\s+){0,2}?(?:on|in|amo
 CLAUSE_BREAK = re.compile(r"[,;]\s+|\s+[-–—]\s+")
 
 
-def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str],
-                      asked_before: str = "") -> list[GroundingCheck]:
-    """Every id and name the answer gives is one the data showed, or one the user named earlier in the conversation
-    (a follow-up on "whats INC0010054" may say INC0010054 again without looking it up): a reference, not an invention.
-    What an earlier answer or the user *said of* it is no evidence: only the user's own reference counts."""
-    named_before = identifiers_in(asked_before)
-    checks = [GroundingCheck.of("identifier", token, token in index.identifiers or token in named_before
-                                or _shortened(token, index.identifiers),
+def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
+    """Every id and name the answer gives is one the data showed. One the user named earlier is no exception: "Yes,
+    INC0010099 is still open" for a ticket that does not exist would pass on nothing else."""
+    checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
               for token in sorted(identifiers_in(text))]
     lowered = text.lower()
@@ -176,8 +172,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                 STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
             continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
             # no status said of it ("notebooks are degraded too" is a claim about the component)
-        if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low) or words_in(
-                asked_before.lower(), [low]):
+        if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low):
             continue
         if all(NEGATION.search(clause) or ABSENT_FROM.search(clause) for sentence in sentences(text)
                for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause.lower(), [low])):
@@ -609,19 +604,17 @@ def evaluate(
     analysis: QuestionAnalysis | None = None,
     summary: str | None = None,
     earlier: str = "",
-    asked_before: str = "",
 ) -> list[GroundingCheck]:
     """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``;
     ``earlier``, the conversation before the question, gave times and names the answer may say again ("half an
-    hour after the 00:10 failure" told in the turn before); ``asked_before``, the user's own earlier messages, named
-    records the answer may name again."""
+    hour after the 00:10 failure" told in the turn before)."""
     text, summary = EMPHASIS.sub("", text), summary if summary is None else EMPHASIS.sub("", summary)
     # the question as intake read it names what the user meant ("the north europe factory": adf-prod-neu)
     asked = question if analysis is None or analysis.resolved_question == question else \
         f"{question}\n{analysis.resolved_question}"
     index = EvidenceIndex.build(results, question=asked, now=analysis.now if analysis is not None else None)
     return [
-        *check_identifiers(text, index, known_names, asked_before),
+        *check_identifiers(text, index, known_names),
         *check_numbers(text, index),
         *check_negative_claims(text, index, fit_for(analysis, known_names, index.row_text),
                                windows=asked_windows(analysis),

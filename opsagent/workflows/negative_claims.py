@@ -152,6 +152,17 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
     return None
 
 
+def _searched_without(name: str, index: EvidenceIndex, tools: set[str], fit: Fit) -> str | None:
+    """A search of ``tools`` for ``name`` came back empty, or a complete listing of them does not name it (and no
+    row of them does): "no open incident names it" needs a ticket search, not an empty search of its runs."""
+    empty = [item for item in index.searched_for(name) if item.tool in tools and item.status in ("no_data", "not_found")
+             and fit(item)]
+    if empty:
+        return f"{empty[0].tool} for {name} came back empty"
+    listings = [item for item in index.complete_listings_without(name) if item.tool in tools and fit(item)]
+    return f"a complete listing does not contain {name}" if listings and not index.rows_mentioning(name, tools) else None
+
+
 def _holds_values_said(item: ToolEvidence, sentence: str) -> bool:
     """A search narrowed by a value (failed runs only) holds the values the sentence says: "nothing failed in X"
     rests on it, "no successful runs in X" does not."""
@@ -231,7 +242,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if not named and not identifiers_in(sentence) and tools and NAMES_IT.search(sentence) and all(
             record_of_tool(tool) in ("incident", "change") for tool in tools):
         meant = _record_meant(sentence, context, answer, index, pointed=True)  # "no open incident names it"
-        named = _named_absent(meant, index, tools, fit) if meant else None
+        named = _searched_without(meant, index, tools, fit) if meant else None
     if named or identifiers_in(sentence) and not tools:
         return named  # a named thing said to be absent, backed only by a search for it
     tools = _health_narrowed(words, tools)
@@ -484,8 +495,7 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
     if not keys and (NAMES_IT.search(context or sentence) or THE_TICKET.search(sentence)):
         keys = [key] if (key := _record_meant(sentence, context, answer, index, pointed=True)) else []
     share = SHARE.search(digits(sentence))
-    rest = digits(sentence)[share.end():].split() if share else []
-    if kinds and not keys and share and len(rest) <= 5 and "no" in rest:  # "3 of the 4 have no change", nothing more
+    if kinds and not keys and share and BARE_NO_LINK.match(digits(sentence)[share.end():]):  # "3 of the 4 have no change"
         looked = [row for item in index.items for row in item.rows if isinstance(row.get("links"), list)
                   and record_of_tool(item.tool) not in kinds]
         without = [row for row in looked if not any(isinstance(link, dict) and link.get("kind") in kinds
@@ -607,6 +617,9 @@ NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|pr
 """A "none" about a record's own updates ("nothing has been logged on it since …")."""
 FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
 """A line of a field dump ("assigned_to: (nobody)"): about the record the dump began with."""
+BARE_NO_LINK = re.compile(r"\s*(?:of them\s+)?(?:have|has|had|links?|show)\s+no\s+(?:linked\s+|related\s+)?"
+                          r"(?:change requests?|changes?|chgs?|rfcs?|incidents?|tickets?|incs?)\W*$", re.IGNORECASE)
+""""… have no change" and nothing else: a share said of every record looked up, no subject of its own ("3 of the 4 P1s")."""
 THE_TICKET = re.compile(r"\bthe\s+(?:ticket|incident|change(?:\s+request)?|record)\b(?!s)", re.IGNORECASE)
 """A ticket pointed back at by its kind ("the ticket links no change")."""
 NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.relations import FAMILIES, searched_both
+from opsagent.intake.relations import FAMILIES, VAGUE_NOUNS, searched_both, searched_families
 from opsagent.tools.catalog import RECORDS
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
@@ -27,7 +27,7 @@ UNCHECKED = re.compile(r"\b(?:not|never|n't|no|without)\s+(?:\w+\s+){0,2}(?:chec
 
 def _nouns(family: str) -> list[str]:
     return [noun for kind in RECORDS.values() if FAMILIES.get(kind.name) == family for noun in kind.nouns
-            if len(noun) > 3]
+            if len(noun) > 2 and noun not in VAGUE_NOUNS]  # "an open INC"; "a connectivity issue" names no ticket
 
 
 def _said_of(sentence: str, nouns: Iterable[str]) -> bool:
@@ -45,8 +45,7 @@ def check_relations(text: str, analysis: QuestionAnalysis | None, index: Evidenc
         relation = ask.relation
         if relation is None or searched_both(relation, tools):
             continue
-        unsearched = [family for family in (relation.other, relation.head)
-                      if not searched_both(relation.model_copy(update={"head": family, "other": family}), tools)]
+        unsearched = [family for family in (relation.other, relation.head) if family not in searched_families(tools)]
         nouns = [noun for family in unsearched for noun in _nouns(family)]
         for sentence in read_sentences(text):
             if _said_of(sentence, nouns) and not UNCHECKED.search(sentence):

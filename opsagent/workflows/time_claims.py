@@ -99,7 +99,8 @@ def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) ->
     return told
 
 
-OWN_EVENT = re.compile(r"\b(?:opened|raised|logged|created|started|began|failed|finished|ended|updated)\b",
+OWN_EVENT = re.compile(r"\b(?:opened|raised|logged|created|started|began|failed|finished|ended|updated|resolved|closed|"
+                       r"restored|fixed)\b",
                        re.IGNORECASE)
 """… unless the record's own event comes first ("… on Snowflake warehouse WH_FINANCE, opened 08:10")."""
 
