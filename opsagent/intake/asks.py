@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from opsagent.contracts.analysis import Ask, AskShape, EntityMention, Span
-from opsagent.intake.relations import FAMILIES, RELATION, find_relation
+from opsagent.intake.relations import FAMILIES, RELATION, STILL, find_relation
 from opsagent.tools.catalog import RECORDS
 from opsagent.tools.vocabularies import VOCABULARIES
 
@@ -137,7 +137,7 @@ def _segments(text: str, begin: int, end: int, entities: Sequence[EntityMention]
     return [(begin, end)]
 
 
-RELATION_FIRST = re.compile(rf"(?:(?:still|yet|already|also|now|currently)\s+)*(?:{RELATION.pattern})", re.IGNORECASE)
+RELATION_FIRST = re.compile(rf"(?:{STILL}\s+)*(?:{RELATION.pattern})", re.IGNORECASE)
 """A piece after "and" that starts by relating the records before it to another kind: one ask, not two lists."""
 
 
@@ -184,9 +184,11 @@ def find_asks(text: str, entities: Sequence[EntityMention] = (), times: Sequence
         offset = begin + raw.find(stripped)
         span = Span(start=offset, end=offset + len(stripped))
         asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped),
-                        records=_records(stripped, span, entities), relation=find_relation(stripped, span, entities, named, times)))
+                        records=_records(stripped, span, entities),
+                        relation=find_relation(stripped, span, entities, named, times)))
     if not asks and text.strip():
         span = Span(start=0, end=len(text))
-        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text), records=_records(text, span, entities),
+        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text),
+                        records=_records(text, span, entities),
                         relation=find_relation(text, span, entities, named, times)))
     return asks

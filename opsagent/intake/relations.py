@@ -46,8 +46,9 @@ RELATION = re.compile(
 NEGATION = re.compile(r"\b(?:without|lacking|missing|no|not|never|none|nobody|no one|dont|doesnt|didnt|havent|hasnt)\b"
                       r"|n't\b", re.IGNORECASE)
 LIST_WORD = re.compile(r"\b(?:and|or|plus|then|also)\b|[,;&]", re.IGNORECASE)
-SAME_SUBJECT = re.compile(r"\band(?:\s+(?:still|yet|already|also|now|currently|do|does|did|don't|dont))*\s*$",
-                          re.IGNORECASE)
+STILL = r"(?:still|yet|already|also|now|currently)"
+"""Adverbs between "and" and a relation word ("… and still without a linked change")."""
+SAME_SUBJECT = re.compile(rf"\band(?:\s+(?:{STILL}|do|does|did|don't|dont))*\s*$", re.IGNORECASE)
 """"failed and (still) have a ticket": a second predicate of the same records, not a second list."""
 MAX_GAP_WORDS = 6
 

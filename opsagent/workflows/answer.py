@@ -20,6 +20,7 @@ from opsagent.contracts.messages import GroundedAnswer, RunTrail
 from opsagent.contracts.results import Answer, AnswerMetadata, ReviewRecord
 from opsagent.intake.relations import searched_both
 from opsagent.workflows.actions import action_notice
+from opsagent.workflows.coverage import called_tools
 from opsagent.workflows.grounding_check import checked_aspects
 from opsagent.workflows.ids import AGGREGATE
 from opsagent.workflows.presentation import (
@@ -73,12 +74,11 @@ def limitations_of(trail: RunTrail, titles: Mapping[str, str], report: Grounding
 
 def unanswered_notice(trail: RunTrail) -> str:
     """When a relation between two kinds went unsearched and no part of the question was answered (each still
-    missing after the review), the answer says so first:
-    a list of what the searches found must not read as the answer ("which failed pipelines have an open incident?"
-    answered with every failed pipeline)."""
+    missing after the review), the answer says so first: a list of what the searches found must not read as the
+    answer ("which failed pipelines have an open incident?" answered with every failed pipeline)."""
     gaps = trail.gaps[-1] if trail.gaps else []
     missing = {gap.part for gap in gaps}
-    tools = [item.tool for result in trail.results if result.succeeded for item in result.answered_evidence]
+    tools = called_tools(trail.results)
     unpaired = any(ask.relation and not searched_both(ask.relation, tools) for ask in trail.analysis.asks)
     if not unpaired or not trail.parts or not {part.id for part in trail.parts} <= missing:
         return ""  # (a filter left unapplied is named under Limitations, and the lead check holds its yes/no)

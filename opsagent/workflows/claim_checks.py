@@ -201,7 +201,6 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
     return checks
 
 
-
 RESULTING = re.compile(r"\b(?:as a result|because of (?:it|this|that|the (?:change|upgrade|update|deployment))|"
                        r"caused by|led to|broke|triggered|due to (?:the|that|this) (?:change|upgrade|update))\b",
                        re.IGNORECASE)

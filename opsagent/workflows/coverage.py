@@ -34,6 +34,11 @@ def _why_missing(tasks: Sequence[TaskResult]) -> tuple[str, bool]:
     return f"{last.agent} {last.status}: {last.error or 'no details'}", retryable
 
 
+def called_tools(results: Sequence[TaskResult]) -> list[str]:
+    """The tools the plan's successful tasks called and the backend answered."""
+    return [item.tool for result in results if result.succeeded for item in result.answered_evidence]
+
+
 def part_ids(result: TaskResult) -> list[str]:
     return [item.strip() for item in result.part.split(",") if item.strip()]
 
@@ -76,7 +81,7 @@ def missing_parts(parts: Sequence[QuestionPart], results: Sequence[TaskResult],
                   analysis: QuestionAnalysis | None = None) -> list[PartGap]:
     """The parts without a successful, tool-backed result with their own filters applied, in order."""
     gaps = []
-    tools_called = [item.tool for result in results if result.succeeded for item in result.answered_evidence]
+    tools_called = called_tools(results)
     for part in parts:
         tasks = [result for result in results if part.id in part_ids(result)]
         if not any(result.succeeded for result in tasks):

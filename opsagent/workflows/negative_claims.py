@@ -133,14 +133,8 @@ def _health_narrowed(words: str, tools: set[str]) -> set[str]:
 def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit,
                   known_names: Collection[str] = ()) -> str | None:
     for name in sorted(identifiers_in(sentence)):
-        empty = [item for item in index.searched_for(name) if item.status in ("no_data", "not_found") and fit(item)]
-        if empty:
-            return f"{empty[0].tool} for {name} came back empty"
-        listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
-                    and fit(item)]
-        # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
-        if listings and not index.rows_mentioning(name, tools):
-            return f"a complete listing does not contain {name}"
+        if found := _searched_without(name, index, tools, fit, empty_of_any_tool=True):
+            return found
     # "nothing failed in adf-prod-neu": a name the inventory has, absent from every row of a complete listing that
     # searched every name (one narrowed to another factory says nothing of this one)
     low = sentence.lower()
@@ -152,14 +146,18 @@ def _named_absent(sentence: str, index: EvidenceIndex, tools: set[str], fit: Fit
     return None
 
 
-def _searched_without(name: str, index: EvidenceIndex, tools: set[str], fit: Fit) -> str | None:
-    """A search of ``tools`` for ``name`` came back empty, or a complete listing of them does not name it (and no
-    row of them does): "no open incident names it" needs a ticket search, not an empty search of its runs."""
-    empty = [item for item in index.searched_for(name) if item.tool in tools and item.status in ("no_data", "not_found")
-             and fit(item)]
+def _searched_without(name: str, index: EvidenceIndex, tools: set[str], fit: Fit, *,
+                      empty_of_any_tool: bool = False) -> str | None:
+    """A fitting search of ``tools`` (of any tool: ``empty_of_any_tool``) for ``name`` came back empty, or a complete
+    listing of ``tools`` (any, when none) does not name it and no row of them does: "no open incident names it" needs
+    a ticket search, not an empty search of its runs."""
+    empty = [item for item in index.searched_for(name) if (empty_of_any_tool or item.tool in tools)
+             and item.status in ("no_data", "not_found") and fit(item)]
     if empty:
         return f"{empty[0].tool} for {name} came back empty"
-    listings = [item for item in index.complete_listings_without(name) if item.tool in tools and fit(item)]
+    listings = [item for item in index.complete_listings_without(name) if (not tools or item.tool in tools)
+                and fit(item)]
+    # "INC… has no incident" while get_incident returned it: a listing elsewhere without it proves nothing
     return f"a complete listing does not contain {name}" if listings and not index.rows_mentioning(name, tools) else None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.intake.relations import FAMILIES, VAGUE_NOUNS, searched_both, searched_families
+from opsagent.intake.relations import FAMILIES, VAGUE_NOUNS, searched_families
 from opsagent.tools.catalog import RECORDS
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
@@ -39,13 +39,13 @@ def check_relations(text: str, analysis: QuestionAnalysis | None, index: Evidenc
     """Each sentence about a kind of record the question relates to another and no search fetched."""
     if analysis is None:
         return []
-    tools = [item.tool for item in index.items if item.answered]
+    fetched = searched_families(item.tool for item in index.items if item.answered)
     checks = []
     for ask in analysis.asks:
         relation = ask.relation
-        if relation is None or searched_both(relation, tools):
+        unsearched = [family for family in (relation.other, relation.head) if family not in fetched] if relation else []
+        if not unsearched:
             continue
-        unsearched = [family for family in (relation.other, relation.head) if family not in searched_families(tools)]
         nouns = [noun for family in unsearched for noun in _nouns(family)]
         for sentence in read_sentences(text):
             if _said_of(sentence, nouns) and not UNCHECKED.search(sentence):

@@ -90,11 +90,12 @@ def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) ->
               for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", outside)]
     told = set()
     for match in CLOCK.finditer(sentence):
-        before = [mark for mark in marks if mark[0] <= match.start()]
-        between = sentence[max(before)[0]:match.start()] if before else ""
-        if before and max(before)[1] and (next(HEALTH_STATUS.find(between), None) or SINCE.search(
-                sentence, max(before)[0], match.end())) \
-                and not OWN_EVENT.search(between):
+        last = max((mark for mark in marks if mark[0] <= match.start()), default=None)  # the name nearest before it
+        if last is None or not last[1]:
+            continue
+        between = sentence[last[0]:match.start()]
+        said = next(HEALTH_STATUS.find(between), None) or SINCE.search(sentence, last[0], match.end())
+        if said and not OWN_EVENT.search(between):
             told |= said_clocks(match.group())
     return told
 
