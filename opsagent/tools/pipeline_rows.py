@@ -53,7 +53,7 @@ def summary_row(summary: PipelineStatusSummary) -> dict[str, Any]:
     }
 
 
-_STATUS_FIELDS: dict[RunStatus, str] = {
+STATUS_FIELDS: dict[RunStatus, str] = {  # a run count's field per status
     "Succeeded": "succeeded", "Failed": "failed", "Cancelled": "cancelled", "InProgress": "in_progress",
     "Queued": "queued",
 }
@@ -64,7 +64,7 @@ _GROUPS: dict[RunGrouping, str] = {"pipeline": "pipelines", "factory": "factorie
 
 def count_row(count: RunCount, *, key: str, statuses: list[RunStatus] | None) -> dict[str, Any]:
     """``{"pipeline_name": …, "count": 12, "failed": 3, …}``: the count, then the count per status counted."""
-    fields = [_STATUS_FIELDS[status] for status in statuses] if statuses else list(_STATUS_FIELDS.values())
+    fields = [STATUS_FIELDS[status] for status in statuses] if statuses else list(STATUS_FIELDS.values())
     return {key: count.name, "count": count.runs} | {field: getattr(count, field) for field in fields}
 
 

@@ -455,7 +455,8 @@ CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|
                    r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
                    r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by|"
                    r"(?:on hold|parked|paused|blocked|held)\b[^.;]{0,20}?\b(?:waiting (?:for|on)|awaiting|until|pending))"
-                   r"\b\s+(?P<cause>(?:(?!\s[—–-]\s)[^.;])+)", re.IGNORECASE)  # to a dash that closes an aside
+                   r"\b\s+(?P<cause>(?:(?!\s[—–-]\s|,\s+so\s)[^.;])+)", re.IGNORECASE)  # to a dash that closes an aside,
+# or a consequence ("fixed by that change, so it stays on hold")
 """A cause or a fix said of a record, or what holds it ("on hold waiting for …"): it must be in that record's own
 rows ("due to start" is a schedule)."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
@@ -467,7 +468,7 @@ HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b"
 AGE_GIVEN = re.compile(rf"\s*(?:it['’]s|it has|it is|that['’]s)?\s*been\s+(?:about\s+|over\s+|nearly\s+)?\d+\s*{UNIT_WORD}",
                        re.IGNORECASE)
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
-SMALL = frozenset("that this with from were was been have has the and for into their there which when".split())
+SMALL = frozenset("that this with from were was been have has the and for into their there which when then least earliest".split())
 
 
 def single_key(unit: str) -> str | None:
@@ -706,7 +707,10 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
             own += " " + " ".join(text_of(row) for row in index.records if key in text_of(row).lower()).lower()  # by
             # a record about it
         action = re.match(r"([a-z]+)ing\b", cause.lower())  # "fixed it by raising …": what was done
-        ok = (not words or len({word for word in words if word in own}) * 2 >= len(words)) \
+        pointers = {word.lower()[:5] for word in CAUSE_WORD.findall(cause) if (kind := record_of_noun(word))
+                    and (prefix := RECORDS[kind].id_prefix) and re.search(rf"\b{prefix}\d", own, re.IGNORECASE)}
+        # "fixed by that change": a kind of record the text names by its number ("fixed by CHG0030021")
+        ok = (not words or len({word for word in words if word in own or word in pointers}) * 2 >= len(words)) \
             and (action is None or any(re.search(rf"\b{stem}", own) for stem in _same_action(action.group(1))))
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))

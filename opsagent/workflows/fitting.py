@@ -269,7 +269,10 @@ def row_meets(qualifier: Qualifier, mention: Any, row: dict[str, Any], record: s
         opened = iso_moment(row.get(kind.time_fields[0])) if kind and kind.time_fields else None
         minutes = _minutes(mention.values[0])
         return None if opened is None or minutes is None or now is None else opened <= now - timedelta(minutes=minutes)
-    return None
+    vocabulary = VOCABULARIES.get(mention.field)  # a value the row shows: "P2 or above" over a row's priority
+    shown = next((row[field] for field in vocabulary.row_fields if field in row), None) if vocabulary else None
+    selected = filter_values(mention) if shown is not None else None
+    return None if selected is None else str(shown).lower() in selected
 
 
 def read_from_rows(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: datetime | None) -> bool:
@@ -282,6 +285,8 @@ def read_from_rows(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: 
         parameters = [item.parameter for item in spec.filters if item.inventory == mention.kind]
     elif qualifier.kind == "filter" and isinstance(mention, FilterMention) and mention.field in ("assignee", "age"):
         parameters = [taken.parameter] if (taken := spec.taking(mention.field)) else []
+    elif qualifier.kind == "filter" and isinstance(mention, FilterMention) and mention.field in VOCABULARIES:
+        parameters = [taken.parameter] if (taken := _tool_filter(spec, mention.field)) else []
     else:
         return False
     if any(_asked(call, parameter) not in (None, "", [], {}) for parameter in parameters):

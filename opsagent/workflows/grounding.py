@@ -44,6 +44,7 @@ class GroundingExecutor(Executor):
             can_regenerate=regenerations < MAX_REGENERATIONS, parts=trail.parts, question=trail.question,
             known_names=self.known_names(), analysis=trail.analysis, summary=draft.review.summary,
             earlier="\n".join(turn.content for turn in trail.history),
+            told="\n".join(turn.content for turn in trail.history if turn.role == "assistant"),
         )
         trail = trail.extended(groundings=[report])
         await ctx.yield_output(grounding_checked(report))

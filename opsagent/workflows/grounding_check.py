@@ -155,10 +155,34 @@ ABSENT_FROM = re.compile(r"(?:\bnot\b|n['’]t\b)\s+(?:\w+\s+){0,2}?(?:on|in|amo
 CLAUSE_BREAK = re.compile(r"[,;]\s+|\s+[-–—]\s+")
 
 
-def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str]) -> list[GroundingCheck]:
-    """Every id and name the answer gives is one the data showed. One the user named earlier is no exception: "Yes,
-    INC0010099 is still open" for a ticket that does not exist would pass on nothing else."""
-    checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers),
+def _retold(name: str, text: str, told: str) -> bool:
+    """A name an earlier answer of this conversation gave (checked then), named again with no value said of it, in
+    its own clause, that the earlier answer did not say: "about three hours before INC0010054 was opened" after
+    "INC0010054 is New"; not "INC0010054 is resolved now", which no row of this turn can back."""
+    low = name.lower()
+    if not words_in(told.lower(), [low]):
+        return False
+    about, naming = [], False
+    for sentence in sentences(told.lower()):  # its sentences, and those after them that name no other record
+        naming = words_in(sentence, [low]) or (naming and not identifiers_in(sentence))
+        about += [sentence] if naming else []
+    before = _values_said(" ".join(about))
+    return all(_values_said(clause) <= before for sentence in sentences(text.lower())
+               for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause, [low]))
+
+
+def _values_said(text: str) -> set[tuple[str, str]]:
+    """The field values ``text`` names, as (vocabulary, value): "still failing" and "has failed" say the same."""
+    return {(field, str(value)) for field, vocabulary in VALUE_VOCABULARIES.items()
+            for phrase, value in vocabulary.phrases if words_in(text, [phrase])}
+
+
+def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str], told: str = "") -> list[GroundingCheck]:
+    """Every id and name the answer gives is one the data showed, or one OpsAgent's own earlier answer ``told``
+    gave and the answer only names again. One the user named earlier is no exception: "Yes, INC0010099 is still
+    open" for a ticket that does not exist would pass on nothing else."""
+    checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers)
+                                or _retold(token, text, told),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
               for token in sorted(identifiers_in(text))]
     lowered = text.lower()
@@ -172,7 +196,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                 STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
             continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
             # no status said of it ("notebooks are degraded too" is a claim about the component)
-        if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low):
+        if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low) or \
+                _retold(name, text, told):
             continue
         if all(NEGATION.search(clause) or ABSENT_FROM.search(clause) for sentence in sentences(text)
                for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause.lower(), [low])):
@@ -468,12 +493,13 @@ def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str], see
 def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> RowsRead:
     """The rows of a search that meet what the question asked and the search did not apply, read from the rows
     themselves (each row's group, assignee, opening time); ``None`` when the search fits, or some of what it did
-    not apply no row can say, or some rows were not shown, or the claim (``said``) does not name a name read."""
+    not apply no row can say, or some rows were not shown, or the claim (``said``) does not name a name read.
+    ``leave_out``: filters (by vocabulary) the claim states values of its own for, not read."""
     if analysis is None:
-        return lambda item, said: None
+        return lambda item, said, leave_out=frozenset(): None
     scope = _scoper(analysis)
 
-    def read(item: ToolEvidence, said: str) -> list[dict[str, Any]] | None:
+    def read(item: ToolEvidence, said: str, leave_out: frozenset[str] = frozenset()) -> list[dict[str, Any]] | None:
         spec = tool_spec(item.tool)
         if spec is None or spec.is_lookup or not item.answered or item.total > len(item.rows) \
                 or not text_names_something(item, known_names, analysis):
@@ -486,7 +512,7 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
                 qualifier.text.lower(), str(getattr(mention, "value", "")).lower())) for qualifier, mention in unread):
             return None  # "nothing is running" is wider than the runs of the pipeline the question also named
         return [row for row in item.rows if all(row_meets(qualifier, mention, row, spec.record, analysis.now)
-                                                for qualifier, mention in unread)]
+                                                for qualifier, mention in unread if qualifier.field not in leave_out)]
 
     return read
 
@@ -604,17 +630,19 @@ def evaluate(
     analysis: QuestionAnalysis | None = None,
     summary: str | None = None,
     earlier: str = "",
+    told: str = "",
 ) -> list[GroundingCheck]:
     """Every check of ``text`` (the direct answer ``summary`` and its facts) against the evidence of ``results``;
     ``earlier``, the conversation before the question, gave times and names the answer may say again ("half an
-    hour after the 00:10 failure" told in the turn before)."""
+    hour after the 00:10 failure" told in the turn before); ``told``, OpsAgent's own answers in it, the records it
+    named then."""
     text, summary = EMPHASIS.sub("", text), summary if summary is None else EMPHASIS.sub("", summary)
     # the question as intake read it names what the user meant ("the north europe factory": adf-prod-neu)
     asked = question if analysis is None or analysis.resolved_question == question else \
         f"{question}\n{analysis.resolved_question}"
     index = EvidenceIndex.build(results, question=asked, now=analysis.now if analysis is not None else None)
     return [
-        *check_identifiers(text, index, known_names),
+        *check_identifiers(text, index, known_names, told),
         *check_numbers(text, index),
         *check_negative_claims(text, index, fit_for(analysis, known_names, index.row_text),
                                windows=asked_windows(analysis),

@@ -22,6 +22,7 @@ from opsagent.intake.catalog_filters import AGE, duration_minutes
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
+from opsagent.tools.pipeline_rows import STATUS_FIELDS
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
@@ -45,8 +46,15 @@ BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)
 SHARE = re.compile(r"\b(\d+) of the (\d+)\b", re.IGNORECASE)
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
-ZERO_FIELDS = {"fail": "failed", "cancel": "cancelled"}
-"""The count field a partial negation is about ("had no failed run" → ``failed``)."""
+
+
+def _zero_fields(text: str) -> list[str]:
+    """The run-count fields a negation is about, from the run statuses it names ("had no failed run" → ``failed``,
+    "nothing running or queued" → ``in_progress``, ``queued``)."""
+    vocabulary = VALUE_VOCABULARIES["run_status"]
+    said = {value for phrase, value in vocabulary.phrases if value != "all" and words_in(text, [phrase])}
+    statuses = {status for value in said for status in vocabulary.groups.get(value, (value,))}
+    return [field for status, field in STATUS_FIELDS.items() if status in statuses]
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
 """Before a bare answer ("And no: the last update is …")."""
@@ -61,7 +69,7 @@ COMMON_WORDS = frozenset(
 )
 """Words too common to show that an answer covers a part."""
 Fit = Callable[[ToolEvidence], bool]
-RowsRead = Callable[[ToolEvidence, str], list[dict[str, Any]] | None]
+RowsRead = Callable[[ToolEvidence, str, frozenset[str]], list[dict[str, Any]] | None]
 
 
 def _record_words(record: str) -> set[str]:
@@ -88,6 +96,21 @@ def _family(text: str) -> set[str]:
     return {spec.name for spec in TOOLS if spec.record in records}
 
 
+def _names_record(word: str, index: EvidenceIndex) -> bool:
+    """A record's own name, whole or without its prefix ("ingest_sales"): whose error it is, not what it negates."""
+    return word in index.identifiers or "_" in word and any(name.endswith(f"_{word}") for name in index.identifiers)
+
+
+def _negated_in_rows(before_words: list[str], after: list[str], said_of: list[str], index: EvidenceIndex) -> bool:
+    """"source file pos_export.csv not found": what a row's own error negates, the words before the negation in
+    one sentence of a row's text (a file name alone, with what the error says of it, is enough)."""
+    distinctive = len(before_words) >= 2 or bool(said_of) and re.search(r"\w[._]\w", before_words[-1]) is not None
+    return distinctive and any(
+        NEGATED_TEXT.search(part) and all(word[:5] in part for word in [*before_words, *after[:len(before_words) < 2]])
+        and (before_words[-1] in part or not re.search(r"\w[._]\w", before_words[-1]))  # what is not found, whole
+        for part in re.split(r"(?<=[.!?])\s+|\n", index.row_text))
+
+
 def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
     """The negation is quoted from the evidence itself ("source file not found" in an error message)."""
     match = NEGATION.search(sentence)
@@ -102,16 +125,14 @@ def _quotes_evidence(sentence: str, index: EvidenceIndex) -> bool:
     # same thing — the first word of substance after the negation, a few words after a negation of its own
     after = [word for word in re.findall(r"[a-z]+", sentence[match.end():].lower())[:4]
              if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
-    before_words = [word for word in re.findall(r"[a-z][\w.]*", sentence[:match.start()].lower())[-3:]
+    subject = re.split(r"[,;:=(]|\s[-–—]\s", sentence[:match.start()])[-1]  # "x = could not …, y = file not found"
+    before_words = [word for word in re.findall(r"[a-z][\w.]*", subject.lower())[-3:]
                     if len(word) >= 4 and word not in COMMON_WORDS and word not in RECORD_WORDS_FLAT]
     said_of = after or re.findall(r"find|found", match.group().lower())  # what the negation says of the name
-    distinctive = len(before_words) >= 2 or bool(before_words and said_of) and re.search(r"\w[._]\w", before_words[-1]) \
-        is not None  # a file name alone, with what the error says of it ("pos_export.csv not found")
-    if distinctive and any(  # "source file pos_export.csv not found": what a row's own error negates (a file name alone)
-            NEGATED_TEXT.search(part) and all(word[:5] in part for word in [*before_words, *after[:len(before_words) < 2]]) and (
-                before_words[-1] in part or not re.search(r"\w[._]\w", before_words[-1]))  # what is not found, whole
-            for part in re.split(r"(?<=[.!?])\s+|\n", index.row_text)):
-        return True
+    for words_of in (before_words, [word for word in before_words if not _names_record(word, index)]):
+        # (then without the names of records: "ingest_sales = pos_export.csv not found" is of the run's error)
+        if words_of and _negated_in_rows(words_of, after, said_of, index):
+            return True
     next_word = re.match(r"\W*(?:(?:a|an|the|any)\s+)?([a-z]+)", sentence[match.end():].lower())
     said = match.group().lower()
     same = "no|without" if said in ("no", "without") else re.escape(said)  # "without a proxy" is "no proxy"
@@ -255,7 +276,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    fields = [name for stem, name in ZERO_FIELDS.items() if stem in own] or (
+    fields = _zero_fields(own) or (
         [] if _family(own) and not BARE_NONE.match(own) else _elided_fields(sentence, context, answer))
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
@@ -268,6 +289,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
             for item in index.items for row in item.rows):  # counts none
         return f"the row of what the sentence names counts no {fields[0]}"
+    counts = [item for item in index.items if item.answered and fit(item) and item.rows
+              and all(name in row for row in item.rows for name in fields)]  # a count of runs per status
+    if fields and not partial and counts and all(item.total == len(item.rows) for item in counts) and all(
+            row[name] == 0 for item in counts for row in item.rows for name in fields):  # "nothing running or queued"
+        return f"every count that fits counts no {' or '.join(fields)}"
     if relevant and all(not item.rows for item in relevant):
         return f"{relevant[0].tool} came back empty"
     complete = [item for item in relevant if item.rows and item.total == len(item.rows)]
@@ -277,8 +303,13 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         return f"every row of {complete[0].tool} is named in the answer"
     # a search that did not apply something asked, every row seen, none of them meeting it by its own fields
     read = [(item, kept) for item in index.items if read_rows and (not tools or item.tool in tools)
-            and (kept := read_rows(item, context or sentence)) is not None]
-    if read and not any(kept for _, kept in read):
+            and (kept := read_rows(item, context or sentence, frozenset())) is not None]
+    said_values = _values_said(words)  # a value the clause says in place of the one asked is read as said: "nothing
+    said_fields = frozenset(vocabulary.name for vocabulary, _ in said_values)  # at P2 or above", not "no P3"
+    if read and not any(kept for _, kept in read) and not any(
+            all(_shows(row, vocabulary, value) for vocabulary, value in said_values
+                if vocabulary.record == record_of_tool(item.tool))
+            for item, _ in read for row in (read_rows(item, context or sentence, said_fields) or []) if said_values):
         return f"none of the rows of {read[0][0].tool} meets what was asked"
     # a search that fits but for its window, every row of it seen: wider than the window asked ("nothing in the
     # last 30 minutes") or than the one the sentence gives itself
@@ -433,7 +464,7 @@ def _elided_fields(clause: str, sentence: str, answer: str) -> list[str]:
     record is about the count its sentence, or the sentence before, names."""
     # (an aside in its own sentence is not what it is about; the sentence before may name it in one: "(the last failure)")
     for text in (PARENTHESIS.sub(" ", sentence), _sentence_before(clause, sentence, answer)):
-        found = [name for stem, name in ZERO_FIELDS.items() if stem in text.lower()]
+        found = _zero_fields(text.lower())
         if found:
             return found
     return []

@@ -219,3 +219,29 @@ def test_a_relation_answered_from_ticket_look_ups_is_searched() -> None:
     results, linking, bare = looked_up()
     said = f"{linking[0]} links a change. {bare[0]} → no change. So {len(bare)} of the {len(bare) + len(linking)} have no change."
     assert not failed(QUESTION, said, results, "link") and not failed(QUESTION, said, results, "negative_claim")
+
+
+def test_a_record_an_earlier_answer_gave_may_be_named_again_but_not_given_a_new_value() -> None:
+    """"whats INC…" answered, then "did any pipeline fail overnight?": the answer may place a failure "before INC…
+    was opened" (the earlier, checked answer named it), but may not say the ticket is now in a state the earlier
+    answer did not give — no row of this turn shows the ticket, so only the identifier check stands between."""
+    [ticket] = rows_of(evidence("get_incident", number="INC0010054"))
+    state = ticket["state"]
+    other = next(name for name in ("Resolved", "Closed", "Canceled") if name != state)
+    told = f"{ticket['number']} is a {state} P{ticket['priority']}: {ticket['short_description']}."
+    runs = evidence("list_failed_pipelines", time_window="last night")
+    failure = rows_of(runs)[0]
+    question = "did any pipeline fail overnight?"
+    analysis = analyse_question(question, now=NOW, inventory=InventorySnapshot())
+
+    def identifier_failed(answer: str, **earlier: str) -> bool:
+        checks = evaluate(answer, runs, analysis=analysis, question=question, **earlier)
+        return any(check.kind == "identifier" and not check.passed for check in checks)
+
+    retold = f"Yes, {failure['pipeline_name']} failed, a few hours before {ticket['number']} was opened."
+    assert not identifier_failed(retold, earlier=f"whats {ticket['number']}\n{told}", told=told)
+    assert identifier_failed(retold, earlier=f"whats {ticket['number']}")  # the user's word alone backs nothing
+    assert identifier_failed(f"Yes, {failure['pipeline_name']} failed; {ticket['number']} is {other} now.",
+                             earlier=f"whats {ticket['number']}\n{told}", told=told)
+    assert not identifier_failed(f"Yes, {failure['pipeline_name']} failed; {ticket['number']} is still {state}.",
+                                 earlier=f"whats {ticket['number']}\n{told}", told=told)

@@ -70,6 +70,18 @@ def test_what_holds_a_ticket_on_hold_is_in_its_own_text() -> None:
     assert failed(question, f"It's on hold waiting for {invented}.", results, "link")
 
 
+
+def test_a_hold_until_a_time_already_given_names_no_cause() -> None:
+    """"CHG… is planned for Monday, so INC… stays on hold until at least then": "then" is the time just given."""
+    results = evidence("list_change_requests", configuration_item="sqlmi-prod-weu")
+    change = rows_of(results)[0]["number"]
+    question = "whats the change number for that and when is it?"
+    assert not failed(question, f"{change} is planned, so the ticket stays on hold until at least then.", results,
+                      "link")
+    assert failed(question, f"{change} is planned, so the ticket stays on hold until the vendor renews a certificate.",
+                  results, "link")
+
+
 def test_the_record_an_answer_identifies_goes_with_what_the_question_names() -> None:
     results = evidence("list_incidents", state="open", priority=2)
     rows = rows_of(results)
@@ -190,3 +202,15 @@ def test_a_request_to_move_a_change_is_an_action_and_a_reported_move_is_an_actio
     assert analysis.action is not None and analysis.action.targets == ["CHG0030021"]
     assert action_claims("Rescheduled: CHG0030021 now runs Sunday.") == ["reschedule"]
     assert action_claims("Resolved: INC0010014 on 28 Dec.") == []  # a record's own state as a heading
+
+
+def test_a_fix_by_that_change_points_at_the_change_the_record_names_by_number() -> None:
+    """"the proxy will be fixed by that change, so it stays on hold until then": the ticket's text names the fixing
+    change by its number; a consequence after ", so" is no part of the cause."""
+    results = evidence("get_incident", number="INC0010048")
+    [row] = rows_of(results)
+    assert re.search(r"fixed by CHG\d+", row["work_notes"]), "the demo ticket names its fix by number"
+    question = "which change is gonna fix the proxy for good?"
+    said = "The work notes say the proxy will be fixed by that change, so INC0010048 stays on hold until then."
+    assert not failed(question, said, results, "link")
+    assert failed(question, said.replace("that change", "a firewall rule rollback"), results, "link")

@@ -100,7 +100,9 @@ def test_a_file_name_before_the_errors_own_not_found_is_quoted_from_the_error() 
     message = rows_of(results)[0]["error_message"]
     assert "pos_export.csv" in message and "FileNotFound" in message
     question = "why is sales failing?"
-    for row in ("| pl_ingest_sales | 2200 | {} not found |", "| 2200 in Copy_Sales | {} not found |"):
+    for row in ("| pl_ingest_sales | 2200 | {} not found |", "| 2200 in Copy_Sales | {} not found |",
+                "customer360 = could not launch cluster, ingest_sales = {} not found.",  # whose error, then the error
+                "pl_ingest_sales: {} not found."):
         only_the_right(question, row, "pos_export.csv", "sales_2025.csv", results, "negative_claim")
 
 

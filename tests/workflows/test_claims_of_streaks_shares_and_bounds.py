@@ -246,3 +246,35 @@ def test_failures_said_to_line_up_with_a_change_are_placed_in_its_window() -> No
     question = "did the databricks runtime upgrade break customer360?"
     assert failed(question, f"{change['number']} touches dbx-prod-weu, and pl_transform_customer360's failures line "
                             "up with it.", results, "placement")
+
+
+def test_a_none_of_a_run_status_is_backed_by_a_count_that_counts_none_of_it() -> None:
+    """"2 runs today: 1 failed, 1 succeeded, nothing running or queued right now": a per-status count of the asked
+    pipeline backs the none when that status counts zero, and only then."""
+    rows = rows_of(evidence("count_pipeline_runs", time_window="today"))
+    idle = next(row for row in rows if row["in_progress"] == row["queued"] == 0)
+    busy = next(row for row in rows if row["in_progress"] + row["queued"] > 0)
+    for row in (idle, busy):
+        results = evidence("count_pipeline_runs", pipeline_name=row["pipeline_name"], time_window="today")
+        said = f"{row['count']} runs of {row['pipeline_name']} today; nothing running or queued right now."
+        assert bool(failed("how many times did it run today?", said, results, "negative_claim")) == (row is busy)
+
+
+def test_a_none_of_a_value_the_search_left_open_is_read_from_the_rows_and_from_what_the_clause_says() -> None:
+    """"has jonas got anything P2 or above open?" over every open ticket of his: "nothing at P2 or above" is read
+    from each row's priority (the search applied no priority); "he has no P3 open" is not backed because the
+    question asked about P2 — a row shows P3."""
+    rows = rows_of(evidence("list_incidents", state="open"))
+    people = {row["assigned_to"] for row in rows if row["assigned_to"]}
+    held = {person: [row for row in rows if row["assigned_to"] == person] for person in people}
+    calm = next(person for person, tickets in sorted(held.items()) if all(row["priority"] > 2 for row in tickets))
+    urgent = next(person for person, tickets in sorted(held.items()) if any(row["priority"] <= 2 for row in tickets))
+    for person in (calm, urgent):
+        results = evidence("list_incidents", assigned_to=person)
+        question = f"{person.split()[0].lower()} is off today - has he got anything P2 or above open that needs cover?"
+        said = f"No — nothing at P2 or above for {person}."
+        assert bool(failed(question, said, results, "negative_claim")) == (person == urgent)
+    lower = held[calm][0]["priority"]
+    results = evidence("list_incidents", assigned_to=calm)
+    question = f"has {calm.split()[0].lower()} got anything P2 or above open?"
+    assert failed(question, f"{calm} has no P{lower} ticket open.", results, "negative_claim")
