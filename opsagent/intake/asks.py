@@ -54,6 +54,11 @@ SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
                           re.IGNORECASE)),
     ("list", re.compile(r"^(?:list|find|check|show|give)\b", re.IGNORECASE)),
 )
+INTONATION = re.compile(r"^(?!(?:which|what|whats|who|when|where|why|how)\b)(?:[\w.'-]+\s+){1,5}(?:still\s+|all\s+|fully\s+)?"
+                        r"(?:green|red|up|slow|stuck|still\s+(?:failing|broken|red)|fail(?:ed|ing)\s+again)\b",
+                        re.IGNORECASE)
+"""A status asked by a question mark alone ("everything in the neu factory green today?", "c360 failed again?"): with
+no "?" the same words state it ("finance load failed again — is it the same thing?")."""
 ASKING = re.compile(rf"^(?:{_LEAD}|please|pls|can you|could you|i need|i want|need)\b", re.IGNORECASE)
 ENTITY_RECORDS = {"incident": "incident", "change": "change", "run_id": "run", "pipeline": "pipeline",
                   "factory": "pipeline", "platform": "health", "component": "health", "region": "health",
@@ -74,15 +79,16 @@ def _background_end(text: str) -> int:
     return end
 
 
-def shape_of(text: str) -> AskShape:
-    """The shape of one ask from its own words ("is …" a yes or no, "how many" a count …)."""
+def shape_of(text: str, asked: bool = False) -> AskShape:
+    """The shape of one ask from its own words ("is …" a yes or no, "how many" a count …); ``asked``: a question
+    mark ends it."""
     words = text.strip().lower()
     words = re.sub(r"^(?:and|also|plus|so|but|or|then|please|pls|can you|could you|would you|quickly)\s+", "", words)
     for shape, pattern in SHAPES:
         if shape == "compare":
             if pattern.search(words):
                 return shape
-        elif pattern.match(words):
+        elif pattern.match(words) or shape == "yes_no" and asked and INTONATION.match(words):
             return shape
     return "list" if words else "other"
 
@@ -183,12 +189,13 @@ def find_asks(text: str, entities: Sequence[EntityMention] = (), times: Sequence
             continue
         offset = begin + raw.find(stripped)
         span = Span(start=offset, end=offset + len(stripped))
-        asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped),
+        asked = re.match(r"[\s.,]*\?", text[span.end:]) is not None
+        asks.append(Ask(id=f"p{len(asks) + 1}", text=stripped, span=span, shape=shape_of(stripped, asked),
                         records=_records(stripped, span, entities),
                         relation=find_relation(stripped, span, entities, named, times)))
     if not asks and text.strip():
         span = Span(start=0, end=len(text))
-        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text),
+        asks.append(Ask(id="p1", text=text.strip(), span=span, shape=shape_of(text, text.rstrip().endswith("?")),
                         records=_records(text, span, entities),
                         relation=find_relation(text, span, entities, named, times)))
     return asks

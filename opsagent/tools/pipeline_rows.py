@@ -13,6 +13,7 @@ from typing import Any
 
 from opsagent.backends.base import ActivityRun, PipelineRun, PipelineStatusSummary, RunCount, RunGrouping, RunStatus
 from opsagent.tools.rendering import iso_minute, plural, shorten
+from opsagent.tools.vocabularies import RUN_STATUS
 
 _TARGET = re.compile(r"^Operation on target (\S+) failed: (.*)$", re.DOTALL)
 
@@ -57,6 +58,14 @@ STATUS_FIELDS: dict[RunStatus, str] = {  # a run count's field per status
     "Succeeded": "succeeded", "Failed": "failed", "Cancelled": "cancelled", "InProgress": "in_progress",
     "Queued": "queued",
 }
+
+
+def count_fields_in(text: str) -> list[str]:
+    """The per-status fields of a run count that ``text``'s status words name ("had no failed run" → ``failed``,
+    "nothing running or queued" → ``in_progress``, ``queued``)."""
+    said = {value for _, value in RUN_STATUS.find(text)}
+    statuses = {status for value in said for status in RUN_STATUS.groups.get(value, (value,))}
+    return [field for status, field in STATUS_FIELDS.items() if status in statuses]
 
 
 _GROUPS: dict[RunGrouping, str] = {"pipeline": "pipelines", "factory": "factories"}

@@ -317,6 +317,10 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         starts = [moment for moment in starts if f"{moment:%H:%M}" in clocks] or starts  # "the 00:10 failure …"
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
+        elif claim.at_end:  # "right as the window closed": within the hour after its end
+            after = [moment for moment in starts if timedelta(minutes=-5) <= moment - window[1] <= timedelta(hours=1)]
+            ok = not after if claim.negated else bool(after)
+            why = f"no run shown started within the hour after {claim.record}'s window ended ({window[1]:%a %d %b %H:%M})"
         else:
             inside = [moment for moment in starts if window[0] <= moment < window[1]]
             ok = not inside if claim.negated else len(inside) == len(starts) > 0 if claim.every else bool(inside)
@@ -468,7 +472,9 @@ HEDGED = re.compile(r"\b(?:not|n't|never|could|can|should|might|may|would|if)\b"
 AGE_GIVEN = re.compile(rf"\s*(?:it['’]s|it has|it is|that['’]s)?\s*been\s+(?:about\s+|over\s+|nearly\s+)?\d+\s*{UNIT_WORD}",
                        re.IGNORECASE)
 CAUSE_WORD = re.compile(r"[a-z][a-z0-9]{3,}", re.IGNORECASE)
-SMALL = frozenset("that this with from were was been have has the and for into their there which when then least earliest".split())
+SMALL = frozenset(("that this with from were was been have has the and for into their there which when then least earliest "
+                   "done over finished complete completed").split())
+"""Words of no substance in a cause; "until then", "until it's done" point at a time or an event already said."""
 
 
 def single_key(unit: str) -> str | None:

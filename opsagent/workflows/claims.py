@@ -28,11 +28,15 @@ SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\b
                       r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")
 """Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed")."""
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
-CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|"
+CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|"
                     rf",\s+and\s+(?=(?:the|a|an)\s|{TICKET.pattern}|{PIPELINE.pattern})|[:;]\s+|\s+[-–—]\s+",
                     re.IGNORECASE)
-"""Where a sentence starts a new statement: "…, but …", "…, and the change CHG… is …", "…, and CHG… runs …" (a new
-subject), ":" …"""
+"""Where a sentence starts a new statement: "…, but …", "…, so sales didn't fail" (a consequence, often of another
+subject), "…, and the change CHG… is …", "…, and CHG… runs …" (a new subject), ":" …"""
+IT = r"(?:it|it's|its)(?![\w'-])"
+PRONOUN = re.compile(rf"(?<![\w'-]){IT}", re.IGNORECASE)
+OPENS_WITH_IT = re.compile(rf"^\W*{IT}", re.IGNORECASE)
+"""A sentence that goes on about the one record the sentence before was about ("It's planned for Saturday")."""
 CLOCK_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 """A 24-hour clock time ("17:40"), not part of a longer time or number; patterns that read one in context embed it."""
 NO_SIGN = r"\s+(?:sign|evidence|indication|trace)\s+of\s+(?:it|that|this)\b"
@@ -206,6 +210,8 @@ class PlacementClaim:
     negated: bool
     every: bool = False
     """Said of all the runs ("all three failures fall inside …"), not of some."""
+    at_end: bool = False
+    """Placed at the window's end ("started right as the change window closed"), not inside it."""
 
 
 def _labels(vocabulary: Vocabulary, value: str) -> frozenset[str]:
@@ -247,12 +253,16 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                 # a condition, not its state
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
+                if negated and re.match(r"\s+since\b", item[match.end():]):
+                    continue  # "it hasn't failed since 31 Dec": its history after a moment, which the checks of
+                    # "none since" judge, not its status
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
 
 
-WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|the|that|this)\s+)?(?:[\w-]+\s+)?$", re.IGNORECASE)
-"""Before a value, a moment ("five hours after it closed", "44 hours after that window closed"), not the record's
-state."""
+WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|it['’]s|the|that|this)\s+)?(?:[\w-]+\s+)?$|"
+                  r"\b(?:until|till|once|as soon as)\s+(?:[\w'’-]+\s+){0,5}$", re.IGNORECASE)
+"""Before a value, a moment ("five hours after it closed", "44 hours after that window closed") or a condition to
+come ("stays On Hold until it's done", "once the change is closed"), not the record's state."""
 OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
 """Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
 PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to)\s+(?:not\s+)?(?:be\s+|get\s+)?(?:[\w-]+ly\s+)?$", re.IGNORECASE)
@@ -329,10 +339,17 @@ def comparison_claims(clause: str) -> Iterator[ComparisonClaim]:
         yield ComparisonClaim(clause, match.group())
 
 
+AT_THE_END = re.compile(r"\b(?:right|just|shortly|immediately|minutes)\s+(?:as|after|when|once)\s+(?:[\w'’-]+\s+){0,4}?"
+                        r"(?:window|change|it|maintenance)\s+(?:had\s+|was\s+)?(?:closed|ended|finished|completed|"
+                        r"was over|wrapped up)\b|\b(?:right|just|shortly|immediately)\s+after\s+(?:the|that|its|this)\s+"
+                        r"(?:change|window|maintenance)\b", re.IGNORECASE)
+"""A run placed at a window's end ("started at 04:00, right as the change window closed", "just after the change")."""
+
+
 def placement_claims(clause: str, the_change: str | None = None) -> Iterator[PlacementClaim]:
-    """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…"; "both failed during the
-    window" is about ``the_change``, the one change the answer names."""
-    placed = PLACEMENT.search(clause)
+    """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…", "… right as the window
+    closed"; "both failed during the window" is about ``the_change``, the one change the answer names."""
+    placed = PLACEMENT.search(clause) or AT_THE_END.search(clause)
     if not placed or not RUN_WORDS.search(clause):
         return
     own = next((item for item in items(clause) if placed.group() in item), clause)
@@ -345,5 +362,6 @@ def placement_claims(clause: str, the_change: str | None = None) -> Iterator[Pla
     pipelines = tuple(dict.fromkeys(match.group().lower() for match in PIPELINE.finditer(clause)))
     negated = re.search(r"\b(?:no|none|nothing|not|never|didn't|did not)\b", clause, re.IGNORECASE) is not None
     every = re.search(r"\b(?:all|every|each|both)\b", clause, re.IGNORECASE) is not None
+    at_end = AT_THE_END.search(clause) is not None and not PLACEMENT.search(clause)
     for change in changes:
-        yield PlacementClaim(clause, change, pipelines, negated, every)
+        yield PlacementClaim(clause, change, pipelines, negated, every, at_end)

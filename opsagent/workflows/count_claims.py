@@ -16,6 +16,7 @@ from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
+from opsagent.tools.pipeline_rows import STATUS_FIELDS, count_fields_in
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
     single_key,
@@ -198,4 +199,34 @@ def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> 
             checks.append(GroundingCheck.of("value", match.group(), False,
                                             f"\"{match.group()}\": none of the {len(rows)} {record} rows shows "
                                             f"{' and '.join(sorted(asked))} as said", "a record the data does not show"))
+    return checks
+
+
+STATUS_COUNT = re.compile(r"(?<![\w.:/-])(?P<number>\d+)\s+(?:runs?\s+)?(?P<status>[a-z]+)\b", re.IGNORECASE)
+"""A count of runs by status ("38 succeeded", "2 runs failed", "all 9 succeeded")."""
+
+
+def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"adf-prod-weu: 40 runs — 38 succeeded, 2 failed": counts by status in a line about one grouped count row
+    (a factory, a pipeline) are that row's own per-status counts, not a count of anything else the rows show."""
+    grouped = [row for row in index.records if isinstance(row.get("count"), int)
+               and any(field in row for field in STATUS_FIELDS.values())]
+    names = {str(value).lower(): row for row in grouped for value in row.values()
+             if isinstance(value, str) and len(value) >= 4}
+    checks = []
+    for sentence in sentences:
+        said = digits(sentence)
+        named = [row for name, row in names.items() if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said.lower())]
+        own = {str(value).lower() for row in named for value in row.values() if isinstance(value, str)}
+        if len(named) != 1 or set(record_keys(said)) - own:
+            continue  # about none of the rows, or several ("weu 38, neu 9 succeeded"), or a record within one
+        after = min(found.end() for name in own if (found := re.search(re.escape(name), said.lower())))
+        for match in STATUS_COUNT.finditer(said, after):  # (what the line says after the name)
+            fields = count_fields_in(match.group("status"))
+            if len(fields) != 1:
+                continue  # no status right after the number ("40 runs"), or a group of them ("2 running or queued")
+            shown = named[0][fields[0]]
+            checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) == shown,
+                                            f"its row counts {shown} {fields[0]}, not {match.group('number')}",
+                                            "a count by status the data contradicts"))
     return checks

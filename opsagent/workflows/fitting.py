@@ -289,6 +289,11 @@ def read_from_rows(qualifier: Qualifier, mention: Any, call: ToolEvidence, now: 
         parameters = [taken.parameter] if (taken := _tool_filter(spec, mention.field)) else []
     else:
         return False
+    if isinstance(mention, FilterMention) and mention.field == "age":  # "on hold more than 2 days" over tickets
+        # opened in the last 2 days: a window on the opening time decides the age, the rows cannot say the rest
+        kind = RECORDS.get(spec.record)
+        parameters += [item.parameter for item in spec.filters if item.kind == "window" and kind is not None
+                       and kind.time_fields and item.row_field == kind.time_fields[0]]
     if any(_asked(call, parameter) not in (None, "", [], {}) for parameter in parameters):
         return False
     return all(row_meets(qualifier, mention, row, spec.record, now) is not None for row in call.rows)

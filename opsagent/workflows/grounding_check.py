@@ -37,6 +37,7 @@ from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
+from opsagent.workflows.claims import OPENS_WITH_IT, PRONOUN
 from opsagent.workflows.action_claims import check_action_claims
 from opsagent.workflows.claim_checks import (
     check_assignees,
@@ -56,7 +57,12 @@ from opsagent.workflows.claim_checks import (
     check_values,
     text_of,
 )
-from opsagent.workflows.count_claims import check_existential_claims, check_failed_pipeline_counts, check_qualified_counts
+from opsagent.workflows.count_claims import (
+    check_existential_claims,
+    check_failed_pipeline_counts,
+    check_named_status_counts,
+    check_qualified_counts,
+)
 from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,
@@ -83,7 +89,12 @@ from opsagent.workflows.fitting import (
     windows_of,
 )
 from opsagent.workflows.health_claims import check_health_claims
-from opsagent.workflows.history_claims import check_first_failures, check_last_failures, check_times_before
+from opsagent.workflows.history_claims import (
+    check_first_failures,
+    check_last_failures,
+    check_times_before,
+    check_usual_lengths,
+)
 from opsagent.workflows.identified_claims import (
     check_dashed_titles,
     check_identified,
@@ -139,9 +150,16 @@ PERSON_ACTING = re.compile(r"\b(?P<name>[A-Z][a-z]+ [A-Z][a-z]+)(?:\s+\([^)]*\)|
 """A person said to act on a ticket ("Marco Bianchi in Analytics Engineering picked up INC…")."""
 
 
-STATUS_SAID = re.compile(r"\b(?:degraded|outage|operational|down|delayed|impacted|affected|healthy|fine|slow|failing|"
-                         r"broken|unavailable|issues?|problems?)\b", re.IGNORECASE)
-"""Words that say how a component is: beside an everyday word that names one, they make it the component."""
+STATUS_SAID = (r"(?:degraded|outage|operational|down|delayed|impacted|affected|healthy|fine|slow|failing|broken|"
+               r"unavailable|(?:has|have|having|with)\s+(?:\w+\s+)?(?:issues?|problems?))")
+"""Words that say how a component is: beside an everyday word that names one (a few words away), they make it the
+component ("notebooks are degraded too"; "a storage problem" is a kind of failure, not the component's status)."""
+
+
+def _status_beside(name: str, sentence: str) -> bool:
+    word = re.escape(name)
+    return re.search(rf"\b{word}\b(?:\W+\w+){{0,3}}?\W+{STATUS_SAID}\b|\b{STATUS_SAID}\W+(?:\w+\W+){{0,3}}?{word}\b",
+                     sentence, re.IGNORECASE) is not None
 
 
 def _shortened(token: str, identifiers: Collection[str]) -> bool:
@@ -193,7 +211,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
         if low not in lowered:
             continue  # (most names of a large inventory: no need to read the sentences for them)
         if name.isalpha() and low not in PLATFORM_WORDS and not re.search(rf"\b{re.escape(name)}\b", text) and not any(
-                STATUS_SAID.search(sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
+                _status_beside(low, sentence) for sentence in sentences(text) if words_in(sentence.lower(), [low])):
             continue  # a component named by an everyday word ("Storage"), written as one ("storage throttling"), with
             # no status said of it ("notebooks are degraded too" is a claim about the component)
         if not words_in(lowered, [low]) or low in index.text or low in systems or identifiers_in(low) or \
@@ -517,37 +535,47 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
     return read
 
 
-IT = r"(?:it|it's|its)(?![\w'-])"
-PRONOUN = re.compile(rf"(?<![\w'-]){IT}", re.IGNORECASE)
-OPENS_WITH_IT = re.compile(rf"^\W*{IT}", re.IGNORECASE)
 
 
 def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     """The units claims are read from — a clause about one record whole (it states its values across its commas:
     "CHG… is …, Assess, approval requested"), else its items — and, for values, each unit with the text read:
     a clause naming no record whose "it" follows a clause of the same sentence about one record is about that
-    record ("INC… is a P2; Leila has it and it's On Hold"), and so is the clause after a record and a dash."""
+    record ("INC… is a P2; Leila has it and it's On Hold"), and so is the clause after a record and a dash (in a
+    table row, the rest of the cell: "| Amira | INC… — pl_x file not found | P2 |", the title naming pl_x)."""
     units, resolved, before = [], [], None
     for sentence in sentences(text):
         # "CHG… is Scheduled for tomorrow. It's a normal, Moderate-risk change": a sentence opening with "it"
         # goes on about the one record the sentence before was about
-        subject, led = before if OPENS_WITH_IT.match(sentence) else None, None
+        subject, led, row = before if OPENS_WITH_IT.match(sentence) else None, None, None
         for clause in read.clauses(sentence):
             keys = read.record_keys(read.unquoted(clause))
             own = [clause] if len(keys) == 1 else read.items(clause)
             units += own
-            if led:  # "INC… — Priya's P2, in progress, for … the failing pl_x notebook": about INC…
+            if row:  # the rest of a table row whose cell went on about its record after a dash
+                resolved.append((clause, f"{row} {_without_keys(clause, keys)}"))
+            elif led:  # "INC… — Priya's P2, in progress, for … the failing pl_x notebook": about INC…
                 resolved.append((clause, f"{led} {clause}"))
             elif not keys and subject and PRONOUN.search(clause):
                 resolved.append((clause, f"{subject} {PRONOUN.sub(' ', clause)}"))
             else:
                 resolved += [(unit, unit) for unit in own]
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
-            led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) and re.search(
-                rf"{re.escape(clause)}\s+[-–—]\s", sentence) else None  # "pl_x: 0 of 14 runs failed" counts its runs
+            dashed = re.search(rf"{re.escape(clause)}\s+[-–—]\s", sentence) is not None
+            led = keys[0] if len(keys) == 1 and BARE_KEY.match(read.unquoted(clause)) and dashed else None
+            # ("pl_x: 0 of 14 runs failed" counts its runs)
+            row = row or (keys[-1] if dashed and keys and clause.startswith("|") and re.search(
+                rf"{re.escape(keys[-1])}\W*$", clause, re.IGNORECASE) else None)
         keys = read.record_keys(read.unquoted(sentence))
         before = keys[0] if len(keys) == 1 else before if not keys and OPENS_WITH_IT.match(sentence) else None
     return units, resolved
+
+
+def _without_keys(text: str, keys: Sequence[str]) -> str:
+    """``text`` with the records it names left out (a title's words: "pl_ingest_sales source file not found")."""
+    for key in keys:
+        text = re.sub(rf"(?<![\w-]){re.escape(key)}(?![\w-])", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
@@ -590,6 +618,8 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_ages(sentences(text), index, now),
         *check_open_for(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
+        *check_named_status_counts(sentences(text), index),
+        *check_usual_lengths(sentences(text), index),
         *check_failed_pipeline_counts(sentences(text), index),
         *check_spread(sentences(text), index),
         *check_links((claim for clause in clauses for claim in read.respective_links(clause, known_names) or [

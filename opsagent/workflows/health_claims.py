@@ -23,10 +23,11 @@ from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b|"
                     r"^\W*(?:everything|all|anything)\s+else\b", re.IGNORECASE)
-CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;,]*\b(?:is|are|gets?|comes?)\b|"
+CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;,]*\b(?:is|are|gets?|comes?|goes|shows?|"
+                         r"says?|reads?|turns?|returns?|flips?|reports?)\b|"
                          r"^\W*(?:if|unless)\b[^,]*$", re.IGNORECASE)
-"""A status as a condition ("hold the rerun until Jobs is back to operational", "if analysts see slow notebooks…"),
-not what the report says now."""
+"""A status as a condition ("hold the rerun until Jobs is back to operational", "once the page shows Jobs operational",
+"if analysts see slow notebooks…"), not what the report says now."""
 _SAID_STATUS = sorted({label for label in HEALTH_STATUS.labels() if "_" not in label and label not in ("maintenance", "unknown")}
                       | {"fine", "ok", "okay", "healthy", "green"})
 FOR_SOME = re.compile(rf"\b(?:{'|'.join(_SAID_STATUS)})"

@@ -149,3 +149,32 @@ def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
                 if record.get("status") == "Failed" else []
             found |= {moment for start in starts or [] if (moment := iso_moment(start))}
     return found
+
+
+USUAL_LENGTH = re.compile(r"(?<!than )(?<!vs )\b(?P<word>usually|normally|typically|on average|median|usual|typical|normal)"
+                          r"\b[\s:=~]*"
+                          r"(?:(?:is|was|of|at|around|about|roughly|approximately|runs?|takes?|took|lasts?|time|"
+                          r"duration|length)\s+){0,3}(?P<minutes>\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\b"
+                          r"(?!\s+(?:longer|shorter|more|less|over|past|above|below|beyond|slower|faster|late|early)\b)",
+                          re.IGNORECASE)
+"""A pipeline's usual run length ("successful runs usually take about 37 min", "a median of 45.5 min")."""
+
+
+def check_usual_lengths(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """What a pipeline's runs usually take is its history's middle half (the median when "median" is said), not
+    its shortest or longest run — or any other number of minutes the rows hold."""
+    spreads = [row["durations"] for item in index.items for row in item.rows if isinstance(row.get("durations"), dict)
+               and all(isinstance(row["durations"].get(key), (int, float)) for key in ("median_min", "p25_min", "p75_min"))]
+    checks = []
+    for sentence in (sentence for sentence in sentences if spreads):
+        for match in USUAL_LENGTH.finditer(digits(sentence)):
+            said = float(match.group("minutes"))
+            median = match.group("word").lower() == "median"
+            ok = any(abs(said - spread["median_min"]) <= 0.5 if median else
+                     spread["p25_min"] - 0.5 <= said <= spread["p75_min"] + 0.5 for spread in spreads) or \
+                len(spreads) > 1 and abs(said - sum(spread["median_min"] for spread in spreads)) <= 0.5  # "combined"
+            shown = "; ".join(f"median {spread['median_min']:g}, middle half {spread['p25_min']:g}–{spread['p75_min']:g} min"
+                              for spread in spreads)
+            checks.append(GroundingCheck.of("number", match.group(), ok, f"the history says {shown}, not {said:g} min",
+                                            "a usual run length the history contradicts"))
+    return checks

@@ -364,20 +364,26 @@ SLOWER = re.compile(r"\b(?:slow(?:er)?|long(?:er)?|overr?un(?:ning)?|dragging|ta
 
 
 FASTER = re.compile(r"\b(?:fast(?:er)?|quick(?:er)?|short(?:er)?)\b", re.IGNORECASE)
+IN_USUAL_TIME = re.compile(r"\b(?:in|within)\s+(?:its|the|their|a)?\s*(?:normal|usual|typical|expected|regular)\s+"
+                           r"(?:time|duration|runtime|run time)\b|\bon time\b", re.IGNORECASE)
+"""Asked whether a run took no longer than usual ("did it finish in its normal time?"): yes unless it ran longer."""
 
 
 def _usual_lead(lead: str, ask: Ask, index: EvidenceIndex, claim: str) -> GroundingCheck | None:
     """"Is pl_x taking longer than normal?" against the history the tool read: its run's minutes placed in the
     middle half of its recent successful runs (``DurationStats.place``); ``None`` when no history was read."""
-    slower, faster = SLOWER.search(ask.text), FASTER.search(ask.text)
-    if not slower and not faster:
+    slower, faster, in_time = SLOWER.search(ask.text), FASTER.search(ask.text), IN_USUAL_TIME.search(ask.text)
+    if not slower and not faster and not in_time:
         return None
     places = [DurationStats.from_row(row["durations"]).place(minutes) for item in index.items for row in item.rows
               if isinstance(row.get("durations"), dict) and isinstance(row.get("run"), dict)
               and isinstance(minutes := row["run"].get("running_for_min", row["run"].get("duration_min")), (int, float))]
     if not places:
         return None
-    expected = "yes" if ("longer" if slower else "shorter") in places else "no"
+    if slower or faster:
+        expected = "yes" if ("longer" if slower else "shorter") in places else "no"
+    else:
+        expected = "no" if "longer" in places else "yes"
     return GroundingCheck.of("lead", claim, lead == expected,
                              f"the lead says {lead} but the run's time against its usual says {expected} ({places[0]})",
                              f"the yes/no answer to \"{ask.text}\" (the data says otherwise)")

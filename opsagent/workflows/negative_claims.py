@@ -22,7 +22,7 @@ from opsagent.intake.catalog_filters import AGE, duration_minutes
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, TOOLS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
-from opsagent.tools.pipeline_rows import STATUS_FIELDS
+from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import record_keys
@@ -41,20 +41,14 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
+NOT_SINCE = re.compile(r"\b(?:hasn['’]t|haven['’]t|hadn['’]t|has not|have not|had not)\s+(?:been\s+)?"
+                       r"(?:failed|succeeded|run|errored|broken)\s+since\b", re.IGNORECASE)
+"""A run history after a moment, said of a pipeline ("it hasn't failed since 31 Dec"): none of it since then."""
 BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)\b")
 """"Nothing since 31 Dec across the 28 runs": a none of no noun of its own (the runs are where it looked)."""
 SHARE = re.compile(r"\b(\d+) of the (\d+)\b", re.IGNORECASE)
 PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
 """A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
-
-
-def _zero_fields(text: str) -> list[str]:
-    """The run-count fields a negation is about, from the run statuses it names ("had no failed run" → ``failed``,
-    "nothing running or queued" → ``in_progress``, ``queued``)."""
-    vocabulary = VALUE_VOCABULARIES["run_status"]
-    said = {value for phrase, value in vocabulary.phrases if value != "all" and words_in(text, [phrase])}
-    statuses = {status for value in said for status in vocabulary.groups.get(value, (value,))}
-    return [field for status, field in STATUS_FIELDS.items() if status in statuses]
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
 """Before a bare answer ("And no: the last update is …")."""
@@ -276,7 +270,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
         return None
-    fields = _zero_fields(own) or (
+    fields = count_fields_in(own) or (
         [] if _family(own) and not BARE_NONE.match(own) else _elided_fields(sentence, context, answer))
     partial = PARTIAL.search(digits(sentence))
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
@@ -334,7 +328,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
-    since = _since(sentence, now, answer[:answer.find(context or sentence)] if answer else "")
+    at = answer.find(sentence) if answer.find(sentence) >= 0 else max(answer.find(context or sentence), 0)
+    since = _since(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
         updated = _last_update(index.subject(record_keys(sentence) or record_keys(answer)), index)
         if updated and (since[0] <= updated < since[0] + timedelta(days=1) or not DATED.search(sentence)
@@ -464,7 +459,7 @@ def _elided_fields(clause: str, sentence: str, answer: str) -> list[str]:
     record is about the count its sentence, or the sentence before, names."""
     # (an aside in its own sentence is not what it is about; the sentence before may name it in one: "(the last failure)")
     for text in (PARENTHESIS.sub(" ", sentence), _sentence_before(clause, sentence, answer)):
-        found = _zero_fields(text.lower())
+        found = count_fields_in(text.lower())
         if found:
             return found
     return []
@@ -642,8 +637,9 @@ BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:)]|$|then\b)", re.IGNORECASE)
 """"Since" that points back ("there have been no failures since, out of …", "none since then")."""
 
 
-NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|progress)\b", re.IGNORECASE)
-"""A "none" about a record's own updates ("nothing has been logged on it since …")."""
+NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|progress)\b|"
+                       r"\bnew(?:er)?\s+(?:on|in)\s+(?:it|the|its|this|that)\b", re.IGNORECASE)
+"""A "none" about a record's own updates ("nothing has been logged on it since …", "nothing newer on the ticket")."""
 FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
 """A line of a field dump ("assigned_to: (nobody)"): about the record the dump began with."""
 BARE_NO_LINK = re.compile(r"\s*(?:of them\s+)?(?:have|has|had|links?|show)\s+no\s+(?:linked\s+|related\s+)?"
@@ -795,7 +791,7 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     checks = []
     for sentence in read.sentences(text):
         for clause in read.split_outside(CLAUSE, sentence):  # not inside "(02:11 and 05:12, …)"
-            if _names_nothing(clause) or \
+            if _names_nothing(clause) or not NOT_SINCE.search(clause) and \
                     not NEGATION.search(_without_details(_without_values(_without_data_words(LEAD_WORD.sub("", clause), index)))) or \
                     CONJUNCTION.sub("", clause.lower().strip(" .!—-")) in BARE_ANSWERS or read.BARE_NO.match(clause) or SELF.search(clause) \
                     or ADVISING.search(clause) or PREDICTING.search(clause):

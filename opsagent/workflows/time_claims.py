@@ -22,7 +22,7 @@ from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 from opsagent.tools.vocabularies import HEALTH_STATUS
 from opsagent.workflows.claim_checks import row_moments
 from opsagent.workflows.count_claims import fixed_status
-from opsagent.workflows.claims import CLOCK_TIME, hh_mm, record_keys
+from opsagent.workflows.claims import CLOCK_TIME, OPENS_WITH_IT, RUN_WORDS, hh_mm, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, moments_of, parts_of, record_of_tool
 from opsagent.workflows.negative_claims import NO_UPDATE, UPDATE_FIELDS
 
@@ -109,6 +109,8 @@ OWN_EVENT = re.compile(r"\b(?:opened|raised|logged|created|started|began|failed|
 EVENT_AT = re.compile(r"\b(?:started|opened|began|kicked off|was raised|failed)\s+(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b",
                       re.IGNORECASE)
 """A record's own event at a clock time ("it started 05:12")."""
+CLOCK_RANGE = re.compile(rf"{CLOCK_TIME.pattern}\s*(?:UTC\s*)?(?:-|–|—|to|until|till)\s*{CLOCK_TIME.pattern}", re.IGNORECASE)
+"""Two clock times that bound a window ("09:00–14:00", "05:00 to 07:00")."""
 ADVICE = re.compile(r"\b(?:if|worth|could|should|might|consider|try|check again|look again|wait)\b", re.IGNORECASE)
 """A sentence of advice or a condition: a time in it still to come is not a time the data must show."""
 
@@ -121,7 +123,13 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     given = _given_clocks(index, question, now)
     told = given | said_clocks(earlier)
     anywhere: set[str] | None = None
-    for sentence in sentences:
+    subject: list[str] = []  # the record the sentence before was about: "CHG… is …. It's planned for 11:00"
+    for written in sentences:
+        keys = record_keys(written)
+        sentence = f"{subject[0]}: {written}" if not keys and len(subject) == 1 and OPENS_WITH_IT.match(written) \
+            and TICKET.fullmatch(subject[0]) and not RUN_WORDS.search(written) else written  # ("It's no longer
+        # failing — the 06:12 run succeeded" after a change: the pipeline's runs, not the change)
+        subject = keys if keys else subject if OPENS_WITH_IT.match(written) else []
         said = said_clocks(sentence) - counted_bounds(sentence, index, now)
         if said and now is not None and ADVICE.search(sentence):  # "worth another look after 09:20": advice
             said = {clock for clock in said if clock <= f"{now:%H:%M}"}  # about a time still to come
@@ -131,7 +139,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         if rows and keys and (elsewhere := _told_of_health(sentence, keys, index)):
             health = _clocks(row for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
                              for row in item.rows)
-            checks += [GroundingCheck(kind="placement", claim=sentence, passed=False,
+            checks += [GroundingCheck(kind="placement", claim=written, passed=False,
                                       detail=f"{clock} is not a time the status pages show",
                                       public="a time the data does not show") for clock in sorted(elsewhere - health)]
             said -= elsewhere
@@ -140,8 +148,10 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
             # a time the question gave may be restated — not as the moment of this record's own event
             # ("that's run 3a1a… — it started 05:12" when the question asked for the 05:12 run)
             pinned = {f"{int(hour):02d}:{minute}" for hour, minute in EVENT_AT.findall(sentence)}
+            pinned |= {clock for match in CLOCK_RANGE.finditer(sentence) for clock in said_clocks(match.group())}
+            # ("planned 09:00–14:00": a window's bounds are the record's, whatever the clock says now)
             for clock in sorted(said - own - (given - pinned)):
-                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                checks.append(GroundingCheck(kind="placement", claim=written, passed=False,
                                              detail=f"{clock} is not one of the times of the record this sentence is "
                                                     f"about ({', '.join(sorted(own)) or 'none shown'})",
                                              public="a time the data does not show for that record"))
@@ -149,7 +159,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         if said:  # about no one record (or placing events): still a time some row or search shows
             anywhere = evidence_clocks(index.items) if anywhere is None else anywhere
             for clock in sorted(said - anywhere - told):
-                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
+                checks.append(GroundingCheck(kind="placement", claim=written, passed=False,
                                              detail=f"{clock} is not a time any row or search shows",
                                              public="a time the data does not show"))
     return [*checks, *_check_dated_times(sentences, index, given)]

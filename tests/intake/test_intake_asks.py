@@ -43,3 +43,22 @@ def test_a_clause_with_its_own_subject_is_a_second_ask(question: str, second: tu
                                       "are there open P1s and is Elif Demir on them?"])
 def test_a_person_named_after_the_auxiliary_is_a_subject_of_its_own(question: str) -> None:
     assert len(asks(question)) == 2
+
+
+@pytest.mark.parametrize(("question", "shape"), [
+    ("everything in the neu factory green today?", "yes_no"),  # a status asked without a verb
+    ("c360 failed again?", "yes_no"),
+    ("sales ingest still failing?", "yes_no"),
+    ("snowflake up?", "yes_no"),
+    ("pipelines failed today?", "list"),  # which ones, not whether
+    ("which pipelines are red", "which"),
+])
+def test_a_status_asked_by_intonation_is_a_yes_no_question(question: str, shape: str) -> None:
+    [(_, found)] = asks(question)
+    assert found == shape
+
+
+def test_a_status_stated_without_a_question_mark_is_no_yes_no_question() -> None:
+    """"finance dwh load failed again — is it the same thing?": the first piece states what happened."""
+    found = asks("finance dwh load failed again — is it the WH_FINANCE suspended thing from before?")
+    assert found[0][1] != "yes_no" and found[-1][1] == "yes_no"

@@ -5,10 +5,10 @@ tools on the demo data; each oracle is computed from its rows."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from tests.workflows.test_claim_kinds import NOW, evidence
-from tests.workflows.test_claims_read_from_rows import failed, rows_of
+from tests.workflows.test_claims_read_from_rows import failed, judged_lead, only_the_right, rows_of
 
 
 def _failures(history: dict) -> list[datetime]:
@@ -120,3 +120,53 @@ def test_times_before_count_the_error_the_sentence_names() -> None:
     question = f"has the finance load died in {group['failed_activity']} before?"
     assert not failed(question, said.format(words[group["count"] - 1]), results, "history")
     assert failed(question, said.format(words[group["count"] + others]), results, "history")  # every error's
+
+
+def test_hasnt_failed_since_a_day_is_judged_by_the_last_failure_not_the_status() -> None:
+    """"it hasn't failed since 31 Dec" is history after a moment: true when the last failure is on or before that
+    day (the status check had flagged it for the failure itself), false for a day before the last failure."""
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [history] = rows_of(results)
+    last = datetime.fromisoformat(history["last_failure"]["start"].replace("Z", "+00:00"))
+    question = "when did pricing model last fail?"
+    said = "pl_transform_pricing_model hasn't failed since {}."
+    only_the_right(question, said, f"{last.day} {last:%b}", f"{(last - timedelta(days=1)).day} "
+                   f"{last - timedelta(days=1):%b}", results, None)
+
+
+def test_finished_in_its_normal_time_is_judged_by_the_runs_length_against_its_usual() -> None:
+    """"did it finish in its normal time?": the lead is read from the run's minutes placed among its recent
+    successful runs (the history's spread), not from whether it finished."""
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [history] = rows_of(results)
+    run = history["run"]
+    longer = run["duration_min"] > history["durations"]["p75_min"]  # (the demo run is a slow one)
+    judged_lead("pricing model this morning — did it finish in its normal time?", not longer, results,
+                f" — the {run['start'][11:16]} UTC run took {run['duration_min']:g} min.")
+
+
+def test_what_runs_usually_take_is_the_historys_middle_half_not_its_shortest() -> None:
+    """"successful runs usually take about 37 min" when 37 is the shortest of them: any minutes the rows hold had
+    passed; the usual length is the middle half of the history's successful runs (the median when so named)."""
+    results = evidence("get_pipeline_history", pipeline_name="pl_load_finance_dwh")
+    [history] = rows_of(results)
+    spread = history["durations"]
+    assert spread["shortest_min"] < spread["p25_min"]
+    question = "finance load this morning — slow for it or normal?"
+    said = "Slow: successful runs usually take about {:g} min."
+    only_the_right(question, said, spread["median_min"], spread["shortest_min"], results, "number")
+    only_the_right(question, "Its median is {:g} min.", spread["median_min"], spread["p25_min"] - 1, results, "number")
+
+
+def test_a_run_compared_with_normal_and_a_combined_median_are_not_a_usual_length() -> None:
+    """"much longer than normal: 62 min" gives the run's length; "a combined median of 112 min" sums the medians."""
+    results = [item for name in ("pl_load_finance_dwh", "pl_transform_pricing_model")
+               for item in evidence("get_pipeline_history", pipeline_name=name)]
+    histories = rows_of(results[:1]) + rows_of(results[1:])
+    took = histories[0]["run"]["duration_min"]
+    combined = sum(history["durations"]["median_min"] for history in histories)
+    question = "how far off their normal run time were they?"
+    assert not failed(question, f"Much longer than normal: {took:g} min.", results, "number")
+    medians = " and ".join(f"{history['durations']['median_min']:g}" for history in histories)
+    only_the_right(question, f"Their medians are {medians} min, so a combined median of {{:g}} min.", combined,
+                   combined + 10, results, "number")

@@ -214,3 +214,30 @@ def test_a_fix_by_that_change_points_at_the_change_the_record_names_by_number() 
     said = "The work notes say the proxy will be fixed by that change, so INC0010048 stays on hold until then."
     assert not failed(question, said, results, "link")
     assert failed(question, said.replace("that change", "a firewall rule rollback"), results, "link")
+
+
+def test_a_state_to_come_is_a_condition_not_the_records_state() -> None:
+    """"INC… stays On Hold until it's done", "rerun once the status page shows Jobs operational": what is awaited,
+    not what the record or the page says now (the same state said now is checked)."""
+    results = evidence("get_incident", number="INC0010048")
+    [row] = rows_of(results)
+    question = "which change fixes the proxy, and when?"
+    said = f"{row['number']} stays {row['state']} until it's done."
+    assert not failed(question, said, results, "value") and not failed(question, said, results, "link")
+    assert failed(question, f"{row['number']} is done.", results, "value")
+    health = evidence("check_databricks_health")
+    degraded = next(item for item in rows_of(health) if item.get("kind") == "component" and item["status"] != "operational")
+    question = "can i rerun c360 now?"
+    assert not failed(question, f"I'd rerun once the status page shows {degraded['name']} operational.", health, "value")
+    assert failed(question, f"The status page shows {degraded['name']} operational.", health, "value")
+
+
+def test_nothing_newer_since_the_last_update_just_said_is_that_update() -> None:
+    """"last updated at 05:20 — nothing newer on the ticket since then": the bound is the time said before the dash."""
+    results = evidence("get_incident", number="INC0010042")
+    [row] = rows_of(results)
+    updated = datetime.fromisoformat(row["updated_at"].replace("Z", "+00:00"))
+    question = "any update on it?"
+    said = "It was last updated at {} — nothing newer on the ticket since then."
+    only_the_right(question, said, f"{updated:%H:%M}", f"{updated + timedelta(hours=2):%H:%M}", results,
+                   "negative_claim")

@@ -271,3 +271,69 @@ def test_a_pipelines_run_counts_after_a_colon_and_a_records_own_title_are_no_cla
     titled = next(item for item in rows_of(similar) if " broke " in item["short_description"])
     quoted = f"{titled['number']}: {titled['short_description']}; see also CHG0030015."
     assert not failed("seen this before?", quoted, similar, "link")
+
+
+def test_a_table_cell_after_a_ticket_and_a_dash_is_that_tickets_title() -> None:
+    """"| Amira | INC… — pl_ingest_sales source file not found | P2 | In Progress |": the state is the ticket's, not
+    the pipeline's its title names; another state for the ticket is caught."""
+    results = evidence("list_incidents", assignment_group="Data Platform Ops")
+    row = next(row for row in rows_of(results) if "pl_" in row["short_description"])
+    other = next(state for state in ("On Hold", "In Progress", "New") if state != row["state"])
+    table = ("| who | ticket | prio | state |\n|---|---|---|---|\n"
+             f"| {row['assigned_to']} | {row['number']} — {row['short_description']} | P{row['priority']} | {{}} |")
+    only_the_right("who's carrying what in the queue?", table, row["state"], other, results, "value")
+
+
+def test_a_consequence_after_so_has_a_subject_of_its_own() -> None:
+    """"Yesterday's only failed run was pl_copy_crm_accounts at 18:12, so sales didn't fail yesterday": the "didn't
+    fail" is the consequence's subject's, not the run named before the comma (whose failure stays checked)."""
+    results = evidence("list_failed_pipelines", time_window="yesterday")
+    [run] = rows_of(results)[:1]
+    assert all(row["pipeline_name"] != "pl_ingest_sales" for row in rows_of(results))
+    question = "sales ingest — been failing since yesterday or just today?"
+    said = f"Yesterday's only failed run was {run['pipeline_name']} at {clock(run['start'])} UTC, so sales didn't fail."
+    assert not failed(question, said, results, "value")
+    assert failed(question, f"{run['pipeline_name']} didn't fail yesterday, so sales didn't either.", results, "value")
+
+
+def test_a_window_said_in_the_sentence_after_a_change_is_that_changes() -> None:
+    """"That's CHG…. It's planned for 09:00–14:00 UTC": "it" is the change named before, and a window's bounds are
+    its own times — even a bound that happens to be the clock's time now (09:00), which a time the question gave
+    may otherwise restate."""
+    results = evidence("get_change_request", number="CHG0030012")
+    [change] = rows_of(results)
+    start, end = clock(change["start_date"]), clock(change["end_date"])
+    assert start != f"{NOW:%H:%M}"
+    said = f"That's {change['number']}, {change['short_description']}. It's planned for {{}}–{end} UTC."
+    only_the_right("and the runtime upgrade this weekend, when exactly?", said, start, f"{NOW:%H:%M}", results,
+                   "placement")
+
+
+def test_a_run_placed_right_as_a_window_closed_started_within_the_hour_after_its_end() -> None:
+    """"the failing run started at 04:00, right as the change window closed" when the window closed at 04:00 a day
+    earlier: the run's own start decides, not its clock time alone."""
+    change = evidence("get_change_request", number="CHG0030024")
+    [window] = rows_of(change)
+    end = iso_moment(window["end_date"])
+    assert end is not None
+    question = "did CHG0030024 break the finance load?"
+    said = (f"{window['number']} ran until {end:%H:%M}. The pl_load_finance_dwh run started at {end:%H:%M}, right as "
+            "the change window closed.")
+    runs = evidence("list_pipeline_runs", pipeline_name="pl_load_finance_dwh", time_window="last 7 days")
+    assert any(iso_moment(row["start"]) == end for row in rows_of(runs))
+    assert not failed(question, said, both(change, runs), "placement")
+    failures = evidence("list_failed_pipelines", pipeline_name="pl_load_finance_dwh", time_window="last 7 days")
+    assert all(iso_moment(row["start"]) != end for row in rows_of(failures))
+    assert failed(question, said.replace("The pl_", "The failing pl_"), both(change, failures), "placement")
+
+
+def test_it_after_a_change_that_speaks_of_runs_is_not_the_change() -> None:
+    """"CHG… ran 17:00–19:00. It's no longer failing — the 06:12 run succeeded": "it" is the pipeline, whose run
+    time the change's rows do not hold."""
+    results = both(evidence("get_change_request", number="CHG0030017"),
+                   evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="today"))
+    [change] = rows_of(results[:1])
+    run = next(row for row in rows_of(results[1:]) if row["status"] == "Succeeded")
+    said = (f"{change['number']} ran {clock(change['start_date'])}–{clock(change['end_date'])}. It's no longer failing "
+            f"— the {{}} run succeeded.")
+    only_the_right("is crm still failing since the upgrade?", said, clock(run["start"]), "03:33", results, "placement")

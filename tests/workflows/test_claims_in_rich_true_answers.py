@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from opsagent.intake.analyzer import analyse_question
+from opsagent.workflows.grounding_check import evaluate
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
 
@@ -247,3 +249,21 @@ def test_an_error_codes_words_written_apart_are_the_errors_not_an_empty_search()
     question = "what failed in the last 24h?"
     assert not failed(question, f"Most is {sales['pipeline_name']}, file not found.", results, "negative_claim")
     assert failed(question, "No pipeline failed in the last 24 hours.", results, "negative_claim")
+
+
+def test_an_everyday_word_is_a_component_only_with_a_status_beside_it() -> None:
+    """"Monday was storage throttling — not the same problem", "a storage problem, not POS": kinds of failure, not
+    the Storage component the status pages list (which no evidence here shows); "storage is degraded" and "storage
+    is having problems" are claims about that component."""
+    results = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="last 7 days")
+    question = "it failed on monday too right? same thing?"
+    analysis = analyse_question(question, now=NOW)
+
+    def unknown(text: str) -> bool:
+        return any(check.kind == "identifier" and not check.passed for check in evaluate(
+            text, results, analysis=analysis, question=question, known_names=("Storage", "Notebooks")))
+
+    assert not unknown("So Monday was storage throttling, today is a missing source file — not the same problem.")
+    assert not unknown("Separately there were sink-side failures on 3 and 6 Jan — a storage problem, not POS.")
+    assert unknown("So Monday was storage throttling: storage is degraded in West Europe.")
+    assert unknown("Storage is having problems in West Europe, so it will fail again.".lower())

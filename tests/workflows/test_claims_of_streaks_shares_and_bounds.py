@@ -278,3 +278,31 @@ def test_a_none_of_a_value_the_search_left_open_is_read_from_the_rows_and_from_w
     results = evidence("list_incidents", assigned_to=calm)
     question = f"has {calm.split()[0].lower()} got anything P2 or above open?"
     assert failed(question, f"{calm} has no P{lower} ticket open.", results, "negative_claim")
+
+
+def test_an_age_is_not_read_from_a_search_narrowed_to_recent_openings() -> None:
+    """"whats been on hold for more than 2 days": a none read from each row's opening time backs it only over a
+    search that did not itself keep the recent openings alone ("opened within the last 2 days" decides it)."""
+    question = "whats been on hold for more than 2 days"
+    said = "Nothing's been on hold longer than 2 days."
+    recent = evidence("list_incidents", state="on_hold", opened_within="last 2 days")
+    assert failed(question, said, recent, "negative_claim")
+    every = evidence("list_incidents", state="on_hold")
+    old = [row for row in rows_of(every) if _moment(row["opened_at"]) <= NOW - timedelta(days=2)]
+    assert bool(failed(question, said, every, "negative_claim")) == bool(old)
+
+
+def test_counts_by_status_beside_a_grouped_name_are_that_groups_own() -> None:
+    """"adf-prod-weu: 40 runs — 38 succeeded, 2 failed": each status count is the factory's row's, not any number
+    the evidence happens to hold (two rows made "2" pass)."""
+    results = evidence("count_pipeline_runs", group_by="factory", time_window="yesterday")
+    row = max(rows_of(results), key=lambda row: row["count"])
+    question = "how many runs per factory yesterday + how many failed"
+    said = f"- {row['factory']}: {row['count']} runs — {row['succeeded']} succeeded, {{}} failed"
+    only_the_right(question, said, row["failed"], row["failed"] + 1, results, "number")
+    week = evidence("count_pipeline_runs", group_by="factory", time_window="last 7 days")
+    busiest = max(rows_of(week), key=lambda item: item["failed"])
+    total = sum(item["failed"] for item in rows_of(week))
+    assert total != busiest["failed"]  # a total said before the name is no count of the name's own
+    assert not failed("how many failed this week?", f"{total} runs failed across the factories, most of them in "
+                      f"{busiest['factory']}.", week, "number")
