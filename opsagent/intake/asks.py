@@ -23,7 +23,7 @@ LEADS = ("is", "are", "was", "were", "did", "does", "do", "has", "have", "had", 
 _LEAD = "|".join(re.escape(lead) for lead in sorted(LEADS, key=len, reverse=True))
 BREAK = re.compile(
     rf"[?;!]+\s*|\.\s+|\n+|,?\s+(?:and\s+)?then\s+|,\s+(?:and\s+|but\s+|or\s+)?(?=(?:{_LEAD})\b)"
-    rf"|\s+(?:and|but)\s+(?=(?:{_LEAD})\b)|\s+[-–—]+\s+(?=(?:{_LEAD})\b)",
+    rf"|\s+(?:and|but)\s+(?=(?:{_LEAD})\b)|\s+[-–—]+\s+(?=(?:{_LEAD}|(?:the\s+)?same\s+as)\b)",
     re.IGNORECASE,
 )
 """Where one ask ends and the next begins."""

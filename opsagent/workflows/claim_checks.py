@@ -537,7 +537,8 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for name in sorted(names, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])[ \t]*(?::|\(|—|-|has|have|with)?[ \t]*(\d+)\b"
-                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×))", digits(text), re.IGNORECASE):
+                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×|of\s))", digits(text), re.IGNORECASE):  # ("9 of its
+            # 40 runs": a share of the count, which the share checks read)
             grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
             if complete and (values := _sentence_values(digits(text), match.start())):  # "the unassigned ones sit in DBA (1)"

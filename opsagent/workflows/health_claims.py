@@ -24,7 +24,8 @@ from opsagent.workflows.evidence_index import EvidenceIndex, digits
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b|"
                     r"^\W*(?:everything|all|anything)\s+else\b", re.IGNORECASE)
 CONDITIONAL = re.compile(r"\b(?:until|till|once|unless|if|as soon as)\b[^.;,]*\b(?:is|are|gets?|comes?|goes|shows?|"
-                         r"says?|reads?|turns?|returns?|flips?|reports?)\b|"
+                         r"says?|reads?|turns?|returns?|flips?|reports?|ends?|finish(?:es)?|completes?|clears?|"
+                         r"recovers?|resolves?|have|has)\b|"
                          r"^\W*(?:if|unless)\b[^,]*$", re.IGNORECASE)
 """A status as a condition ("hold the rerun until Jobs is back to operational", "once the page shows Jobs operational",
 "if analysts see slow notebooks…"), not what the report says now."""
@@ -220,12 +221,28 @@ def _unlisted(names: Iterable[str], rows: list[dict[str, Any]], index: EvidenceI
             and name.lower() not in listed and name.lower() not in index.row_text and name not in PLATFORMS]
 
 
+TICKET_TITLE = re.compile(rf"(?P<key>{TICKET.pattern})(?:\s*\([^()]*\))?\s+[-–—]\s+(?P<title>[^:;.()]+)", re.IGNORECASE)
+"""A ticket and, after a dash, words that may be its title ("INC… (P4, New) — notebooks slow to attach: …")."""
+
+
+def _titles(sentence: str, index: EvidenceIndex) -> list[str]:
+    """Ticket titles quoted after a dash: a ticket's own words ("notebooks slow to attach") say what was reported,
+    not what a status page shows (the words must be a row's own, three or more in a row)."""
+    found = []
+    for match in TICKET_TITLE.finditer(sentence):
+        words = re.findall(r"[\w-]+", match.group("title").lower())
+        if len(words) >= 3 and f" {' '.join(words)} " in f" {index.row_words} ":
+            found.append(match.group("title").strip().lower())
+    return found
+
+
 def check_health_claims(sentences: Iterable[str], index: EvidenceIndex,
                         known_names: Iterable[str] = ()) -> list[GroundingCheck]:
     sentences = list(sentences)
     stage_checks = [*check_incident_stages(sentences, index), *check_unhealthy_counts(sentences, index),
                     *check_regions(sentences, index)]
     parts = [piece for sentence in sentences for part in PARTS.split(sentence) if part.strip()
+             and not any(part.strip().lower() in title for title in _titles(sentence, index))
              for piece in _by_region(part)]
     platform_checks = [*stage_checks, *check_platform_claims(parts, index)]
     rows = _components(index)

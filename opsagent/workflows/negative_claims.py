@@ -777,9 +777,12 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
         return False
     named = re.findall(r"[a-z]+", clause[negation.end():].lower())[:3]
     fields = {field.replace("_", " ") for row in index.records for field in row if len(field) > 3}
-    own_noun = bool(named) and named[0] not in RECORD_WORDS_FLAT and len(clause.split()) <= 6  # "There's no ETA"
+    own_noun = bool(named) and named[0] not in RECORD_WORDS_FLAT
+    tail = clause[negation.start():]  # "… rerun the pipeline as soon as they land, no ETA yet": the negated words
+    read = (clause,) if own_noun and len(clause.split()) <= 6 else (tail,) if own_noun and len(tail.split()) <= 5 \
+        and not identifiers_in(clause) else (clause, sentence)  # ("There's no ETA": the clause is the detail)
     return not any(f"{' '.join(named)} ".startswith(f"{field} ") for field in fields) and not any(
-        _names_a_record(text, everyday=True) for text in ((clause,) if own_noun else (clause, sentence)))
+        _names_a_record(text, everyday=True) for text in read)
 
 
 def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Sequence[tuple[datetime, datetime]] = (),

@@ -62,3 +62,9 @@ def test_a_status_stated_without_a_question_mark_is_no_yes_no_question() -> None
     """"finance dwh load failed again — is it the same thing?": the first piece states what happened."""
     found = asks("finance dwh load failed again — is it the WH_FINANCE suspended thing from before?")
     assert found[0][1] != "yes_no" and found[-1][1] == "yes_no"
+
+
+def test_same_as_after_a_dash_is_an_ask_of_its_own() -> None:
+    """"why did crm fail just after midnight - same as the evening one?": a "No" answers the comparison, not the why."""
+    assert asks("why did crm accounts fail just after midnight - same as the evening one?") == [
+        ("why did crm accounts fail just after midnight", "why"), ("same as the evening one", "compare")]

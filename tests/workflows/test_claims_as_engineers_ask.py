@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from opsagent.intake.analyzer import analyse_question
 from opsagent.workflows.action_claims import action_claims
+from opsagent.workflows.grounding_check import evaluate
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, only_the_right, rows_of
 
@@ -241,3 +242,19 @@ def test_nothing_newer_since_the_last_update_just_said_is_that_update() -> None:
     said = "It was last updated at {} — nothing newer on the ticket since then."
     only_the_right(question, said, f"{updated:%H:%M}", f"{updated + timedelta(hours=2):%H:%M}", results,
                    "negative_claim")
+
+
+def test_a_component_word_inside_a_condition_is_no_status_of_it() -> None:
+    """"If you have jobs against a North Europe instance, expect reconnects until the maintenance ends": what the
+    user may have and what is to come, not a status of the Jobs component (which this report does not list)."""
+    results = evidence("check_azure_service_health", service="SQL Managed Instance")
+    question = "is sql managed instance healthy in both regions?"
+    analysis = analyse_question(question, now=NOW)
+
+    def unlisted(text: str) -> bool:
+        return any(check.kind == "value" and not check.passed for check in evaluate(
+            text, results, analysis=analysis, question=question, known_names=("Jobs",)))
+
+    assert not unlisted("If you have jobs against a North Europe instance, expect brief reconnects until the "
+                        "maintenance ends.")
+    assert unlisted("Jobs is in maintenance in North Europe.")

@@ -337,3 +337,18 @@ def test_it_after_a_change_that_speaks_of_runs_is_not_the_change() -> None:
     said = (f"{change['number']} ran {clock(change['start_date'])}–{clock(change['end_date'])}. It's no longer failing "
             f"— the {{}} run succeeded.")
     only_the_right("is crm still failing since the upgrade?", said, clock(run["start"]), "03:33", results, "placement")
+
+
+def test_a_tickets_title_after_a_dash_is_no_status_of_a_component() -> None:
+    """"INC… (P4, New) — notebooks slow to attach: Notebooks shows operational": the ticket's own title says what was
+    reported; what the status page shows is said after the colon and checked."""
+    results = both(evidence("list_incidents", configuration_item="dbx-prod-weu"),
+                   evidence("check_databricks_health", region="weu"))
+    ticket = next(row for row in rows_of(results[:1]) if "slow" in row["short_description"].lower()
+                  and "notebook" in row["short_description"].lower())
+    title = " ".join(ticket["short_description"].split()[:4]).lower()
+    component = next(row for row in rows_of(results[1:]) if row.get("kind") == "component"
+                     and str(row["name"]).lower().startswith("notebook"))
+    other = "degraded" if component["status"] == "operational" else "operational"
+    said = f"- {ticket['number']} (P{ticket['priority']}, {ticket['state']}) — {title}: {component['name']} shows {{}}."
+    only_the_right("how many open tickets on dbx-prod-weu rn?", said, component["status"], other, results, "value")

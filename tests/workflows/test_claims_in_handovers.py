@@ -375,3 +375,14 @@ def test_a_pipelines_count_of_rows_from_a_capped_listing_is_no_count_of_its_runs
     said = "The most failing pipeline last week is pl_ingest_sales with {} failed runs."
     assert failed(question, said.format(shown), capped, "number")
     assert not failed(question, said.format(row["count"]), [*capped, *whole], "number")
+
+
+def test_a_short_negated_detail_at_the_end_of_a_long_clause_is_a_detail() -> None:
+    """"rerun as soon as the files land, no ETA yet", "timed out with no HTTP status coming back": a detail of the
+    record, however long the clause before it; a kind of record negated there still needs a search."""
+    results = evidence("get_incident", number="INC0010049")
+    question = "how long has INC0010049 been open?"
+    assert not failed(question, "Amira will rerun the pipeline as soon as the files land, no ETA yet.", results,
+                      "negative_claim")
+    assert failed(question, "Amira will rerun the pipeline as soon as the files land, no change raised yet.", results,
+                  "negative_claim")

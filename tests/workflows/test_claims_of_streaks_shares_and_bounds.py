@@ -300,6 +300,9 @@ def test_counts_by_status_beside_a_grouped_name_are_that_groups_own() -> None:
     question = "how many runs per factory yesterday + how many failed"
     said = f"- {row['factory']}: {row['count']} runs — {row['succeeded']} succeeded, {{}} failed"
     only_the_right(question, said, row["failed"], row["failed"] + 1, results, "number")
+    # a share of the name's count right after it is no count of the name ("adf-prod-weu (1 of its 40 runs)")
+    assert not failed(question, f"All failures in {row['factory']} ({row['failed']} of its {row['count']} runs).",
+                      results, "number")
     week = evidence("count_pipeline_runs", group_by="factory", time_window="last 7 days")
     busiest = max(rows_of(week), key=lambda item: item["failed"])
     total = sum(item["failed"] for item in rows_of(week))
