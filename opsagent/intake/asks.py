@@ -55,10 +55,11 @@ SHAPES: tuple[tuple[AskShape, re.Pattern[str]], ...] = (
     ("list", re.compile(r"^(?:list|find|check|show|give)\b", re.IGNORECASE)),
 )
 INTONATION = re.compile(r"^(?!(?:which|what|whats|who|when|where|why|how)\b)(?:[\w.'-]+\s+){1,5}(?:still\s+|all\s+|fully\s+)?"
-                        r"(?:green|red|up|slow|stuck|still\s+(?:failing|broken|red)|fail(?:ed|ing)\s+again)\b",
+                        r"(?:stuck|still\s+(?:failing|broken|red)|fail(?:ed|ing)\s+again)\b",
                         re.IGNORECASE)
-"""A status asked by a question mark alone ("everything in the neu factory green today?", "c360 failed again?"): with
-no "?" the same words state it ("finance load failed again — is it the same thing?")."""
+"""A failure asked by a question mark alone ("c360 failed again?", "sales ingest still failing?"): with no "?" the same
+words state it ("finance load failed again — is it the same thing?"). ("All green?" is left out: its lead is not
+judged on a count's failures yet.)"""
 ASKING = re.compile(rf"^(?:{_LEAD}|please|pls|can you|could you|i need|i want|need)\b", re.IGNORECASE)
 ENTITY_RECORDS = {"incident": "incident", "change": "change", "run_id": "run", "pipeline": "pipeline",
                   "factory": "pipeline", "platform": "health", "component": "health", "region": "health",

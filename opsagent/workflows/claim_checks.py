@@ -317,8 +317,13 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         starts = [moment for moment in starts if f"{moment:%H:%M}" in clocks] or starts  # "the 00:10 failure …"
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
-        elif claim.at_end:  # "right as the window closed": within the hour after its end
-            after = [moment for moment in starts if timedelta(minutes=-5) <= moment - window[1] <= timedelta(hours=1)]
+        elif claim.at_end:  # "right as the window closed": within the hour after its end (a run of the status said)
+            said = {value for _, value in RUN_STATUS.find(claim.clause)}
+            statuses = {status for value in said for status in RUN_STATUS.groups.get(value, (value,))}
+            of_status = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
+                         for row in item.rows if (moment := iso_moment(row.get("start"))) in starts
+                         and (not statuses or row.get("status", next(iter(statuses))) in statuses)]
+            after = [moment for moment in of_status if timedelta(minutes=-5) <= moment - window[1] <= timedelta(hours=1)]
             ok = not after if claim.negated else bool(after)
             why = f"no run shown started within the hour after {claim.record}'s window ended ({window[1]:%a %d %b %H:%M})"
         else:
@@ -537,7 +542,7 @@ def check_named_counts(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for name in sorted(names, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])[ \t]*(?::|\(|—|-|has|have|with)?[ \t]*(\d+)\b"
-                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×|of\s))", digits(text), re.IGNORECASE):  # ("9 of its
+                                 rf"(?!\s*(?:%|min|h\b|:|\.\d|x\b|×|of\s|out\s+of\s))", digits(text), re.IGNORECASE):  # ("9 of its
             # 40 runs": a share of the count, which the share checks read)
             grouped = {row["count"] for row in records if isinstance(row.get("count"), int) and name in row.values()}
             counted = {len([row for row in records if name in row.values() and "count" not in row])} if complete else set()
@@ -716,8 +721,10 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         action = re.match(r"([a-z]+)ing\b", cause.lower())  # "fixed it by raising …": what was done
         pointers = {word.lower()[:5] for word in CAUSE_WORD.findall(cause) if (kind := record_of_noun(word))
                     and (prefix := RECORDS[kind].id_prefix) and re.search(rf"\b{prefix}\d", own, re.IGNORECASE)}
-        # "fixed by that change": a kind of record the text names by its number ("fixed by CHG0030021")
-        ok = (not words or len({word for word in words if word in own or word in pointers}) * 2 >= len(words)) \
+        # "fixed by that change": a kind of record the text names by its number ("fixed by CHG0030021") — only as a
+        # pointer: what else the cause says of it must be the record's ("the firewall change" is not)
+        rest = words - pointers
+        ok = (not rest or len({word for word in rest if word in own}) * 2 >= len(rest)) \
             and (action is None or any(re.search(rf"\b{stem}", own) for stem in _same_action(action.group(1))))
         checks.append(GroundingCheck.of("link", unit, ok, f"the cause given is not in {key or 'any record'}'s own rows",
                              "a cause the record's own data does not give"))

@@ -229,6 +229,13 @@ def unquoted(text: str) -> str:
     return QUOTED.sub(" ", text)
 
 
+NOT_SINCE = re.compile(r"\b(?:hasn['’]t|haven['’]t|hadn['’]t|has not|have not|had not)\s+(?:been\s+)?"
+                       r"(?:failed|failing|succeeded|succeeding|run|running|errored|erroring|broken)\s+since\b",
+                       re.IGNORECASE)
+"""A run history after a moment, said of a pipeline ("it hasn't failed since 31 Dec"): none of it since then, which
+the checks of a "none since" judge — not a status."""
+
+
 def value_claims(item: str) -> Iterator[ValueClaim]:
     """Values stated about the one record an item names ("INC… (On Hold, P3)", "pl_x is running")."""
     item = unquoted(item)
@@ -253,9 +260,9 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                 # a condition, not its state
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
-                if negated and re.match(r"\s+since\b", item[match.end():]):
-                    continue  # "it hasn't failed since 31 Dec": its history after a moment, which the checks of
-                    # "none since" judge, not its status
+                if negated and vocabulary.name == "run_status" and any(
+                        found.start() <= match.start() < found.end() for found in NOT_SINCE.finditer(item)):
+                    continue  # "it hasn't failed since 31 Dec": its history after a moment, not its status
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
 
 

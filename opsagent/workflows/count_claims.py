@@ -202,8 +202,11 @@ def check_existential_claims(sentences: Iterable[str], index: EvidenceIndex) -> 
     return checks
 
 
-STATUS_COUNT = re.compile(r"(?<![\w.:/-])(?P<number>\d+)\s+(?:runs?\s+)?(?P<status>[a-z]+)\b", re.IGNORECASE)
-"""A count of runs by status ("38 succeeded", "2 runs failed", "all 9 succeeded")."""
+STATUS_COUNT = re.compile(r"(?<![\w.:/-])(?<!of )(?<!of the )(?<!of its )(?P<number>\d+)\s+(?:runs?\s+)?"
+                          r"(?P<status>[a-z]+)\b(?!\s+(?:pipelines?|tickets?|incidents?|changes?|factories)\b)",
+                          re.IGNORECASE)
+"""A count of runs by status ("38 succeeded", "2 runs failed", "all 9 succeeded"); not the whole of a share ("9 of
+the 40 runs failed") nor a count of another kind ("5 failed pipelines")."""
 
 
 def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:

@@ -55,6 +55,7 @@ from opsagent.workflows.claim_checks import (
     check_placements,
     check_times,
     check_values,
+    record_of_key,
     text_of,
 )
 from opsagent.workflows.count_claims import (
@@ -173,17 +174,25 @@ ABSENT_FROM = re.compile(r"(?:\bnot\b|n['’]t\b)\s+(?:\w+\s+){0,2}?(?:on|in|amo
 CLAUSE_BREAK = re.compile(r"[,;]\s+|\s+[-–—]\s+")
 
 
+NOT_FOUND = re.compile(r"\b(?:couldn['’]t|could not|can['’]t|cannot|didn['’]t|did not|unable to)\s+(?:find|see|locate)\b|"
+                       r"\bno (?:such|record of)\b|\bdoes(?:n['’]t| not) exist\b|\bnot found\b", re.IGNORECASE)
+
+
 def _retold(name: str, text: str, told: str) -> bool:
     """A name an earlier answer of this conversation gave (checked then), named again with no value said of it, in
-    its own clause, that the earlier answer did not say: "about three hours before INC0010054 was opened" after
-    "INC0010054 is New"; not "INC0010054 is resolved now", which no row of this turn can back."""
+    its own clause, that the earlier answer did not say of it in its own clauses: "about three hours before
+    INC0010054 was opened" after "INC0010054 is New"; not "INC0010054 is resolved now", nor a name the earlier
+    answer said it could not find."""
     low = name.lower()
     if not words_in(told.lower(), [low]):
         return False
     about, naming = [], False
-    for sentence in sentences(told.lower()):  # its sentences, and those after them that name no other record
-        naming = words_in(sentence, [low]) or (naming and not identifiers_in(sentence))
-        about += [sentence] if naming else []
+    for clause in (clause for sentence in sentences(told.lower()) for clause in read.split_outside(CLAUSE_BREAK, sentence)):
+        # its clauses, and those after them that name no other record
+        naming = words_in(clause, [low]) or (naming and not identifiers_in(clause))
+        about += [clause] if naming else []
+    if any(NOT_FOUND.search(clause) for clause in about if words_in(clause, [low])):
+        return False
     before = _values_said(" ".join(about))
     return all(_values_said(clause) <= before for sentence in sentences(text.lower())
                for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause, [low]))
@@ -508,6 +517,19 @@ def fit_for(analysis: QuestionAnalysis | None, known_names: Collection[str], see
     return fit
 
 
+RANGE_AFTER = re.compile(r"^\s*(?:or|and)\s+(?:lower|below|less|under|worse|higher|above|more|over|up)\b", re.IGNORECASE)
+RANGE_BEFORE = re.compile(r"\b(?:below|under|lower than|less than|above|over|higher than|at least|at most)\s*$",
+                          re.IGNORECASE)
+
+
+def _wider_than_read(mention: Any, question: str) -> bool:
+    """A value the question bounds with words intake did not read ("P3 or lower" read as P3 alone): reading rows
+    for the value alone would answer a narrower question."""
+    span = getattr(mention, "span", None)
+    return span is not None and (RANGE_AFTER.match(question[span.end:]) is not None
+                                 or RANGE_BEFORE.search(question[:span.start]) is not None)
+
+
 def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) -> RowsRead:
     """The rows of a search that meet what the question asked and the search did not apply, read from the rows
     themselves (each row's group, assignee, opening time); ``None`` when the search fits, or some of what it did
@@ -523,7 +545,8 @@ def read_for(analysis: QuestionAnalysis | None, known_names: Collection[str]) ->
                 or not text_names_something(item, known_names, analysis):
             return None
         unread = unapplied_mentions(scope(spec.record), [item])
-        if not unread or not all(read_from_rows(qualifier, mention, item, analysis.now) for qualifier, mention in unread):
+        if not unread or not all(read_from_rows(qualifier, mention, item, analysis.now) for qualifier, mention in unread) \
+                or any(_wider_than_read(mention, analysis.question) for _, mention in unread):
             return None
         lowered = said.lower()
         if any(qualifier.kind == "name" and not any(name and name in lowered for name in (
@@ -558,6 +581,9 @@ def _units(text: str) -> tuple[list[str], list[tuple[str, str]]]:
                 resolved.append((clause, f"{led} {clause}"))
             elif not keys and subject and PRONOUN.search(clause):
                 resolved.append((clause, f"{subject} {PRONOUN.sub(' ', clause)}"))
+            elif not keys and subject and (named := THE_RECORD.search(clause)) and record_of_noun(named.group(1)) in (
+                    None, record_of_key(subject)):  # "INC… is assigned to Tomás, so the ticket is In Progress"
+                resolved.append((clause, f"{subject} {clause[:named.start()]} {clause[named.end():]}"))
             else:
                 resolved += [(unit, unit) for unit in own]
             subject = keys[0] if len(keys) == 1 else subject if not keys else None
@@ -578,6 +604,8 @@ def _without_keys(text: str, keys: Sequence[str]) -> str:
     return text
 
 
+THE_RECORD = re.compile(r"\bthe\s+(ticket|incident|change|record|run)\b(?!s)", re.IGNORECASE)
+"""A record pointed at by its kind ("the ticket"): the one the clause before was about, when of that kind."""
 BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
 """A clause that is only a record's key ("INC…" before " — its values")."""
 

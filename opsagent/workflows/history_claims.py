@@ -153,28 +153,43 @@ def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
 
 USUAL_LENGTH = re.compile(r"(?<!than )(?<!vs )\b(?P<word>usually|normally|typically|on average|median|usual|typical|normal)"
                           r"\b[\s:=~]*"
-                          r"(?:(?:is|was|of|at|around|about|roughly|approximately|runs?|takes?|took|lasts?|time|"
-                          r"duration|length)\s+){0,3}(?P<minutes>\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\b"
+                          r"(?:(?:is|was|of|at|in|for|around|about|roughly|approximately|runs?|takes?|took|lasts?|time|"
+                          r"duration|length|runtime|done|finish(?:es|ed)?|complete[sd]?)\s+){0,3}"
+                          r"(?P<minutes>\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\b"
                           r"(?!\s+(?:longer|shorter|more|less|over|past|above|below|beyond|slower|faster|late|early)\b)",
                           re.IGNORECASE)
-"""A pipeline's usual run length ("successful runs usually take about 37 min", "a median of 45.5 min")."""
+"""A pipeline's usual run length ("successful runs usually take about 37 min", "is normally done in 23 minutes", "a
+median of 45.5 min")."""
+
+
+def _spread_of(sentence: str, at: int, spreads: dict[str, dict]) -> list[dict]:
+    """The history a usual length at ``at`` is about: the last pipeline the sentence names before it (whole or
+    without its prefix: "ingest_sales"), else the only history fetched, else any."""
+    named = [(found.start(), name) for name in spreads for form in {name, name.removeprefix("pl_")}
+             for found in re.finditer(rf"(?<![\w-]){re.escape(form)}(?![\w-])", sentence[:at], re.IGNORECASE)]
+    if named:
+        return [spreads[max(named)[1]]]
+    return list(spreads.values())
 
 
 def check_usual_lengths(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """What a pipeline's runs usually take is its history's middle half (the median when "median" is said), not
-    its shortest or longest run — or any other number of minutes the rows hold."""
-    spreads = [row["durations"] for item in index.items for row in item.rows if isinstance(row.get("durations"), dict)
-               and all(isinstance(row["durations"].get(key), (int, float)) for key in ("median_min", "p25_min", "p75_min"))]
+    """What a pipeline's runs usually take is its own history's middle half (the median when "median" is said), not
+    its shortest or longest run, another pipeline's, or any other number of minutes the rows hold."""
+    spreads = {str(row.get("pipeline_name", "")).lower(): row["durations"] for item in index.items for row in item.rows
+               if isinstance(row.get("durations"), dict) and all(isinstance(row["durations"].get(key), (int, float))
+                                                                 for key in ("median_min", "p25_min", "p75_min"))}
     checks = []
-    for sentence in (sentence for sentence in sentences if spreads):
-        for match in USUAL_LENGTH.finditer(digits(sentence)):
+    for sentence in (digits(sentence) for sentence in sentences if spreads):
+        for match in USUAL_LENGTH.finditer(sentence):
             said = float(match.group("minutes"))
             median = match.group("word").lower() == "median"
+            about = _spread_of(sentence, match.start(), spreads)
             ok = any(abs(said - spread["median_min"]) <= 0.5 if median else
-                     spread["p25_min"] - 0.5 <= said <= spread["p75_min"] + 0.5 for spread in spreads) or \
-                len(spreads) > 1 and abs(said - sum(spread["median_min"] for spread in spreads)) <= 0.5  # "combined"
+                     spread["p25_min"] - 0.5 <= said <= spread["p75_min"] + 0.5 for spread in about) or \
+                len(spreads) > 1 and abs(said - sum(spread["median_min"] for spread in spreads.values())) <= 0.5
+            # (a sum of the medians: "a combined median of 112 min")
             shown = "; ".join(f"median {spread['median_min']:g}, middle half {spread['p25_min']:g}–{spread['p75_min']:g} min"
-                              for spread in spreads)
+                              for spread in about)
             checks.append(GroundingCheck.of("number", match.group(), ok, f"the history says {shown}, not {said:g} min",
                                             "a usual run length the history contradicts"))
     return checks

@@ -25,7 +25,7 @@ from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
 from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
-from opsagent.workflows.claims import record_keys
+from opsagent.workflows.claims import NOT_SINCE, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
@@ -41,9 +41,6 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 """Existence negations ("no open incident", "nothing failed"); "is not approved" is a value, checked as one."""
-NOT_SINCE = re.compile(r"\b(?:hasn['’]t|haven['’]t|hadn['’]t|has not|have not|had not)\s+(?:been\s+)?"
-                       r"(?:failed|succeeded|run|errored|broken)\s+since\b", re.IGNORECASE)
-"""A run history after a moment, said of a pipeline ("it hasn't failed since 31 Dec"): none of it since then."""
 BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)\b")
 """"Nothing since 31 Dec across the 28 runs": a none of no noun of its own (the runs are where it looked)."""
 SHARE = re.compile(r"\b(\d+) of the (\d+)\b", re.IGNORECASE)
@@ -193,6 +190,16 @@ def _holds_values_said(item: ToolEvidence, sentence: str) -> bool:
     return True
 
 
+def _names_said(item: ToolEvidence, text: str) -> bool:
+    """Every name a search was narrowed by is one ``text`` says (whole, or without its prefix): a count of one
+    pipeline's runs backs no "nothing failed overnight" about all of them."""
+    spec = tool_spec(item.tool)
+    values = [str(item.arguments.get(each.parameter)) for each in (spec.filters if spec else ()) if each.kind == "name"
+              and item.arguments.get(each.parameter)]
+    low = text.lower()
+    return all(value.lower() in low or value.lower().removeprefix("pl_") in low for value in values)
+
+
 def _names_filtered(item: ToolEvidence) -> bool:
     """Whether a search was narrowed by a name (a factory, a CI, a group …)."""
     spec = tool_spec(item.tool)
@@ -284,7 +291,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             for item in index.items for row in item.rows):  # counts none
         return f"the row of what the sentence names counts no {fields[0]}"
     counts = [item for item in index.items if item.answered and fit(item) and item.rows
-              and all(name in row for row in item.rows for name in fields)]  # a count of runs per status
+              and all(name in row for row in item.rows for name in fields)  # a count of runs per status,
+              and _names_said(item, f"{answer or context or sentence}\n{index.question}")]  # what the answer is about
     if fields and not partial and counts and all(item.total == len(item.rows) for item in counts) and all(
             row[name] == 0 for item in counts for row in item.rows for name in fields):  # "nothing running or queued"
         return f"every count that fits counts no {' or '.join(fields)}"
@@ -332,7 +340,10 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     since = _since(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
         updated = _last_update(index.subject(record_keys(sentence) or record_keys(answer)), index)
-        if updated and (since[0] <= updated < since[0] + timedelta(days=1) or not DATED.search(sentence)
+        last_then = since[0] <= updated < since[0] + timedelta(days=1) if since[2] == "day" else \
+            DATED.search(sentence) is not None and updated is not None and updated <= since[0] + timedelta(minutes=1)
+        # (a dated moment: nothing after it; a clock alone names no day: only the last update's own clock)
+        if updated and (last_then or not DATED.search(sentence)
                         and f"{updated:%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
             # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
             return f"the record's last update is {updated:%Y-%m-%d %H:%M}"

@@ -78,6 +78,12 @@ def _health_names(index: EvidenceIndex) -> set[str]:
     return {name.lower() for name in names if len(name) > 3}
 
 
+def _health_said(sentence: str, index: EvidenceIndex) -> bool:
+    """The sentence names something the status pages show (a platform, a component, a region)."""
+    low = sentence.lower()
+    return any(re.search(rf"\b{re.escape(name)}\b", low) for name in _health_names(index))
+
+
 def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) -> set[str]:
     """The clock times written after a status page's name rather than the record's ("INC… (opened 03:50) matches
     Jobs in Azure West Europe, degraded since 02:00"): the platform's times, checked against its rows. A name in the
@@ -127,8 +133,9 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     for written in sentences:
         keys = record_keys(written)
         sentence = f"{subject[0]}: {written}" if not keys and len(subject) == 1 and OPENS_WITH_IT.match(written) \
-            and TICKET.fullmatch(subject[0]) and not RUN_WORDS.search(written) else written  # ("It's no longer
-        # failing — the 06:12 run succeeded" after a change: the pipeline's runs, not the change)
+            and TICKET.fullmatch(subject[0]) and not RUN_WORDS.search(written) and not _health_said(written, index) \
+            else written  # ("It's no longer failing — the 06:12 run succeeded" after a change: the pipeline's runs;
+        # "It's tied to the Jobs degradation that began at 02:00": the status page's time)
         subject = keys if keys else subject if OPENS_WITH_IT.match(written) else []
         said = said_clocks(sentence) - counted_bounds(sentence, index, now)
         if said and now is not None and ADVICE.search(sentence):  # "worth another look after 09:20": advice

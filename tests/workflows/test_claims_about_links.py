@@ -245,3 +245,21 @@ def test_a_record_an_earlier_answer_gave_may_be_named_again_but_not_given_a_new_
                              earlier=f"whats {ticket['number']}\n{told}", told=told)
     assert not identifier_failed(f"Yes, {failure['pipeline_name']} failed; {ticket['number']} is still {state}.",
                                  earlier=f"whats {ticket['number']}\n{told}", told=told)
+
+
+def test_a_name_an_earlier_answer_said_it_could_not_find_is_not_retold() -> None:
+    """"I couldn't find INC0010099 — the closest is INC0010049 (In Progress)": INC0010099 was never shown, and
+    INC0010049's state is not INC0010054's either."""
+    runs = evidence("list_failed_pipelines", time_window="last night")
+    question = "did anything fail overnight?"
+    analysis = analyse_question(question, now=NOW, inventory=InventorySnapshot())
+    told = "I couldn't find INC0010099 — the closest match is INC0010049 (P2, In Progress, Amira Haddad)."
+
+    def unknown(answer: str, told: str) -> bool:
+        return any(check.kind == "identifier" and not check.passed for check in evaluate(
+            answer, runs, analysis=analysis, question=question, earlier=told, told=told))
+
+    assert unknown("pl_ingest_sales failed at 02:11; INC0010099 is In Progress.", told)
+    told = "INC0010054 is New and unassigned, and INC0010049 is In Progress with Amira Haddad."
+    assert unknown("pl_ingest_sales failed at 02:11; INC0010054 is In Progress now.", told)
+    assert not unknown("pl_ingest_sales failed at 02:11, before INC0010054 was opened.", told)

@@ -352,3 +352,12 @@ def test_a_tickets_title_after_a_dash_is_no_status_of_a_component() -> None:
     other = "degraded" if component["status"] == "operational" else "operational"
     said = f"- {ticket['number']} (P{ticket['priority']}, {ticket['state']}) — {title}: {component['name']} shows {{}}."
     only_the_right("how many open tickets on dbx-prod-weu rn?", said, component["status"], other, results, "value")
+
+
+def test_it_after_a_ticket_that_speaks_of_a_status_page_keeps_the_pages_times() -> None:
+    """"INC0010050 is Priya's P2. It's tied to the Jobs degradation in West Europe that began at 02:00": the time is
+    the status page's (a review found the ticket's "it" had taken it); a time neither shows is still caught."""
+    results = both(evidence("get_incident", number="INC0010050"), evidence("check_databricks_health"))
+    began = next(row for row in rows_of(results[1:]) if row.get("kind") == "component" and row["status"] != "operational")
+    said = "INC0010050 is Priya's P2, In Progress. It's tied to the Databricks Jobs degradation that began at {}."
+    only_the_right("whats INC0010050?", said, clock(began["since"]), "05:55", results, "placement")

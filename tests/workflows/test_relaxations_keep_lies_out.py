@@ -78,3 +78,90 @@ def test_a_component_a_problems_only_report_does_not_list_is_operational() -> No
 
     assert flagged("Notebooks are degraded too.")
     assert not flagged("Notebooks are operational; only Jobs is degraded.")
+
+
+# ---- lies a review of the tenth session's relaxations wrote (each passed them; each checked against its rows)
+
+
+def both(*results: list) -> list:
+    return [item for result in results for item in result]
+
+
+def test_a_usual_length_is_the_named_pipelines_in_any_wording() -> None:
+    sales, c360 = (evidence("get_pipeline_history", pipeline_name=name)
+                   for name in ("pl_ingest_sales", "pl_transform_customer360"))
+    [own], [other] = rows_of(sales), rows_of(c360)
+    mine, theirs = own["durations"], other["durations"]
+    assert not mine["p25_min"] <= theirs["median_min"] <= mine["p75_min"]
+    question = "how long do they usually take?"
+    swapped = (f"pl_ingest_sales usually takes about {theirs['median_min']:g} min and pl_transform_customer360 about "
+               f"{mine['median_min']:g} min.")
+    assert failed(question, swapped, both(sales, c360), "number")
+    for wording in ("is normally done in {:g} minutes", "usually finishes in about {:g} minutes",
+                    "typically runs for {:g} minutes"):
+        assert failed(question, f"pl_ingest_sales {wording.format(mine['longest_min'])}.", sales, "number")
+
+
+def test_a_failure_placed_at_a_windows_end_is_a_failed_run_there() -> None:
+    change = evidence("get_change_request", number="CHG0030024")
+    runs = evidence("list_pipeline_runs", pipeline_name="pl_load_finance_dwh", time_window="last 7 days")
+    [window] = rows_of(change)
+    at_end = [row for row in rows_of(runs) if row["start"] == window["end_date"]]
+    assert at_end and all(row["status"] != "Failed" for row in at_end)
+    said = f"Yes — pl_load_finance_dwh failed at {window['end_date'][11:16]}, right as CHG0030024's window closed."
+    assert failed("did CHG0030024 break the finance load?", said, both(change, runs), "placement")
+
+
+def test_hasnt_since_is_read_as_history_only_for_run_statuses() -> None:
+    history = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
+    assert failed("has c360 been ok lately?", "pl_transform_customer360 hasn't been failing since 7 Jan.", history)
+    change = evidence("get_change_request", number="CHG0030016")
+    [row] = rows_of(change)
+    assert row["state"] == "Authorize"
+    assert failed("where is CHG0030016?", "CHG0030016 hasn't been in Authorize since Monday — it's moved on.", change,
+                  "value")
+
+
+def test_a_consequence_about_the_ticket_is_the_tickets() -> None:
+    results = evidence("get_incident", number="INC0010048")
+    [row] = rows_of(results)
+    assert row["state"] == "On Hold"
+    said = f"INC0010048 is assigned to {row['assigned_to']}, so the ticket is In Progress."
+    assert failed("status of INC0010048?", said, results, "value")
+
+
+def test_a_fix_by_a_change_the_ticket_does_not_name_is_not_its_fix() -> None:
+    results = evidence("get_incident", number="INC0010048")
+    assert "firewall" not in str(rows_of(results)).lower()
+    question = "which change fixes the proxy?"
+    assert failed(question, "The proxy configuration will be fixed by the firewall change.", results, "link")
+    assert failed(question, "INC0010048 is on hold until Monday's change is complete.", results, "link")
+
+
+def test_or_lower_is_not_read_as_exactly() -> None:
+    results = evidence("list_incidents", assigned_to="Noah Berger")
+    assert rows_of(results) and all(row["priority"] > 3 for row in rows_of(results))
+    assert failed("has noah got anything P3 or lower open?", "No — Noah has nothing at P3 or lower open.", results)
+
+
+def test_a_count_narrowed_to_one_pipeline_backs_no_none_about_all() -> None:
+    results = evidence("count_pipeline_runs", pipeline_name="pl_ingest_iot_telemetry", time_window="last night")
+    assert failed("anything fail overnight?", "No — nothing failed or was cancelled overnight.", results)
+
+
+def test_nothing_new_since_a_moment_before_the_last_update_is_caught() -> None:
+    results = evidence("get_incident", number="INC0010050")
+    [row] = rows_of(results)
+    assert row["opened_at"] < row["updated_at"]
+    said = f"INC0010050 was opened at {row['opened_at'][11:16]} — nothing new on the ticket since then."
+    assert failed("any update on INC0010050?", said, results, "negative_claim")
+
+
+def test_counts_in_a_share_of_a_named_row_are_not_its_status_counts() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory", time_window="last 7 days")
+    row = max(rows_of(results), key=lambda item: item["failed"])
+    question = "how did the factories do this week?"
+    assert not failed(question, f"In {row['factory']} {row['failed']} of the {row['count']} runs failed.", results,
+                      "number")
+    assert not failed(question, f"In {row['factory']} {row['succeeded']} out of {row['count']} runs succeeded.",
+                      results, "number")
