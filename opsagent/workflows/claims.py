@@ -25,8 +25,9 @@ from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows.evidence_index import identifiers_in
 
 SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bincl\.)(?<!\bapprox\.)"
-                      r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"-])|\n+")
-"""Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed")."""
+                      r"(?:(?<=[.!?])|(?<=[.!?][)'\"]))\s+(?=[A-Za-z0-9*`_'\"(-])|\n+")
+"""Sentence ends; a sentence may start in lower case ("… INC0010042. pl_transform_customer360: 3 failed") or in
+parentheses ("… not assigned yet. (The only other ticket, INC…, is Closed.)")."""
 PIPELINE = re.compile(r"\bpl_[a-z0-9_]+\b", re.IGNORECASE)
 CLAUSE = re.compile(r",?\s+(?:but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|"
                     rf",\s+and\s+(?=(?:the|a|an)\s|{TICKET.pattern}|{PIPELINE.pattern})|[:;]\s+|\s+[-–—]\s+",
@@ -287,8 +288,9 @@ def _conditional(before: str, key: str) -> bool:
     condition = found.group("condition").lower() if found else ""
     return found is not None and key not in condition and not GOES_ON.search(condition)
 BEFORE_NOUN = re.compile(r"\s+(?!(?:and|or|but|with|since|for|in|at|on|by|to|from|until|till|yet|as|so|now|again|"
-                         r"state|status|p\d)\b)[a-z]")
-""""new certificate from the CA": lower-case "new" before a word it qualifies is the adjective, not the state."""
+                         r"state|status|p\d)\b)[A-Za-z]")
+""""new certificate from the CA", "new SFTP credentials": lower-case "new" before a word it qualifies is the adjective,
+not the state."""
 COPULA = re.compile(r"\b(?:is|was|are|were|still|now|remains?|stays?|as)\s+$|[:=]\s*$", re.IGNORECASE)
 """Before "new", what makes it the state ("INC… is new today", "state: new")."""
 ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)

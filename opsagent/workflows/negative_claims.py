@@ -363,8 +363,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         key = pipelines[0] if len(pipelines) == 1 else next(iter(index.sole_history()), None) or index.subject(named)
         lasts = [moment for _, row in (index.rows_for(key) if key else []) if isinstance(row.get(last), dict)
                  and (moment := iso_moment(row[last].get("start")))]
-        if lasts and max(lasts) < (since[1] if since[2] else since[0] + timedelta(minutes=1)):
-            return f"the history's {last.replace('_', ' ')} is {max(lasts):%Y-%m-%d %H:%M}"
+        if lasts:  # the history says when the last one was: nothing else can back the none
+            backed = max(lasts) < (since[1] if since[2] else since[0] + timedelta(minutes=1))
+            return f"the history's {last.replace('_', ' ')} is {max(lasts):%Y-%m-%d %H:%M}" if backed else None
     covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
@@ -627,8 +628,11 @@ def _since(sentence: str, now: datetime | None, before: str = "") -> tuple[datet
         return None
     for mention in find_times(sentence, now):
         if mention.text.lower().startswith("since"):
+            period = next(find_times(mention.text[5:].strip(), now), None) if not CLOCK.search(mention.text) else None
+            if period is not None and period.end is not None:
+                # "no failures since Wednesday", "no good run since last night": since that period's last record
+                return period.start, min(period.end, now), "day"
             if mention.start.time() == time(0) and not CLOCK.search(mention.text):
-                # "no failures since Wednesday" after Wednesday's failure: since that day's last record, if any
                 return mention.start, mention.start + timedelta(days=1), "day"
             return mention.start, now, ""
         if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):

@@ -317,10 +317,26 @@ def evidence_clocks(items: Iterable[ToolEvidence]) -> set[str]:
     return _clocks(_records(items)) | {clock for item in items for clock in said_clocks(item.message)}
 
 
+BARE_HOUR = re.compile(r"\b(?:(?:at|by|before|after|until|till|due)\s+(?P<hour>[01]?\d|2[0-3])(?:\s*(?P<half>am|pm))?"
+                       r"(?![:.]?\d)(?!\s+(?:[a-z]+s|of|min\w*|h|hrs?|hours?|days?|percent)\b)(?!\s*%)"
+                       r"|(?P<hour12>1[0-2]|0?[1-9])\s*(?P<half12>am|pm))\b", re.IGNORECASE)
+"""An hour people type without minutes ("due at 10", "by 9am"): the clock on the hour."""
+
+
+def _hours_said(text: str) -> set[str]:
+    found = set()
+    for match in BARE_HOUR.finditer(text):
+        hour, half = int(match.group("hour") or match.group("hour12")), (match.group("half") or match.group("half12") or "")
+        hour = hour % 12 + (12 if half.lower() == "pm" else 0) if half else hour
+        found.add(f"{hour:02d}:00")
+    return found
+
+
 def _given_clocks(index: EvidenceIndex, question: str, now: datetime | None) -> set[str]:
-    """Times an answer may say without a row showing them: the question's, the windows searched, now."""
+    """Times an answer may say without a row showing them: the question's (with an hour typed alone, "due at 10"),
+    the windows searched, now."""
     return ({clock for item in index.items for clock in said_clocks(str(item.query))} | said_clocks(question)
-            | ({clock_of(now)} if now is not None else set()))
+            | _hours_said(question) | ({clock_of(now)} if now is not None else set()))
 
 
 def _records(items: Iterable[ToolEvidence]) -> list[dict[str, Any]]:

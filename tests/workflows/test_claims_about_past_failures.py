@@ -170,3 +170,15 @@ def test_a_run_compared_with_normal_and_a_combined_median_are_not_a_usual_length
     medians = " and ".join(f"{history['durations']['median_min']:g}" for history in histories)
     only_the_right(question, f"Their medians are {medians} min, so a combined median of {{:g}} min.", combined,
                    combined + 10, results, "number")
+
+
+def test_none_since_a_period_allows_the_last_one_inside_that_period() -> None:
+    """"no good run since last night" when the last success was at 23:10 last night: the period's last record is
+    the bound; "since Wednesday" is wrong for the same history."""
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [history] = rows_of(results)
+    success = datetime.fromisoformat(history["last_success"]["start"].replace("Z", "+00:00"))
+    assert success.date() == (NOW - timedelta(days=1)).date() and success.hour >= 18  # the oracle: last night
+    question = "pl_ingest_sales when did it last fail and last work"
+    only_the_right(question, "pl_ingest_sales: so no good run since {}.", "last night", "Wednesday", results,
+                   "negative_claim")

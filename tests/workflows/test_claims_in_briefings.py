@@ -361,3 +361,32 @@ def test_it_after_a_ticket_that_speaks_of_a_status_page_keeps_the_pages_times() 
     began = next(row for row in rows_of(results[1:]) if row.get("kind") == "component" and row["status"] != "operational")
     said = "INC0010050 is Priya's P2, In Progress. It's tied to the Databricks Jobs degradation that began at {}."
     only_the_right("whats INC0010050?", said, clock(began["since"]), "05:55", results, "placement")
+
+
+def test_an_aside_in_parentheses_after_a_full_stop_is_a_sentence_of_its_own() -> None:
+    """"INC… is P3, New, not assigned yet. (The only other ticket, INC…, is Closed.)": the first sentence's values are
+    not the aside's ticket's; the aside's own state is still checked."""
+    results = evidence("list_incidents", text="WH_FINANCE", state="all")
+    first, other = rows_of(results)[:2]
+    assert first["state"] != other["state"]
+    said = (f"{first['number']} is P{first['priority']}, {first['state']}, not assigned to anyone yet. (The only other "
+            f"WH_FINANCE ticket, {other['number']}, is {{}}.)")
+    only_the_right("anything open for WH_FINANCE?", said, other["state"], first["state"], results, "value")
+
+
+def test_new_before_a_capitalised_word_is_the_adjective() -> None:
+    """"fixed by storing the supplier's new SFTP credentials": not the state New of the ticket named."""
+    results = evidence("get_incident", number="INC0010021")
+    [row] = rows_of(results)
+    assert row["state"] != "New"
+    question = "seen the supplier sftp thing before?"
+    assert not failed(question, f"{row['number']} was fixed by storing the supplier's new SFTP credentials.", results,
+                      "value")
+    assert failed(question, f"{row['number']} is new.", results, "value")
+
+
+def test_an_hour_the_question_typed_alone_may_be_said_as_a_clock() -> None:
+    """"page her, the dashboard is due at 10" → "Exec dashboard due 10:00": the question's time, not a row's."""
+    results = evidence("get_incident", number="INC0010050")
+    said = "Something like: 'Exec dashboard due {} — any ETA on the rerun?'"
+    only_the_right("page her, the exec dashboard is due at 10", said, "10:00", "10:40", results, "placement")
