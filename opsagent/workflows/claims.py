@@ -255,7 +255,8 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(
                         item, match.end()) and not COPULA.search(item[:match.start()])) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
-                    or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]):
+                    or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
+                    or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
                 # a condition, not its state
@@ -273,9 +274,13 @@ WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|it['’]s|
 come ("stays On Hold until it's done", "once the change is closed"), not the record's state."""
 OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
 """Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
-PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to)\s+(?:not\s+)?(?:be\s+|get\s+)?(?:[\w-]+ly\s+)?$", re.IGNORECASE)
-"""Before a value, what is to come ("will be fixed by that change"): not the record's state now ("appears to be
-resolved", "must have been resolved" are, and are checked)."""
+PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to|can|could|would|should|might|may)\s+(?:not\s+)?(?:be\s+|get\s+)?"
+                         r"(?:[\w-]+ly\s+)?$", re.IGNORECASE)
+"""Before a value, what is to come or may be ("will be fixed by that change", "check whether INC… can be resolved"):
+not the record's state now ("appears to be resolved", "must have been resolved" are, and are checked)."""
+AS_A_VERB = re.compile(r"\s+(?:a|an|the|one|it|them|another)\b", re.IGNORECASE)
+"""After a state's base form, an object: the verb ("rather than open a new ticket", "close it"), not the state."""
+VERB_FORMS = frozenset({"open", "close", "cancel", "resolve", "fix", "hold", "park", "pause"})
 HYPOTHETICAL = re.compile(r"\b(?:if|unless|in case|whether)\b(?P<condition>[^.;,:—–()]*)$", re.IGNORECASE)
 """Before a value in the same clause, a condition ("if CAB doesn't authorise it, …"): asserted of nothing."""
 GOES_ON = re.compile(r"\b(?:which|that|who|and|but|it is|it's|is|are|was)\b", re.IGNORECASE)

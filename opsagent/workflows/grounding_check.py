@@ -657,7 +657,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
         *check_placements(placements, index),
         *check_action_claims(sentences(text)),
-        *check_universal_claims(sentences(text), index),
+        *check_universal_claims(sentences(text), index, now),
         *check_existential_claims(sentences(text), index),
     ]
 

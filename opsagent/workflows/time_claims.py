@@ -115,6 +115,7 @@ OWN_EVENT = re.compile(r"\b(?:opened|raised|logged|created|started|began|failed|
 EVENT_AT = re.compile(r"\b(?:started|opened|began|kicked off|was raised|failed)\s+(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b",
                       re.IGNORECASE)
 """A record's own event at a clock time ("it started 05:12")."""
+WINDOW_SAID = re.compile(r"\bwindows?\b", re.IGNORECASE)
 CLOCK_RANGE = re.compile(rf"{CLOCK_TIME.pattern}\s*(?:UTC\s*)?(?:-|–|—|to|until|till)\s*{CLOCK_TIME.pattern}", re.IGNORECASE)
 """Two clock times that bound a window ("09:00–14:00", "05:00 to 07:00")."""
 ADVICE = re.compile(r"\b(?:if|worth|could|should|might|consider|try|check again|look again|wait)\b", re.IGNORECASE)
@@ -142,7 +143,9 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
             said = {clock for clock in said if clock <= f"{now:%H:%M}"}  # about a time still to come
         keys = record_keys(sentence)
         others = PLACING if len(keys) == 1 and RUN_ID.fullmatch(keys[0]) else OTHER_EVENTS  # a run's "failed" is its own
-        rows = _subject_rows(sentence, index) if said and not others.search(sentence) else None
+        rows = _subject_rows(sentence, index) if said and not others.search(sentence) and not (
+            WINDOW_SAID.search(sentence) and keys and not keys[0].startswith("chg")) else None  # ("Window is 08:00–11:00
+        # …, then check whether INC… can be resolved": a change's window, not the ticket's times)
         if rows and keys and (elsewhere := _told_of_health(sentence, keys, index)):
             health = _clocks(row for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
                              for row in item.rows)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import tool_spec
+from opsagent.tools.catalog import record_of_noun, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import NEGATED_VALUE
-from opsagent.workflows.evidence_index import EvidenceIndex
+from opsagent.workflows.evidence_index import EvidenceIndex, moments_of
 
 UNIVERSAL = re.compile(r"\b(?:every|all|each)(?: of)?(?: the| its| their| these| those)?\s+(?:[\w-]+\s+){0,2}?"
                        r"(?P<noun>runs?|incidents?|tickets?|changes?|change requests?|pipelines?)\b", re.IGNORECASE)
@@ -23,13 +24,31 @@ SUBSET = re.compile(r"\b(?:except|but|other than|apart from|besides|before|after
 """Words that carve a subset out of "all": the claim is then about rows it does not name."""
 
 
-def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+SINCE_CLOCK = re.compile(r"\bsince\b[^.;]{0,60}?\b(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)\b", re.IGNORECASE)
+"""A subset bounded by a clock time ("every run since the window closed at 19:00 has succeeded")."""
+
+
+def _since_bound(sentence: str, now: datetime | None) -> datetime | None:
+    """The moment "since HH:MM" names: the last time the clock showed it, at or before now."""
+    found = SINCE_CLOCK.search(sentence)
+    if found is None or now is None:
+        return None
+    moment = now.replace(hour=int(found.group("hour")), minute=int(found.group("minute")), second=0, microsecond=0)
+    return moment - timedelta(days=1) if moment > now else moment
+
+
+def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex,
+                           now: datetime | None = None) -> list[GroundingCheck]:
     checks = []
     for sentence in sentences:
         quantifier = UNIVERSAL.search(sentence)
-        if quantifier is None or SUBSET.search(sentence):
+        subset = [match.group().lower() for match in SUBSET.finditer(sentence)]
+        bound = _since_bound(sentence, now) if subset == ["since"] else None  # every one after a clock time
+        if quantifier is None or subset and bound is None:
             continue
-        for vocabulary in (item for item in VALUE_VOCABULARIES.values() if item.record != "health"):  # health_claims
+        kind = {"pipeline": "run"}.get(noun := record_of_noun(quantifier.group("noun").lower()) or "", noun)
+        for vocabulary in (item for item in VALUE_VOCABULARIES.values() if item.record != "health"  # health_claims
+                           and (not kind or item.record == kind)):  # the quantified kind's values ("every run")
             for match, value in vocabulary.find(sentence[quantifier.end():]):
                 start = quantifier.end() + match.start()
                 if NEGATED_VALUE.search(sentence[:start]):
@@ -39,7 +58,8 @@ def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex) -> li
                          and spec.record == vocabulary.record and item.rows]
                 unseen = [item for item in items if item.total > len(item.rows)]
                 other = [row for item in items for row in item.rows for field in vocabulary.row_fields
-                         if row.get(field) not in (None, "") and str(row[field]).lower() not in wanted]
+                         if row.get(field) not in (None, "") and str(row[field]).lower() not in wanted
+                         and (bound is None or any(moment >= bound for moment in moments_of(row)[:1]))]
                 if items and (unseen or other):
                     why = (f"{unseen[0].tool} returned {len(unseen[0].rows)} of {unseen[0].total} rows" if unseen
                            else f"a row shows {next(str(row.get(f)) for row in other for f in vocabulary.row_fields if f in row)}")

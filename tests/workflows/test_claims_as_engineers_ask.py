@@ -258,3 +258,26 @@ def test_a_component_word_inside_a_condition_is_no_status_of_it() -> None:
     assert not unlisted("If you have jobs against a North Europe instance, expect brief reconnects until the "
                         "maintenance ends.")
     assert unlisted("Jobs is in maintenance in North Europe.")
+
+
+def test_a_state_that_may_be_and_a_state_word_as_a_verb_are_no_state_claims() -> None:
+    """"check whether INC… can be resolved", "add the run to INC… rather than open a new ticket": what may be done,
+    not the ticket's state (which, said plainly, is still checked)."""
+    results = evidence("get_incident", number="INC0010054")
+    [row] = rows_of(results)
+    assert row["state"] == "New"
+    question = "should i raise a ticket for the finance failure?"
+    for said in ("Once the window closes I'd check whether INC0010054 can be resolved.",
+                 "I'd add the failed 04:00 run to INC0010054 rather than open a new ticket."):
+        assert not failed(question, said, results, "value")
+    assert failed(question, "INC0010054 is resolved.", results, "value")
+
+
+def test_a_window_said_beside_a_ticket_is_not_held_to_the_tickets_times() -> None:
+    """"Window is 08:00–11:00 UTC; once it closes, check INC…": the times of a change's window (told earlier or
+    shown by a search), not the ticket's own; a time nothing shows is still caught."""
+    results = evidence("list_change_requests", state="open") + evidence("get_incident", number="INC0010046")
+    change = next(row for row in rows_of(results[:1]) if row["configuration_item"] == "fw-hub-weu")
+    start, end = change["start_date"][11:16], change["end_date"][11:16]
+    said = "Window is {}–" + end + " UTC; once it closes I'd check INC0010046."
+    only_the_right("is the firewall change behind INC0010046?", said, start, "06:25", results, "placement")

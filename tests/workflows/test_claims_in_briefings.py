@@ -6,6 +6,8 @@ oracle is computed from its rows (the statement the rows back passes, the altere
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from opsagent.contracts.evidence import TaskResult
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.grounding_check import evaluate
@@ -390,3 +392,15 @@ def test_an_hour_the_question_typed_alone_may_be_said_as_a_clock() -> None:
     results = evidence("get_incident", number="INC0010050")
     said = "Something like: 'Exec dashboard due {} — any ETA on the rerun?'"
     only_the_right("page her, the exec dashboard is due at 10", said, "10:00", "10:40", results, "placement")
+
+
+def test_every_run_since_a_clock_time_is_each_run_after_it() -> None:
+    """"every pl_copy_crm_accounts run since the window closed at 19:00 has succeeded": each run that started after
+    the last 19:00 must have (a failure at 00:10 makes it false); a bound after the last failure makes it true."""
+    results = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 24 hours")
+    rows = rows_of(results)
+    last_failure = max(iso_moment(row["start"]) for row in rows if row["status"] == "Failed")
+    question = "did the fix hold? crm accounts been ok since the restart?"
+    said = "Yes — every pl_copy_crm_accounts run since {} UTC has succeeded."
+    only_the_right(question, said, f"{last_failure + timedelta(minutes=5):%H:%M}",
+                   f"{last_failure - timedelta(minutes=5):%H:%M}", results, "value")
