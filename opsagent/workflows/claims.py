@@ -38,6 +38,9 @@ IT = r"(?:it|it's|its)(?![\w'-])"
 PRONOUN = re.compile(rf"(?<![\w'-]){IT}", re.IGNORECASE)
 OPENS_WITH_IT = re.compile(rf"^\W*{IT}", re.IGNORECASE)
 """A sentence that goes on about the one record the sentence before was about ("It's planned for Saturday")."""
+THE_RECORD = re.compile(r"\bthe\s+(ticket|incident|change|record|run)\b(?!s)", re.IGNORECASE)
+"""A record pointed back at by its kind ("so the ticket is On Hold", "the ticket links no change"): the one named
+just before, when of that kind."""
 CLOCK_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 """A 24-hour clock time ("17:40"), not part of a longer time or number; patterns that read one in context embed it."""
 NO_SIGN = r"\s+(?:sign|evidence|indication|trace)\s+of\s+(?:it|that|this)\b"

@@ -37,7 +37,7 @@ from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
-from opsagent.workflows.claims import OPENS_WITH_IT, PRONOUN
+from opsagent.workflows.claims import OPENS_WITH_IT, PRONOUN, THE_RECORD
 from opsagent.workflows.action_claims import check_action_claims
 from opsagent.workflows.claim_checks import (
     check_assignees,
@@ -604,8 +604,6 @@ def _without_keys(text: str, keys: Sequence[str]) -> str:
     return text
 
 
-THE_RECORD = re.compile(r"\bthe\s+(ticket|incident|change|record|run)\b(?!s)", re.IGNORECASE)
-"""A record pointed at by its kind ("the ticket"): the one the clause before was about, when of that kind."""
 BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
 """A clause that is only a record's key ("INC…" before " — its values")."""
 

@@ -25,7 +25,7 @@ from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
 from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
-from opsagent.workflows.claims import NOT_SINCE, record_keys
+from opsagent.workflows.claims import NOT_SINCE, THE_RECORD, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
@@ -190,20 +190,23 @@ def _holds_values_said(item: ToolEvidence, sentence: str) -> bool:
     return True
 
 
+def _filtered_names(item: ToolEvidence) -> list[str]:
+    """The names a search was narrowed by (a factory, a CI, a group …), as its arguments give them."""
+    spec = tool_spec(item.tool)
+    return [str(value) for each in (spec.filters if spec else ()) if each.kind == "name"
+            and (value := item.arguments.get(each.parameter))]
+
+
 def _names_said(item: ToolEvidence, text: str) -> bool:
     """Every name a search was narrowed by is one ``text`` says (whole, or without its prefix): a count of one
     pipeline's runs backs no "nothing failed overnight" about all of them."""
-    spec = tool_spec(item.tool)
-    values = [str(item.arguments.get(each.parameter)) for each in (spec.filters if spec else ()) if each.kind == "name"
-              and item.arguments.get(each.parameter)]
     low = text.lower()
-    return all(value.lower() in low or value.lower().removeprefix("pl_") in low for value in values)
+    return all(value.lower() in low or value.lower().removeprefix("pl_") in low for value in _filtered_names(item))
 
 
 def _names_filtered(item: ToolEvidence) -> bool:
     """Whether a search was narrowed by a name (a factory, a CI, a group …)."""
-    spec = tool_spec(item.tool)
-    return spec is None or any(item.arguments.get(each.parameter) for each in spec.filters if each.kind == "name")
+    return tool_spec(item.tool) is None or bool(_filtered_names(item))
 
 
 def _values_said(text: str) -> list[tuple[Vocabulary, str]]:
@@ -336,7 +339,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             return f"no row of {seen_day[0].tool} in that window has it"
     # its own bound ("nothing has failed since 06:00", "… since the 3 Jan run"): a fitting search covering it, every
     # row seen, none starting after it
-    at = answer.find(sentence) if answer.find(sentence) >= 0 else max(answer.find(context or sentence), 0)
+    at = answer.find(sentence)
+    at = at if at >= 0 else max(answer.find(context or sentence), 0)
     since = _since(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
         updated = _last_update(index.subject(record_keys(sentence) or record_keys(answer)), index)
@@ -528,7 +532,8 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
     denied = _family(sentence[denial.end():].lower()) if denial else set()  # "the ticket links no change": changes
     kinds = {spec.record for tool in denied or tools if (spec := tool_spec(tool))} & {"incident", "change"}
     keys = [key for key in record_keys(PARENTHESIS.sub(" ", sentence)) if TICKET.fullmatch(key)]
-    if not keys and (NAMES_IT.search(context or sentence) or THE_TICKET.search(sentence)):
+    if not keys and (NAMES_IT.search(context or sentence) or any(  # "the ticket links no change" (not "the run")
+            found.group(1).lower() != "run" for found in THE_RECORD.finditer(sentence))):
         keys = [key] if (key := _record_meant(sentence, context, answer, index, pointed=True)) else []
     share = SHARE.search(digits(sentence))
     if kinds and not keys and share and BARE_NO_LINK.match(digits(sentence)[share.end():]):  # "3 of the 4 have no change"
@@ -660,8 +665,6 @@ FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
 BARE_NO_LINK = re.compile(r"\s*(?:of them\s+)?(?:have|has|had|links?|show)\s+no\s+(?:linked\s+|related\s+)?"
                           r"(?:change requests?|changes?|chgs?|rfcs?|incidents?|tickets?|incs?)\W*$", re.IGNORECASE)
 """"… have no change" and nothing else: a share said of every record looked up, no subject of its own ("3 of the 4 P1s")."""
-THE_TICKET = re.compile(r"\bthe\s+(?:ticket|incident|change(?:\s+request)?|record)\b(?!s)", re.IGNORECASE)
-"""A ticket pointed back at by its kind ("the ticket links no change")."""
 NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)
 """A pronoun: the sentence is about the record named just before it, not one it names by a noun ("the P1")."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))

@@ -46,9 +46,10 @@ def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex,
         bound = _since_bound(sentence, now) if subset == ["since"] else None  # every one after a clock time
         if quantifier is None or subset and bound is None:
             continue
-        kind = {"pipeline": "run"}.get(noun := record_of_noun(quantifier.group("noun").lower()) or "", noun)
+        noun = record_of_noun(quantifier.group("noun").lower())
+        kind = "run" if noun == "pipeline" else noun  # a pipeline's values are its runs' statuses
         for vocabulary in (item for item in VALUE_VOCABULARIES.values() if item.record != "health"  # health_claims
-                           and (not kind or item.record == kind)):  # the quantified kind's values ("every run")
+                           and (kind is None or item.record == kind)):  # the quantified kind's values ("every run")
             for match, value in vocabulary.find(sentence[quantifier.end():]):
                 start = quantifier.end() + match.start()
                 if NEGATED_VALUE.search(sentence[:start]):
