@@ -60,11 +60,15 @@ STATUS_FIELDS: dict[RunStatus, str] = {  # a run count's field per status
 }
 
 
+def statuses_in(text: str) -> set[str]:
+    """The run statuses ``text``'s status words name, groups spelled out ("running or queued" → InProgress, Queued)."""
+    return {status for _, value in RUN_STATUS.find(text) for status in RUN_STATUS.groups.get(value, (value,))}
+
+
 def count_fields_in(text: str) -> list[str]:
     """The per-status fields of a run count that ``text``'s status words name ("had no failed run" → ``failed``,
     "nothing running or queued" → ``in_progress``, ``queued``)."""
-    said = {value for _, value in RUN_STATUS.find(text)}
-    statuses = {status for value in said for status in RUN_STATUS.groups.get(value, (value,))}
+    statuses = statuses_in(text)
     return [field for status, field in STATUS_FIELDS.items() if status in statuses]
 
 

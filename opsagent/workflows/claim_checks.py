@@ -26,6 +26,7 @@ from opsagent.intake.times import WEEKDAY_NAME
 from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
 from opsagent.tools.identifiers import TICKET_PREFIXES
+from opsagent.tools.pipeline_rows import statuses_in
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import (
@@ -318,11 +319,10 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         if window is None:
             ok, why = False, f"{claim.record}'s planned window was not fetched"
         elif claim.at_end:  # "right as the window closed": within the hour after its end (a run of the status said)
-            said = {value for _, value in RUN_STATUS.find(claim.clause)}
-            statuses = {status for value in said for status in RUN_STATUS.groups.get(value, (value,))}
+            statuses = statuses_in(claim.clause)  # (a row that shows no status may have it)
             of_status = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
                          for row in item.rows if (moment := iso_moment(row.get("start"))) in starts
-                         and (not statuses or row.get("status", next(iter(statuses))) in statuses)]
+                         and (not statuses or "status" not in row or row["status"] in statuses)]
             after = [moment for moment in of_status if timedelta(minutes=-5) <= moment - window[1] <= timedelta(hours=1)]
             ok = not after if claim.negated else bool(after)
             why = f"no run shown started within the hour after {claim.record}'s window ended ({window[1]:%a %d %b %H:%M})"

@@ -78,13 +78,13 @@ def _health_names(index: EvidenceIndex) -> set[str]:
     return {name.lower() for name in names if len(name) > 3}
 
 
-def _health_said(sentence: str, index: EvidenceIndex) -> bool:
-    """The sentence names something the status pages show (a platform, a component, a region)."""
+def _health_said(sentence: str, health: set[str]) -> bool:
+    """The sentence names something the status pages show (``health``: a platform, a component, a region)."""
     low = sentence.lower()
-    return any(re.search(rf"\b{re.escape(name)}\b", low) for name in _health_names(index))
+    return any(re.search(rf"\b{re.escape(name)}\b", low) for name in health)
 
 
-def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) -> set[str]:
+def _told_of_health(sentence: str, keys: Sequence[str], health: set[str]) -> set[str]:
     """The clock times written after a status page's name rather than the record's ("INC… (opened 03:50) matches
     Jobs in Azure West Europe, degraded since 02:00"): the platform's times, checked against its rows. A name in the
     record's own aside (its title) is the record's, and only a status said between the name and the time makes it
@@ -92,7 +92,7 @@ def _told_of_health(sentence: str, keys: Sequence[str], index: EvidenceIndex) ->
     low = sentence.lower()
     outside = re.sub(r"\([^()]*\)", lambda aside: " " * len(aside.group()), low)  # "CHG… (Databricks runtime …)": its own
     marks = [(match.end(), False) for key in keys for match in re.finditer(re.escape(key), low)]
-    marks += [(match.end(), True) for name in _health_names(index)
+    marks += [(match.end(), True) for name in health
               for match in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", outside)]
     told = set()
     for match in CLOCK.finditer(sentence):
@@ -130,11 +130,12 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     given = _given_clocks(index, question, now)
     told = given | said_clocks(earlier)
     anywhere: set[str] | None = None
+    health = _health_names(index)  # (what the status pages name: once, not per sentence)
     subject: list[str] = []  # the record the sentence before was about: "CHG… is …. It's planned for 11:00"
     for written in sentences:
         keys = record_keys(written)
         sentence = f"{subject[0]}: {written}" if not keys and len(subject) == 1 and OPENS_WITH_IT.match(written) \
-            and TICKET.fullmatch(subject[0]) and not RUN_WORDS.search(written) and not _health_said(written, index) \
+            and TICKET.fullmatch(subject[0]) and not RUN_WORDS.search(written) and not _health_said(written, health) \
             else written  # ("It's no longer failing — the 06:12 run succeeded" after a change: the pipeline's runs;
         # "It's tied to the Jobs degradation that began at 02:00": the status page's time)
         subject = keys if keys else subject if OPENS_WITH_IT.match(written) else []
@@ -146,7 +147,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
         rows = _subject_rows(sentence, index) if said and not others.search(sentence) and not (
             WINDOW_SAID.search(sentence) and keys and not keys[0].startswith("chg")) else None  # ("Window is 08:00–11:00
         # …, then check whether INC… can be resolved": a change's window, not the ticket's times)
-        if rows and keys and (elsewhere := _told_of_health(sentence, keys, index)):
+        if rows and keys and (elsewhere := _told_of_health(sentence, keys, health)):
             health = _clocks(row for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
                              for row in item.rows)
             checks += [GroundingCheck(kind="placement", claim=written, passed=False,
