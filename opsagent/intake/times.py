@@ -29,7 +29,8 @@ _DAY_NAME = rf"{DAY_NAME},?\s+"
 """A weekday written before its date ("Thu 9 Jan", "Thursday, Jan 9"): the date says the day."""
 _DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}(?:T\d{{2}}:\d{{2}}Z?)?|(?:{_DAY_NAME})?(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|"
          rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}))")
-_DAY = (rf"(?:(?:yesterday|last) evening|last night|this (?:morning|afternoon|evening|weekend|week|month|year)|"
+_DAY = (rf"(?:(?:yesterday|last) evening|last night|(?:yesterday|today|(?:last |this )?{_WEEKDAY}|{_DATE})\s+"
+        rf"(?:morning|afternoon|evening|night)|this (?:morning|afternoon|evening|weekend|week|month|year)|"
         rf"(?:the |next )?weekend|last (?:month|year)|(?:the )?new year(?:'?s)?(?: day)?|today|yesterday|"
         rf"tomorrow|tonight|overnight|{_DATE}|(?:last |this )?{_WEEKDAY})")
 """Longer phrases first: the regex takes the first alternative that matches ("yesterday evening")."""

@@ -59,6 +59,9 @@ _ROLLING = re.compile(r"^(?:(last|past|previous|next)\s+)?(\d+|an?|one)?\s*([a-z
 _RANGE = re.compile(r"^(?:from\s+|between\s+)?(.+?)\s+(?:to|and|until|till)\s+(.+)$|^(.+?)\s*(?:\.\.|–|—)\s*(.+)$")
 _FILLER = re.compile(r"^(?:(?:in|during|over|within|for|of)\s+)?(?:the\s+)?")
 _PARTS_OF_DAY = {"this morning": (0, 12), "this afternoon": (12, 18), "this evening": (18, 24), "tonight": (18, 24)}
+_HOURS_OF_PART = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 32)}
+"""The hours of a part of a named day ("Monday morning", "yesterday afternoon"); a night runs to 08:00 the day after."""
+_PART_OF_DAY = re.compile(r"^(?P<day>.+?)\s+(?P<part>morning|afternoon|evening|night)$")
 _NIGHT_START, _NIGHT_END = time(18, 0), time(8, 0)
 _DATEPARSER_SETTINGS = {"TIMEZONE": "UTC", "TO_TIMEZONE": "UTC", "RETURN_AS_TIMEZONE_AWARE": True,
                         "PREFER_DATES_FROM": "past"}
@@ -228,7 +231,7 @@ def _before(label: str, now: datetime, *, ahead: bool) -> TimeWindow | None:
 
 
 def _single(label: str, now: datetime, *, ahead: bool = False) -> TimeWindow | None:
-    window = _calendar(label, now) or _rolling(label, now)
+    window = _calendar(label, now) or _rolling(label, now) or _part_of_day(label, now, ahead=ahead)
     if window is not None:
         return TimeWindow(*window, label)
     moment = parse_moment(label, now, ahead=ahead)
@@ -236,6 +239,17 @@ def _single(label: str, now: datetime, *, ahead: bool = False) -> TimeWindow | N
         return None
     start, has_time = moment
     return _around(start, label) if has_time else TimeWindow(start, start + DAY, label)
+
+
+def _part_of_day(label: str, now: datetime, *, ahead: bool) -> tuple[datetime, datetime] | None:
+    """"yesterday afternoon", "Monday morning", "Thu 9 Jan night": those hours of the day named (a date parser
+    reads the day and drops the part)."""
+    match = _PART_OF_DAY.match(label)
+    day = _single(match.group("day"), now, ahead=ahead) if match else None
+    if match is None or day is None or day.end - day.start != DAY or day.point is not None:
+        return None
+    first, last = _HOURS_OF_PART[match.group("part")]
+    return day.start + timedelta(hours=first), day.start + timedelta(hours=last)
 
 
 def _around(moment: datetime, label: str) -> TimeWindow:

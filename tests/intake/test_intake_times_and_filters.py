@@ -37,6 +37,10 @@ def at(day_offset: int, hour: int, minute: int = 0) -> datetime:
     ("what failed on Thursday, Jan 9?", "Thursday, Jan 9", at(-1, 0), at(0, 0)),
     ("the thursday 9am run", "thursday 9am", at(-1, 8), at(-1, 10)),
     ("is CHG planned for Monday 13 January?", "Monday 13 January", at(3, 0), at(4, 0)),  # the 13th that is a Monday
+    # a part of a named day is those hours, not the whole day
+    ("anything fail since yesterday afternoon?", "since yesterday afternoon", at(-1, 12), NOW),
+    ("what broke yesterday morning", "yesterday morning", at(-1, 0), at(-1, 12)),
+    ("tickets opened tuesday night", "tuesday night", at(-3, 18), at(-2, 8)),
 ])
 def test_time_expressions_resolve_to_exact_windows(question: str, text: str, start: datetime, end: datetime) -> None:
     [found] = find_times(question, NOW)

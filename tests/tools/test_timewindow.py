@@ -136,3 +136,22 @@ def test_ahead_reads_a_bare_day_as_the_coming_one_and_leaves_named_ones_alone() 
     assert resolve_time_window("monday", NOW)[:2] == (MIDNIGHT - 4 * D, MIDNIGHT - 3 * D)
     for fixed in ("yesterday", "last 24 hours", "2025-01-08", "since monday"):
         assert resolve_time_window(fixed, NOW, ahead=True) == resolve_time_window(fixed, NOW)
+
+
+@pytest.mark.parametrize(("phrase", "start", "end"), [
+    ("yesterday morning", MIDNIGHT - D, MIDNIGHT - 12 * H),
+    ("yesterday afternoon", MIDNIGHT - 12 * H, MIDNIGHT - 6 * H),
+    ("since yesterday afternoon", MIDNIGHT - 12 * H, NOW),
+    ("monday morning", MIDNIGHT - 4 * D, MIDNIGHT - 4 * D + 12 * H),
+    ("since monday evening", MIDNIGHT - 4 * D + 18 * H, NOW),
+    ("wednesday night", MIDNIGHT - 2 * D + 18 * H, MIDNIGHT - D + 8 * H),
+    ("2025-01-08 afternoon", MIDNIGHT - 2 * D + 12 * H, MIDNIGHT - 2 * D + 18 * H),
+])
+def test_a_part_of_a_named_day_is_those_hours_of_that_day(phrase: str, start: datetime, end: datetime) -> None:
+    # a date parser reads "yesterday afternoon" as the whole of yesterday; the part narrows it
+    assert resolve_time_window(phrase, NOW)[:2] == (start, end)
+
+
+def test_a_part_of_a_moment_with_a_time_is_not_a_part_of_day() -> None:
+    with pytest.raises(ValueError):
+        resolve_time_window("last 3 hours morning", NOW)
