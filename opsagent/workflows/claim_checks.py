@@ -183,9 +183,12 @@ def _kind(name: str) -> str:
 
 
 ADVICE = re.compile(r"\b(?:you|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|could|should|may|might|need to|"
-                    r"want to)\s+(?!confirm|see|tell|say|check that)|^\W*(?:ask|set|assign|page|ping|call|message|reassign|move)\b",
+                    r"want to)\s+(?!confirm|see|tell|say|check that)|(?:^\W*(?:(?:then|on|in|for)\s+[\w-]+,?\s+)?|"
+                    r"[(;]\s*(?:or|and|then)\s+)(?:(?:ask|set|assign|page|ping|call|message|reassign|move|add|attach|put|"
+                    r"hand|escalate|link)\b|(?:open|raise|file|log|create|update)\s+(?:a|an|one|the|it)\b)(?!\s*:)",
                     re.IGNORECASE)
-"""What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…"), not what the data says."""
+"""What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…", "Open an incident for the load
+(or add the run to INC…)"), not what the data says."""
 
 
 def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[GroundingCheck]:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows.evidence_index import identifiers_in
@@ -146,24 +147,26 @@ def carry_subjects(text: str) -> str:
     lines, subject, introduces = [], None, False
     for line in text.split("\n"):
         bullet = BULLET.match(line)
-        if not bullet:
+        body = line[bullet.end():] if bullet else line.strip()
+        keys = record_keys(unquoted(body))
+        field = not keys and FIELD_LINE.match(body) is not None
+        # a plain field line right under its record ("Risk: Moderate") is one of its fields, as a bullet is
+        if not bullet and not (field and subject and lines and lines[-1].strip()):
             if line.strip():
-                keys = record_keys(unquoted(line))
                 subject = keys[0] if len(keys) == 1 else None
                 introduces = line.strip().rstrip("*_ ").endswith(":")
             lines.append(line)
             continue
-        body = line[bullet.end():]
-        keys = record_keys(unquoted(body))
         carried = subject is not None and (
-            not keys and FIELD_LINE.match(body) is not None
-            or keys and introduces and all(_key_kind(key) != _key_kind(subject) for key in keys))
+            field or keys and introduces and all(_key_kind(key) != _key_kind(subject) for key in keys))
         led = KEY_LED.match(body) if len(keys) == 1 and not carried else None
         if carried:
             lines.append(f"- {subject} " + re.sub(r"\s*[:;]\s+|\s+[-–—]\s+", " ", body))
         elif led and led.group(1).lower() == keys[0]:  # "- INC… — P2, Closed": the line is about INC…, each of
-            # its sentences ("… edition. Normal, Moderate risk, still in Authorize.")
+            # its sentences ("… edition. Normal, Moderate risk, still in Authorize."), and so are the field bullets
+            # under it ("- Risk: Moderate")
             lines.append(f"- {keys[0]} " + LATER_SENTENCE.sub(f" {keys[0]} ", body[led.end():]))
+            subject, introduces = keys[0], False
         else:
             lines.append(line)
     return "\n".join(lines)
@@ -258,17 +261,40 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(
                         item, match.end()) and not COPULA.search(item[:match.start()])) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
+                    or PURPOSE.search(item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
                 # a condition, not its state
+            if labels and EVENT_MOMENT.match(item, match.end()):  # "resolved 11:00 UTC": the event, and what follows
+                labels = _since_then(vocabulary, value) or labels  # it in a ticket's life
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 if negated and vocabulary.name == "run_status" and any(
                         found.start() <= match.start() < found.end() for found in NOT_SINCE.finditer(item)):
                     continue  # "it hasn't failed since 31 Dec": its history after a moment, not its status
                 yield ValueClaim(item, keys[0], vocabulary, labels, negated, match.group())
+
+
+EVENT_MOMENT = re.compile(rf"\s+(?:at\s+|on\s+)?(?:\d{{1,2}}:\d{{2}}|\d{{1,2}}\s+{MONTH_NAME}\b|{DAY_NAME}\b|\d{{4}}-\d\d-\d\d)",
+                          re.IGNORECASE)
+"""After a state word, when it happened ("resolved 11:00 UTC", "closed on 3 Jan"): an event of its life, which a
+later state of the same group keeps true ("Closed … resolved 11:00")."""
+PURPOSE = re.compile(r"\bso(?:\s+that)?\s+(?:it|they|the\s+[\w-]+|[\w-]+)\s+(?:(?:gets?|has|have|stays?)\s+"
+                     r"(?:[\w-]+\s+){0,2})?$", re.IGNORECASE)
+"""Before a value, a purpose ("… so it gets closed", "so it has an owner"): what advice would bring about, not the
+record's state now."""
+def _since_then(vocabulary: Vocabulary, value: str) -> frozenset[str]:
+    """A ticket's state and the later states of its stage ("resolved" → Resolved, Closed: a group such as "done",
+    not "all"), which a state said with its moment ("resolved 11:00") stays true under; none for a run's status
+    ("cancelled at 04:00" is what it is)."""
+    values = vocabulary.values()
+    if vocabulary.record not in ("incident", "change") or value not in values:
+        return frozenset()
+    return frozenset(choice.label.lower() for members in vocabulary.groups.values() if value in members
+                     and len(members) < len(values) for choice in vocabulary.choices
+                     if choice.value in members and values.index(choice.value) >= values.index(value))
 
 
 WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|it['’]s|the|that|this)\s+)?(?:[\w-]+\s+)?$|"

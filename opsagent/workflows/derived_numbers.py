@@ -23,7 +23,10 @@ WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "com
 """What a percentage is a share of: a count of records ("280 runs"), not of a status ("249 succeeded")."""
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?=\s+(?:as\s+|the\s+|more|higher|lower|longer|slower|faster|"
-                   r"[a-z]+'s\b|that\s+of))", re.IGNORECASE)
+                   r"[a-z]+'s\b|that\s+of)|\s*[),;]|\s*$)", re.IGNORECASE)
+"""A ratio of two numbers: "4.4x as many", "about 1.7x the median", "(0.2×)"."""
+ONE_IN = re.compile(r"(?<![\w.])(?:1|one)\s+(?:in|out of)\s+(?:every\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
+"""A share said as "one in N" ("roughly 1 in 7 runs failed"): a whole over a part of the answer, rounded."""
 DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentage\s+)?points?)\s+(?:below|above|higher|lower)|"
                         r"(?:more|fewer|less)\s+(?P<noun>[a-z]+))\b", re.IGNORECASE)
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
@@ -51,18 +54,28 @@ SMALL_WHOLE = 10
 """Below this a whole number that equals a sum or difference of its neighbours may be a coincidence, not a sum."""
 
 
-def _column_sums(lines: Sequence[str]) -> set[float]:
-    """The sum of each column of each markdown table (the first number of each cell, rows named "total" left out)."""
+HOW_MANY_ROWS = re.compile(r"\b(?:the\s+)?(?:top|first|biggest|worst|the)\s+(two|three|four|five|[2-9])\b", re.IGNORECASE)
+"""How many rows a sum is of ("the top two make up …", "the 3 with an open ticket account for …")."""
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _column_sums(lines: Sequence[str], *, leading: bool | int = False) -> set[float]:
+    """The sum of each column of each markdown table (the first number of each cell, rows named "total" left out);
+    ``leading``: also of its first two, three, … rows ("the top two make up 12 of the 24"), or only of its first
+    ``leading`` rows when a number says how many."""
     sums: set[float] = set()
     rows = [[numbers_in(cell)[:1] for cell in line.strip().strip("|").split("|")]
             for line in lines if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
     for column in range(max((len(row) for row in rows), default=0)):
         cells = [row[column][0] for row in rows if column < len(row) and row[column]]
         sums |= {sum(cells)} if len(cells) > 1 else set()
+        ends = [leading] if leading is not True else range(2, len(cells))
+        sums |= {sum(cells[:end]) for end in ends if 2 <= end < len(cells)} if leading else set()
     return sums
 
 
-TOTAL_SAID = re.compile(r"\b(?:in total|total|together|combined|altogether|overall|in all|all told|sum)\b", re.IGNORECASE)
+TOTAL_SAID = re.compile(r"\b(?:in total|total|together|combined|altogether|overall|in all|all told|sum|between them|"
+                        r"make up|makes up|made up|account(?:s|ed)? for)\b", re.IGNORECASE)
 """A sum said as one: "343 runs in total: 311 succeeded, 24 failed, 6 cancelled, 2 running"."""
 MAX_NUMBERS = 40
 """Lines with more numbers than this (dumps, long tables) are not searched for sums: it would cost too much."""
@@ -84,6 +97,12 @@ def _worked_out_nearby(lines: Sequence[str], backed: Callable[[float], bool] | N
         if len(own) > MAX_NUMBERS:
             continue
         table_row, total = sentence.startswith("|"), TOTAL_SAID.search(sentence) or ":" in sentence
+        rows = HOW_MANY_ROWS.search(sentence)
+        count = (_SMALL.get(rows.group(1).lower()) or int(rows.group(1))) if rows else True
+        # a table's first rows, summed only where a sentence says it sums ("Sales and the CRM copy together account
+        # for 12 of the 24"), and only as many as it says ("the top two make up 12")
+        columns_here = columns | _column_sums(lines, leading=count) if not table_row and TOTAL_SAID.search(sentence) \
+            else columns
         for at, value in enumerate(own):
             if value < SMALL_WHOLE and value == int(value):
                 continue
@@ -92,7 +111,7 @@ def _worked_out_nearby(lines: Sequence[str], backed: Callable[[float], bool] | N
             sums = {sum(others[start:end]) for start in range(len(others))
                     for end in range(start + 2, min(start + 5, len(others)) + 1)}
             shown = _shown(value)
-            if any(_close(candidate, shown, strict=True) for candidate in sums | columns):
+            if any(_close(candidate, shown, strict=True) for candidate in sums | columns_here):
                 found.append(shown)
     return found
 
@@ -110,21 +129,28 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
     text = digits(text)
     lines = sentences(text)
     found = _worked_out_nearby(lines, backed)
-    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)):
+    if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)
+            or ONE_IN.search(text)):
         return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text)) | _lengths(text)  # "ran for 62 minutes … 9 minutes past its longest (53)"
     counted = counted_nouns_in(text)
+    all_wholes = {number for number, noun in counted if noun in WHOLES}  # "49 runs in total: … 18% of all runs"
     percents = {float(match.group(1)) for match in PERCENT.finditer(text)}
     for at, sentence in enumerate(lines):  # (``at``: "index" is the evidence index everywhere else)
         nearby = " ".join(lines[max(0, at - 1):at + 1])
         near = set(numbers_in(nearby))
-        wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES}
+        wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES} | all_wholes
         wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
         wholes |= set(numbers_in(sentence)) if sentence.startswith("|") else set()  # a table row: its own counts
         for match in PERCENT.finditer(sentence):
             parts = near - {float(match.group(1))}
             if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
-                   for part in parts for whole in wholes if 0 <= part < whole):
+                   for part in parts for whole in wholes if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"
+                found.append(match.group())
+        for match in ONE_IN.finditer(sentence):
+            said = {1.0, float(match.group(1))}  # its own numbers are no operands
+            if any(_close(whole / part, match.group(1)) for part in near - said for whole in wholes - said
+                   if 0 < part < whole):
                 found.append(match.group())
         for match in RATIO.finditer(sentence):
             operands = everything - {float(match.group(1))}
@@ -147,23 +173,61 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
     return found
 
 
+def leading_sum_claims(text: str) -> list[tuple[str, bool, str]]:
+    """Each "the top two make up 12" under a table: whether the number said is the sum of that many first rows of one
+    of the table's columns — (words, holds, the sums it could be)."""
+    lines = sentences(digits(text))
+    found = []
+    for sentence in (line for line in lines if not line.startswith("|")):
+        rows, total = HOW_MANY_ROWS.search(sentence), TOTAL_SAID.search(sentence)
+        number = re.compile(r"(?<![\w.])\d+(?:\.\d+)?").search(sentence, total.end()) \
+            if rows and total and total.start() > rows.start() else None
+        count = (_SMALL.get(rows.group(1).lower()) or int(rows.group(1))) if rows else 0
+        sums = _column_sums(lines, leading=count) - _column_sums(lines) if number else set()
+        if number and sums:
+            holds = any(_close(value, number.group(), strict=True) for value in sums)
+            found.append((sentence[rows.start():number.end()], holds, ", ".join(sorted(_shown(value) for value in sums))))
+    return found
+
+
 FRACTIONS = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5}
 FRACTION_OF = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part>half|thirds?|quarters?|fifths?)\s+of\s+"
                          r"(?:all\s+|the\s+|its\s+)?(?P<whole>\d+)\b", re.IGNORECASE)
 """A share said as a fraction of a number the answer gives ("8 failed, a third of all 24")."""
 
 
+FRACTION_OF_NOUN = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part>half|thirds?|quarters?|fifths?)\s+of\s+"
+                              r"(?:all\s+|the\s+|its\s+)*(?P<noun>(?:[a-z]+\s+)?(?:runs|failures|incidents|tickets|"
+                              r"pipelines|changes))\b", re.IGNORECASE)
+"""A share said as a fraction of a kind the answer counts elsewhere ("8 — half of all failed runs", with "24 failed
+runs" said before)."""
+
+
 def fraction_claims(text: str) -> list[tuple[str, bool, str]]:
     """Each "a third of all 24" beside a count: whether a number of its sentence is that share of the whole
-    (within a tenth of the whole, as people round: "about a third") — (words, holds, the share it would be)."""
+    (within a tenth of the whole, as people round: "about a third") — (words, holds, the share it would be). A
+    fraction of a kind ("a third of all failed runs") is of any count of that kind the answer says."""
     found = []
-    for sentence in sentences(digits(text)):
-        for match in FRACTION_OF.finditer(sentence):
+    text = digits(text)
+    counted = counted_nouns_in(text)
+    for sentence in sentences(text):
+        for match, wholes in [*((match, [float(match.group("whole"))]) for match in FRACTION_OF.finditer(sentence)),
+                              *((match, _counts_of(match.group("noun"), counted))
+                                for match in FRACTION_OF_NOUN.finditer(sentence))]:
             count = {"a": 1, "one": 1, "two": 2, "2": 2, "three": 3, "3": 3}.get((match.group("count") or "a").lower(), 1)
-            whole = float(match.group("whole"))
-            share = count * FRACTIONS[match.group("part").lower().rstrip("s")] * whole
-            numbers = [number for number in numbers_in(sentence[:match.start()]) if number != whole]
-            if numbers:  # the count it is a share of, said before it ("pl_ingest_sales, 8 (a third of all 24)")
-                found.append((match.group(), abs(numbers[-1] - share) <= max(1.0, whole / 10), f"{share:g}"))
+            fraction = count * FRACTIONS[match.group("part").lower().rstrip("s")]
+            numbers = [number for number in numbers_in(sentence[:match.start()]) if number not in wholes]
+            if numbers and wholes:  # the count it is a share of, said before it ("pl_ingest_sales, 8 (a third of all
+                # 24)"; "8 of its 56 runs (85.7% success) — a third of all failures": one of them)
+                parts = numbers[-1:] if match.re is FRACTION_OF else numbers
+                holds = any(abs(part - fraction * whole) <= max(1.0, whole / 10) for whole in wholes for part in parts)
+                found.append((match.group(), holds, f"{fraction * wholes[0]:g}"))
     return found
+
+
+def _counts_of(noun: str, counted: Sequence[tuple[float, str | None]]) -> list[float]:
+    """The numbers the answer counts ``noun`` with ("failed runs": "24 failed runs", "24 failures")."""
+    last = noun.lower().split()[-1]
+    family = {"runs", "failures", "failed"} if "fail" in noun.lower() else {last}  # "24 failed runs" counts "runs"
+    return [number for number, said in counted if said in family and number > 1]
 

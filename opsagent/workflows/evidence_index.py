@@ -163,7 +163,7 @@ def _lengths(text: str, followed_by: re.Pattern[str] | None = None) -> list[tupl
 
 
 AGO = re.compile(r"\s+ago\b", re.IGNORECASE)
-APART_SAID = re.compile(r"\s+(after|before|earlier|later)\b", re.IGNORECASE)
+APART_SAID = re.compile(r"\s+(after|before|earlier|later|into)\b", re.IGNORECASE)
 
 
 def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:

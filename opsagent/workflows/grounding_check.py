@@ -19,6 +19,7 @@ failing sentences are dropped (partial) — or, when nothing supported is left, 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
@@ -31,10 +32,10 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_names, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
-from opsagent.tools.timewindow import iso_moment, unit_minutes
+from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import OPENS_WITH_IT, PRONOUN, THE_RECORD
@@ -64,7 +65,7 @@ from opsagent.workflows.count_claims import (
     check_named_status_counts,
     check_qualified_counts,
 )
-from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
+from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims, leading_sum_claims
 from opsagent.workflows.evidence_index import (
     ISO_MOMENT,
     WORD_NUMBERS,
@@ -127,6 +128,7 @@ from opsagent.workflows.time_claims import (
 )
 from opsagent.workflows.universal_claims import check_universal_claims
 
+logger = logging.getLogger(__name__)
 FAILURE_CAP = 0.6
 """The highest score an answer with a failed check can get (below the default pass mark 0.7)."""
 PART_WORD = re.compile(r"[a-z][a-z0-9_-]{3,}")
@@ -211,7 +213,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers)
                                 or _retold(token, text, told),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
-              for token in sorted(identifiers_in(text))]
+              for token in sorted(identifiers_in(text) - set(tool_names()))]  # "run list_failed_pipelines next": a tool
     lowered = text.lower()
     systems = {system.lower() for item in index.items if (spec := tool_spec(item.tool))
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
@@ -344,6 +346,16 @@ def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
     return counts - {0.0}
 
 
+ENUMERATOR = re.compile(r"^\s*\d{1,2}[.)]\s+", re.MULTILINE)
+"""A numbered list's "2." at the start of a line: an item's place, not a quantity."""
+SPACED_NAME = re.compile(r"\b[A-Za-z][a-z]{2,}\s\d{2,4}\b")
+ADVISED_WAIT = re.compile(rf"\b(?:re-?check|check (?:again|back)|look again|retry|try again|re-?run|wait|revisit|follow up|"
+                          rf"chase|escalate)\b[^.;\n]{{0,40}}?\b(?:in|after|for|within|every)\s+(?:another\s+|the next\s+)?"
+                          rf"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*{UNIT_WORD}", re.IGNORECASE)
+"""Advice of when to act ("re-check in 30–60 minutes", "retry every 15 min"): a time to come, not a length the data
+must show."""
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
@@ -366,12 +378,14 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}  # the units ELAPSED reads
-    checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
-                                 index.vouches_for_apart(number, unit, clocks),
-                                 f"no moment of the evidence is {number:g} {names[unit]} from "
-                                 f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
-               for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
-               for number, unit, relation in elapsed_apart(sentence)]
+    apart = [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
+                               index.vouches_for_apart(number, unit, clocks),
+                               f"no moment of the evidence is {number:g} {names[unit]} from "
+                               f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
+             for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
+             for number, unit, relation in elapsed_apart(sentence)]
+    checks += apart  # a length between a moment said and one of the evidence ("72 minutes into the window") is backed
+    lengths |= {float(check.claim.split()[0]) for check in apart if check.passed}  # as a length, not as a number
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
@@ -384,7 +398,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
-    own = digits(own)
+    own = ADVISED_WAIT.sub(" ", ENUMERATOR.sub(" ", digits(own)))
+    own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
+                          own)  # "Customer 360": the name customer360 written apart, not a number
     for piece in derived:  # worked out from the answer's own numbers:
         # its first mention standing alone, never digits inside a date or an id ("2" in "2025-01-10"); said again
         # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
@@ -407,6 +423,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks += [GroundingCheck.of("number", said, holds, f"{said} would be {share}, not the count said beside it",
                                  "a share the answer's own numbers contradict")
                for said, holds, share in fraction_claims(text)]
+    checks += [GroundingCheck.of("number", said, holds, f"the table's first rows sum to {sums}, not the number said",
+                                 "a sum the answer's own table contradicts")
+               for said, holds, sums in leading_sum_claims(text)]
     # A count restating a tool's summary line must be that line's count, not another row count.
     for number, phrase in dict.fromkeys(counts_with_phrases(text)):
         stated = index.phrased_counts.get(phrase)
@@ -776,7 +795,13 @@ def grounding_report(text: str, results: Sequence[TaskResult], *, attempt: int, 
         empty = GroundingCheck.of("part_coverage", "(no answer)", False, "no answer was written from the evidence",
                        "the answer itself (none could be written from the data)")
         return GroundingReport(score=0.0, verdict="block", attempt=attempt, checks=[empty])
-    checks = evaluate(text, results, **context)  # type: ignore[arg-type]
+    try:
+        checks = evaluate(text, results, **context)  # type: ignore[arg-type]
+    except Exception:  # a bug in a reading must not publish the answer unchecked, nor lose the evidence
+        logger.exception("grounding checks failed on an answer")
+        unread = GroundingCheck.of("part_coverage", "(the answer)", False, "the checks could not read this answer",
+                                   "the answer itself (the checks could not read it)")
+        return GroundingReport(score=0.0, verdict="block", attempt=attempt, checks=[unread])
     value = score(checks)
     report = GroundingReport(score=value, verdict="pass", attempt=attempt, checks=checks)
     kept = verified_text(text, report) if value < thresholds.pass_at else text

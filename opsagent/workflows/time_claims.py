@@ -61,8 +61,16 @@ def _subject_rows(sentence: str, index: EvidenceIndex) -> list[dict[str, Any]] |
     if len(keys) == 1:
         return [row for _, row in index.rows_for(keys[0])] or None
     platforms = {spec.platform.lower() for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
-                 and re.search(rf"\b{re.escape(spec.platform)}\b", sentence, re.IGNORECASE)}
+                 and (re.search(rf"(?<![\w-]){re.escape(spec.platform)}(?![\w-])", sentence, re.IGNORECASE)  # not a CI's
+                      or _quotes_a_title(sentence, item.rows))}  # name ("snowflake-prod"); a page's incident by its title
     return (_platform_rows(index, platforms.pop()) or None) if not keys and len(platforms) == 1 else None
+
+
+def _quotes_a_title(sentence: str, rows: Sequence[dict[str, Any]]) -> bool:
+    """The sentence gives a status page row's own title ("Incident *Delays starting job clusters in …*")."""
+    low = sentence.lower()
+    return any(isinstance(title, str) and len(title) > 20 and title.lower() in low
+               for row in rows for title in (row.get("name"), row.get("title")))
 
 
 def _health_names(index: EvidenceIndex) -> set[str]:

@@ -137,3 +137,18 @@ def test_a_report_over_no_claims_says_nothing_was_checked_not_a_perfect_score() 
     assert not empty.checks and empty.describe() == "nothing to check (no claim about the data)"
     checked = grounding_report(CORRECT, RESULTS, attempt=1, thresholds=Thresholds(), can_regenerate=True, parts=PARTS)
     assert checked.checks and checked.describe() == f"pass (score {checked.score:.2f})"
+
+
+def test_a_check_that_breaks_blocks_the_answer_instead_of_publishing_it_or_failing_the_request(monkeypatch, caplog) -> None:
+    """A bug in one reading (a division by a count of zero, say) must neither let the answer through unchecked nor
+    turn the request into an error: the answer is blocked (the evidence is shown) and the traceback logged."""
+    import opsagent.workflows.grounding_check as module
+
+    def broken(*_: object, **__: object) -> list:
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(module, "evaluate", broken)
+    report = grounding_report(CORRECT, RESULTS, attempt=1, thresholds=Thresholds(), can_regenerate=True, parts=PARTS)
+    assert report.verdict == "block" and report.kept == "" and not report.failures[0].passed
+    assert "could not read" in report.failures[0].detail
+    assert "ZeroDivisionError" in caplog.text

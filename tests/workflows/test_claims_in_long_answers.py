@@ -1,0 +1,171 @@
+"""Long answers as large hosted models write them: a bold lead, tables, field dumps, shares worked out, hedges and
+next steps. Each test reads one shape that such answers use; the evidence is the real tools' output on the demo
+data and each oracle is computed from its rows (the true statement passes, the altered one fails)."""
+
+from __future__ import annotations
+
+from opsagent.tools.timewindow import iso_moment
+from opsagent.workflows.claims import carry_subjects
+from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
+from tests.workflows.test_claim_kinds import evidence
+from tests.workflows.test_claims_as_models_format import both
+from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
+
+
+def test_a_length_into_a_window_is_the_gap_from_its_start() -> None:
+    change = evidence("get_change_request", number="CHG0030017")
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts")
+    [row] = rows_of(change)
+    start, end = iso_moment(row["start_date"]), iso_moment(row["end_date"])
+    inside = next(run for run in rows_of(runs) if start <= iso_moment(run["start"]) < end)
+    gap = int((iso_moment(inside["start"]) - start).total_seconds() // 60)
+    said = f"So {iso_moment(inside['start']):%H:%M} is the in-window outage ({{}} minutes into CHG0030017's window)."
+    only_the_right("did the crm failures fall in the shir upgrade window?", said, gap, gap + 9, both(change, runs),
+                   "number")
+
+
+def test_a_ratio_in_brackets_is_worked_out_from_the_answers_numbers() -> None:
+    text = "The latest took 3 min vs an 18-min median ({}) — it dies right at the copy."
+    assert "0.2×" in derived_numbers(text.format("0.2×"))  # 3 / 18 rounds to 0.2
+    assert not any("0.5" in piece for piece in derived_numbers(text.format("0.5×")))
+
+
+def test_one_in_n_is_a_share_of_two_counts_the_answer_gives() -> None:
+    rows = rows_of(evidence("list_pipeline_runs", pipeline_name="pl_ingest_sales", time_window="last 7 days"))
+    runs, failures = len(rows), sum(1 for row in rows if row["status"] == "Failed")
+    assert 0 < failures < runs
+    one_in = round(runs / failures)
+    text = f"{runs} runs this week: {runs - failures} succeeded, {failures} failed, roughly 1 in {{}} runs failed."
+    assert f"1 in {one_in}" in derived_numbers(text.format(one_in))
+    assert not any(piece.startswith("1 in") for piece in derived_numbers(text.format(one_in + 2)))
+
+
+def test_a_sum_of_a_tables_first_rows_is_worked_out_where_a_sentence_says_it_sums() -> None:
+    results = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")
+    rows = sorted(rows_of(results), key=lambda row: -row["count"])
+    total = sum(row["count"] for row in rows)
+    top_two = rows[0]["count"] + rows[1]["count"]
+    table = "\n".join(["| pipeline | failures |", "|---|---|", *(f"| {row['pipeline_name']} | {row['count']} |" for row in rows)])
+    said = f"**{total} failed runs in the last 7 days.**\n\n{table}\n\nThe top two make up {{}} of the {total}."
+    assert top_two + 2 not in {sum(row["count"] for row in rows[:end]) for end in range(len(rows) + 1)}
+    only_the_right("which pipelines failed most this week and how concentrated?", said, top_two, top_two + 2,
+                   results, "number")
+
+
+def test_a_share_of_all_runs_may_take_its_whole_from_anywhere_in_the_answer() -> None:
+    rows = rows_of(evidence("count_pipeline_runs", group_by="factory"))
+    total = sum(row["count"] for row in rows)
+    failed_runs = sum(row.get("failed", 0) for row in rows)
+    assert 0 < failed_runs < total
+    share = round(100 * failed_runs / total)
+    lines = [f"{total} runs in total across the factories.", *(f"- {row['factory']}: {row['count']} runs" for row in rows),
+             f"All {failed_runs} failures are {{}}% of all runs."]
+    text = "\n".join(lines)
+    assert f"{share}%" in derived_numbers(text.format(share))
+    wrong = next(value for value in range(share + 3, 100) if all(  # no share any two counts here give
+        abs(100 * part / whole - value) > 1 and abs(100 * (whole - part) / whole - value) > 1
+        for whole in [total, *(row["count"] for row in rows)] for part in [failed_runs, *(row["count"] for row in rows)]
+        if part <= whole))
+    assert f"{wrong}%" not in derived_numbers(text.format(wrong))
+    assert "100%" in derived_numbers("- neu: 9 of 9 runs succeeded — 100%.")
+
+
+def test_a_fraction_of_a_kind_is_of_a_count_of_that_kind_the_answer_gives() -> None:
+    rows = sorted(rows_of(evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")),
+                  key=lambda row: -row["count"])
+    total, worst = sum(row["count"] for row in rows), rows[0]
+    fraction = next(name for name, part in (("half", 1 / 2), ("a third", 1 / 3), ("a quarter", 1 / 4))
+                    if abs(worst["count"] - part * total) <= max(1.0, total / 10))
+    other = next(name for name, part in (("half", 1 / 2), ("a third", 1 / 3), ("a quarter", 1 / 4))
+                 if abs(worst["count"] - part * total) > max(1.0, total / 10))
+    text = f"{total} failed runs this week.\n- Most: {worst['pipeline_name']} with {worst['count']} — {{}} of all failed runs."
+    [(_, holds, _)] = fraction_claims(text.format(fraction))
+    [(_, wrong_holds, _)] = fraction_claims(text.format(other))
+    assert holds and not wrong_holds
+
+
+def test_a_tool_named_as_a_next_step_is_no_record() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours")
+    question = "what failed in the last 24 hours?"
+    only_the_right(question, "`{}` for adf-prod-weu would be the next drill-down.", "list_failed_pipelines",
+                   "list_failed_pipeline_runs", results, "identifier")
+
+
+def test_a_state_word_with_its_moment_is_an_event_that_a_later_state_keeps() -> None:
+    results = evidence("get_incident", number="INC0010014")
+    [row] = rows_of(results)
+    assert row["state"] == "Closed" and row["resolved_at"]
+    resolved = iso_moment(row["resolved_at"])
+    question = "was the finance warehouse suspended like last time?"
+    assert not failed(question, f"Last time: INC0010014 (Closed, P3, resolved {resolved:%H:%M} UTC).", results, "value")
+    assert failed(question, "Last time: INC0010014 (In Progress, P3).", results, "value")
+    assert failed(question, f"Last time: INC0010014 (On Hold, P3, resolved {resolved:%H:%M} UTC).", results, "value")
+
+
+def test_what_advice_would_bring_about_is_not_the_records_state() -> None:
+    results = evidence("get_incident", number="INC0010046")
+    [row] = rows_of(results)
+    assert row["state"] == "New"
+    question = "who should take the firewall ticket?"
+    assert not failed(question, "Assign INC0010046 to Leila so it gets closed once the change is verified.", results,
+                      "value")
+    assert failed(question, "INC0010046 is closed; Leila verified the change.", results, "value")
+
+
+def test_a_record_to_act_on_in_advice_is_no_link_the_data_must_show() -> None:
+    results = both(evidence("get_incident", number="INC0010054"),
+                   evidence("list_incidents", assignment_group="Data Platform Ops"))  # the group is one the data shows
+    assert rows_of(results)[0]["assignment_group"] != "Data Platform Ops"
+    question = "anyone looking at the failed finance load?"
+    advice = "Open a Data Platform Ops incident for the failed load (or add the run to INC0010054) so it has an owner."
+    assert not failed(question, advice, results)
+    assert failed(question, "INC0010054 is with Data Platform Ops.", results)
+
+
+def test_a_platform_in_a_ci_name_and_a_page_incident_by_its_title_are_not_the_sentences_subject() -> None:
+    snowflake = evidence("check_snowflake_health")
+    run = evidence("list_failed_pipelines", pipeline_name="pl_load_finance_dwh")
+    started = iso_moment(rows_of(run)[0]["start"])
+    question = "why did the finance load fail?"
+    said = f"- Copy_Finance_Facts failed at {{}} on the sink side (target snowflake-prod.FINANCE_DWH)."
+    only_the_right(question, said, f"{started:%H:%M}", f"{started.replace(minute=(started.minute + 17) % 60):%H:%M}",
+                   both(run, snowflake), "placement")
+    azure, databricks = evidence("check_azure_service_health", service="Azure Databricks"), evidence("check_databricks_health")
+    incident = next(row for row in rows_of(databricks) if row.get("kind") == "incident" and row.get("updated_at"))
+    updated = iso_moment(incident["updated_at"])
+    said = f"Incident *{incident['title']}* — updated {{}} UTC."
+    only_the_right("dbx weu degraded since when?", said, f"{updated:%H:%M}",
+                   f"{updated.replace(minute=(updated.minute + 23) % 60):%H:%M}", both(azure, databricks), "placement")
+
+
+def test_when_to_check_again_is_advice_not_a_length_the_data_shows() -> None:
+    results = evidence("check_snowflake_health")
+    question = "sf slow in weu?"
+    assert not failed(question, "Tell finance it's recovering; re-check in 30–60 minutes.", results, "number")
+    assert failed(question, "The slowdown lasted 37 minutes.", results, "number")
+
+
+def test_a_numbered_lists_places_and_a_name_written_apart_are_no_numbers() -> None:
+    results = evidence("list_failed_pipelines", pipeline_name="pl_transform_customer360")
+    question = "how far did the customer360 run get?"
+    steps = "The run:\n1. Copy_Customer_Staging — succeeded\n2. Notebook_Build_Customer360 — failed\n"
+    assert not failed(question, steps + "So the Customer 360 build did not finish.", results, "number")
+    assert failed(question, steps + "So the Customer 365 build did not finish.", results, "number")
+
+
+def test_field_lines_under_a_record_led_bullet_or_line_are_its_fields() -> None:
+    results = evidence("get_change_request", number="CHG0030016")
+    [row] = rows_of(results)
+    wrong = next(risk for risk in ("Low", "Moderate", "High") if risk != row["risk"])
+    question = "snowflake business critical upgrade - risk?"
+    bullets = f"- **CHG0030016** — {row['short_description']}\n- Risk: {{}}\n- State: {row['state']}"
+    only_the_right(question, bullets, row["risk"], wrong, results, "value")
+    plain = f"CHG0030016 — {row['short_description']}\nRisk: {{}}\nState: {row['state']}"
+    only_the_right(question, plain, row["risk"], wrong, results, "value")
+    # a field line after a blank line is no longer under the record
+    assert "chg0030016" not in carry_subjects(f"CHG0030016 — upgrade\n\nNext step: ask CAB").split("\n")[-1]
+
+
+def test_a_share_beside_a_count_of_zero_is_read_without_dividing_by_it() -> None:
+    found = derived_numbers("0 runs failed in adf-prod-neu — 0% of 0 runs; 9 of 9 runs in weu succeeded (100%).")
+    assert "100%" in found
