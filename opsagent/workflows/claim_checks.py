@@ -467,10 +467,11 @@ CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+(?:start|begin|run|finish|
                    r"(?:fixed|resolved|solved|sorted(?: out)?|mitigated|remediated|addressed|worked around)"
                    r"(?:\s+(?:it|this|that|them|the (?:issue|problem|incident)))?\s+by|"
                    r"(?:on hold|parked|paused|blocked|held)\b[^.;]{0,20}?\b(?:waiting (?:for|on)|awaiting|until|pending))"
-                   r"\b\s+(?P<cause>(?:(?!\s[—–-]\s|,\s+so\s)[^.;])+)", re.IGNORECASE)
+                   r"\b\s+(?P<cause>(?:(?!\s[—–-]\s|,\s+(?:so|and|but|while|whereas)\s)[^.;])+)", re.IGNORECASE)
 """A cause or a fix said of a record, or what holds it ("on hold waiting for …"): it must be in that record's own
-rows ("due to start" is a schedule). The cause ends at a dash that closes an aside or at a consequence ("fixed by that
-change, so it stays on hold")."""
+rows ("due to start" is a schedule). The cause ends at a dash that closes an aside, at a consequence ("fixed by that
+change, so it stays on hold") or at a clause joined after a comma ("because its source file is missing, and its first
+failure came before …")."""
 LABELLED_CAUSE = re.compile(r"\b(?:fix|fixed|resolution|root cause|cause|workaround)(?: last time| then| used| applied)?"
                             r"\s*:\s+(?P<cause>[^.;]+)|\bfailed\b(?:[^.;:]|\d:\d){0,80}?\bwith\s+(?:error\s+|code\s+)?\d{4}\s*:\s+"
                             r"(?P<error>[^.;]+)", re.IGNORECASE)

@@ -261,7 +261,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or match.group() == "new" and (ATTRIBUTIVE.search(item[:match.start()]) or BEFORE_NOUN.match(
                         item, match.end()) and not COPULA.search(item[:match.start()])) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
-                    or PURPOSE.search(item[:match.start()]) \
+                    or PURPOSE.search(item[:match.start()]) or SET_SUBJECT.search(item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
@@ -297,6 +297,10 @@ def _since_then(vocabulary: Vocabulary, value: str) -> frozenset[str]:
                      if choice.value in members and values.index(choice.value) >= values.index(value))
 
 
+SET_SUBJECT = re.compile(r"\b(?:\d+|two|three|four|five|six|all|both|most|several)\s+(?:of\s+(?:the|them|those|these)"
+                         r"(?:\s+\d+)?\s+)?(?:are|were|remain|stay)\s+(?:still\s+|now\s+|all\s+)?$", re.IGNORECASE)
+"""Before a value, a count of records that have it ("3 of the 4 are In Progress and 1 is On Hold (INC…)"): the
+value of the set counted (which the count checks judge), not of the one record the clause names."""
 WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|it['’]s|the|that|this)\s+)?(?:[\w-]+\s+)?$|"
                   r"\b(?:until|till|once|as soon as)\s+(?:[\w'’-]+\s+){0,5}$", re.IGNORECASE)
 """Before a value, a moment ("five hours after it closed", "44 hours after that window closed") or a condition to

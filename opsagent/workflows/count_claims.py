@@ -16,6 +16,7 @@ from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
+from opsagent.tools.identifiers import RUN_ID
 from opsagent.tools.pipeline_rows import STATUS_FIELDS, count_fields_in
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
@@ -60,6 +61,11 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
                 for searched in [None, *items]  # all rows, or one search's (per factory, not also per pipeline)
                 if len(given := [row[field] for item, row in rows if isinstance(row.get(field), int)
                                  and searched in (None, item)]) > 1}
+    counted |= {value[field] for _, row in rows for value in row.values() if isinstance(value, dict)  # a summary
+                for field in COUNT_FIELDS if isinstance(value.get(field), int)}  # inside a row ("durations": 19 runs)
+    fields = [field for status, field in STATUS_FIELDS.items() if status.lower() in values.get("run_status", set())]
+    counted |= {sum(row[field] for field in fields) for _, row in rows if len(fields) > 1  # "38 finished runs": its
+                and all(isinstance(row.get(field), int) for field in fields)}  # succeeded, failed and cancelled
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
                                                          for name, wanted in values.items())}
@@ -109,7 +115,9 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
         values = {name: wanted for name, wanted in values.items() if same_kind(VALUE_VOCABULARIES[name].record, record)}
         if not values:
             continue
-        allowed = qualified_counts(index, record, values, key)
+        one_run = key is not None and RUN_ID.fullmatch(key) is not None and int(match.group("number")) > 1
+        allowed = qualified_counts(index, record, values, None if one_run else key)  # "19 successful runs" in a line
+        # about one run count its pipeline's runs, not that run
         if OTHER.search(digits(unit)[:match.start()]) or OTHER_AFTER.match(match.group("words")):
             allowed |= {count - less for count in allowed for less in range(1, named + 1)}
         said = match.group() if match.group() in unit else unit  # the words as written, for the answer's repair
@@ -119,24 +127,43 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
     return checks + _shares_with_values(sentences, index)
 
 
-SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*"
+SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*|"
+                              r"(?:the|all)\s+\d+\s+(?:(?:are|were|is|was)\s+)(?:still\s+)?)"
                               r"(?P<words>(?:[\w-]+\s*){1,3})", re.IGNORECASE)
-"""A share of the rows just listed with a value ("8 opened today, 4 of them unassigned", "2 of those still open")."""
+"""A share of the rows just listed with a value ("8 opened today, 4 of them unassigned", "2 of those still open",
+"3 of the 4 are In Progress")."""
+
+
+LABELLED_COUNT = re.compile(r"(?:^|[,;|(]\s*|\s[-–—·]\s*)(?P<words>[A-Za-z][A-Za-z ]{1,20}?)\s*:\s*\**(?P<number>\d+)\b"
+                            r"(?![:.]\d|\s*%|\s*(?:of|out of|/)\b)")
+"""A count under its value's label ("open: 4, on hold: 2"): the label is a value's own word, nothing more ("failure
+rate: 9%" is no count of failures)."""
+
+
+def _value_label(words: str) -> bool:
+    label = " ".join(words.lower().split())
+    return any(label == phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.text_phrases)
 
 
 def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[GroundingCheck]:
-    """"N of them <value>" over complete searches: how many of one search's rows show the value."""
+    """"N of them <value>" and "<value>: N" over complete searches: how many of one search's rows show the value."""
     checks = []
     for sentence in sentences:
-        for match in SHARE_WITH_VALUE.finditer(digits(sentence)):
-            values = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
+        for match in [*SHARE_WITH_VALUE.finditer(digits(sentence)),
+                      *(found for found in LABELLED_COUNT.finditer(digits(sentence)) if _value_label(found.group("words")))]:
+            asked = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
                 Ask(id="", text=match.group("words"), span=Span(start=0, end=0))).items()}
-            searches = [item for item in index.items if item.rows and item.total == len(item.rows) and all(
-                any(row_values(item, row, VALUE_VOCABULARIES[name]) for row in item.rows) for name in values)]
-            if not values or not searches:
+            allowed = set()
+            for item in (item for item in index.items if item.rows and item.total == len(item.rows)):
+                spec = tool_spec(item.tool)  # "open": a ticket's states, read in ticket searches
+                values = {name: wanted for name, wanted in asked.items()
+                          if spec and same_kind(VALUE_VOCABULARIES[name].record, spec.record)}
+                if values and all(any(row_values(item, row, VALUE_VOCABULARIES[name]) for row in item.rows)
+                                  for name in values):
+                    allowed.add(sum(1 for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
+                                                                  for name, wanted in values.items())))
+            if not allowed:
                 continue
-            allowed = {sum(1 for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
-                                                         for name, wanted in values.items())) for item in searches}
             checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,
                                             f"{match.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} such",
                                             "a count the data contradicts"))

@@ -23,7 +23,9 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import NAME, RECORD_NUMBER, RUN_ID, TICKET
+from opsagent.tools.pipeline_rows import STATUS_FIELDS
 from opsagent.tools.timewindow import iso_moment, unit_minutes
+from opsagent.tools.vocabularies import RUN_STATUS
 
 DATE_OR_TIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?Z?(?:\s?(?:am|pm))?\b"
@@ -327,7 +329,7 @@ class EvidenceIndex:
                 index.phrased_counts.setdefault(phrase, set()).add(number)
             own = _item_counts(item) | {int(number) for number in message_numbers if number.is_integer()}
             index.counts |= own
-            index.record_counts.setdefault(record_of_tool(item.tool), set()).update(own)
+            index.record_counts.setdefault(record_of_tool(item.tool), set()).update(own | _status_group_counts(item))
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
         index.cross_counts = _cross_counts(index.items)
@@ -351,13 +353,15 @@ class EvidenceIndex:
         """"48 minutes ago", "about seven hours": a span of the evidence, as people round it (within one unit)."""
         return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
 
-    def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
+    def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str], *,
+                          approximate: bool = False) -> bool:
         """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a moment of the
         evidence at a clock time the sentence says and another one that far from it, as people round it (within
-        one unit)."""
+        one unit; "about 50 minutes": to the nearest five)."""
         wanted = set(clocks)
         said = [moment for moment in self.all_moments if f"{moment:%H:%M}" in wanted]
-        return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < 1
+        within = 2.5 if approximate and number % 5 == 0 else 1.0
+        return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < within
                    for first in said for second in self.all_moments)
 
     def vouches_for_gap(self, minutes: float, unit_minutes: int) -> bool:
@@ -530,6 +534,18 @@ def _item_counts(item: ToolEvidence) -> set[int]:
             parts = [part[name] for part in group if isinstance(part, dict) and isinstance(part.get(name), int)
                      and not isinstance(part[name], bool)]
             counts |= set(parts) | ({sum(parts)} if parts else set())
+    return counts
+
+
+def _status_group_counts(item: ToolEvidence) -> set[int]:
+    """"38 finished runs": a run count row's succeeded, failed and cancelled together (each status group's fields
+    summed), per row and over all rows — counts of runs only, never a number of another kind."""
+    counts: set[int] = set()
+    for members in RUN_STATUS.groups.values():
+        fields = [STATUS_FIELDS[status] for status in members if status in STATUS_FIELDS]
+        sums = [sum(row[field] for field in fields) for row in item.rows
+                if all(isinstance(row.get(field), int) for field in fields)]
+        counts |= set(sums) | ({sum(sums)} if sums else set())
     return counts
 
 

@@ -121,6 +121,7 @@ from opsagent.workflows.time_claims import (
     check_from_now,
     check_lengths_of_ranges,
     check_weekdays,
+    check_opening_clocks,
     check_ordinals,
     check_since_times,
     evidence_clocks,
@@ -379,7 +380,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}  # the units ELAPSED reads
     apart = [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
-                               index.vouches_for_apart(number, unit, clocks),
+                               index.vouches_for_apart(number, unit, clocks, approximate=re.search(
+                                   rf"(?:about|around|roughly|approximately|nearly|almost|~)\s*{number:g}\b",
+                                   digits(sentence), re.IGNORECASE) is not None),
                                f"no moment of the evidence is {number:g} {names[unit]} from "
                                f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
              for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
@@ -685,6 +688,7 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     statuses (``health_claims.py``)."""
     said = sentences(text)
     return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
+            *check_opening_clocks(said, index),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
             *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now),
             *check_every_inside(said, index), *check_from_now(said, now), *check_lengths_of_ranges(said),

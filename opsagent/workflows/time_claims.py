@@ -184,6 +184,28 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     return [*checks, *_check_dated_times(sentences, index, given)]
 
 
+KEY_EVENT_AT = re.compile(rf"(?P<key>{TICKET.pattern})\s+(?:was\s+|got\s+|has been\s+)?(?:opened|raised|logged|created)\s+"
+                          rf"(?:at\s+|on\s+\w+\s+\d+\s+\w+\s+at\s+)?(?P<clock>{CLOCK_TIME.pattern})", re.IGNORECASE)
+"""A ticket and the clock time it was opened, in one clause ("… and INC… was opened at 03:00, so roughly 50 minutes
+later"): its own opening time, however many other events the sentence places."""
+
+
+def check_opening_clocks(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"INC… was opened at 03:00" holds for that ticket's own times, in a sentence about several events too."""
+    checks = []
+    for sentence in sentences:
+        for match in KEY_EVENT_AT.finditer(sentence):
+            opened = [moment for _, row in index.rows_for(match.group("key").lower())
+                      if (moment := iso_moment(row.get("opened_at")))]
+            clock = next(iter(said_clocks(match.group("clock"))), None)
+            if opened and clock:
+                own = {clock_of(moment) for moment in opened}
+                checks.append(GroundingCheck(kind="placement", claim=sentence, passed=clock in own,
+                                             detail=f"{match.group('key')} was not opened at {clock} ({', '.join(sorted(own))})",
+                                             public="a time the data does not show for that record"))
+    return checks
+
+
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 DATE = re.compile(r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>" + "|".join(MONTHS) + r")[a-z]*|"
                   r"(?P<month2>" + "|".join(MONTHS) + r")[a-z]*\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b|"

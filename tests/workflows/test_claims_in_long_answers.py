@@ -169,3 +169,83 @@ def test_field_lines_under_a_record_led_bullet_or_line_are_its_fields() -> None:
 def test_a_share_beside_a_count_of_zero_is_read_without_dividing_by_it() -> None:
     found = derived_numbers("0 runs failed in adf-prod-neu — 0% of 0 runs; 9 of 9 runs in weu succeeded (100%).")
     assert "100%" in found
+
+
+def test_a_count_of_runs_in_a_line_about_one_run_is_its_pipelines_count() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [row] = rows_of(results)
+    durations, run = row["durations"], row["run"]
+    said = (f"**Latest run** — {run['run_id']}, **{run['status']}**\n"
+            f"- Usual duration: median {durations['median_min']:g} min over the last {{}} successful runs")
+    only_the_right("pricing model's last run looked slow?", said, durations["successful_runs"],
+                   durations["successful_runs"] + 3, results, "number")
+
+
+def test_finished_runs_are_a_rows_succeeded_failed_and_cancelled() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory")
+    row = next(row for row in rows_of(results) if row["failed"] and row["in_progress"] + row["queued"])
+    finished = row["succeeded"] + row["failed"] + row["cancelled"]
+    wrong = next(value for value in range(finished + 1, 1000) if value not in {
+        number for other in rows_of(results) for number in other.values() if isinstance(number, int)} | {
+        sum(other[field] for other in rows_of(results)) for field in ("count", "succeeded", "failed")})
+    said = f"- **{row['factory']}:** counting only the {{}} finished runs, {row['failed']} failed."
+    only_the_right("failure rate per factory last 24h?", said, finished, wrong, results, "number")
+
+
+def test_a_value_after_a_count_of_several_is_the_sets_and_the_count_is_checked() -> None:
+    results = evidence("list_incidents", assignment_group="Data Platform Ops")
+    rows = rows_of(results)
+    on_hold = [row["number"] for row in rows if row["state"] == "On Hold"]
+    in_progress = sum(1 for row in rows if row["state"] == "In Progress")
+    assert len(on_hold) == 1 and in_progress > 1
+    question = "how many open tix does data platform ops have, how many on hold?"
+    truth = f"{in_progress} of the {len(rows)} are In Progress and 1 is On Hold ({on_hold[0]})."
+    assert not failed(question, truth, results)
+    lie = f"{in_progress - 1} of the {len(rows)} are In Progress and 2 are On Hold ({on_hold[0]})."
+    assert failed(question, lie, results, "number")
+    only_the_right(question, f"Data Platform Ops — open: {len(rows)}, on hold: {{}}", len(on_hold), len(on_hold) + 1,
+                   results, "number")
+
+
+def test_about_n_minutes_between_two_moments_is_rounded_as_people_round() -> None:
+    snowflake = evidence("check_snowflake_health")
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="today")
+    since = min(iso_moment(row["since"]) for row in rows_of(snowflake) if row.get("since"))
+    first = min(iso_moment(row["start"]) for row in rows_of(runs))
+    gap = (since - first).total_seconds() / 60
+    rounded = int(round(gap / 10) * 10)
+    assert rounded != gap, "the data must need rounding for this test"
+    said = f"Snowflake has been degraded since {since:%H:%M} UTC — about {{}} minutes after the first sales failure."
+    only_the_right("is the sales ingest related to the snowflake outage?", said, rounded, rounded + 40,
+                   both(snowflake, runs), "number")
+
+
+def test_a_cause_ends_where_a_new_clause_joins_after_a_comma() -> None:
+    results = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="today")
+    first = min(iso_moment(row["start"]) for row in rows_of(results))
+    said = (f"pl_ingest_sales fails because {{}}, and its first failure at {first:%H:%M} UTC came before Snowflake's "
+            "latency incident began.")
+    only_the_right("is the sales ingest related to the snowflake outage?", said, "its source file is missing",
+                   "its warehouse was suspended", results, "link")
+
+
+def test_a_tickets_opening_time_holds_in_a_sentence_that_places_other_events_too() -> None:
+    ticket, runs = evidence("get_incident", number="INC0010049"), evidence(
+        "list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="today")
+    [row] = rows_of(ticket)
+    opened, updated = iso_moment(row["opened_at"]), iso_moment(row["updated_at"])
+    first = min(iso_moment(run["start"]) for run in rows_of(runs))
+    assert opened != updated
+    said = f"Sales first failed at {first:%H:%M} UTC and INC0010049 was opened at {{}}, some time later."
+    # the ticket's other time (its last update) is not when it was opened
+    only_the_right("when was the sales ticket opened vs when sales first broke?", said, f"{opened:%H:%M}",
+                   f"{updated:%H:%M}", both(ticket, runs), "placement")
+
+
+def test_a_labelled_count_needs_a_values_own_word_and_a_share_needs_its_verb() -> None:
+    results = evidence("list_pipeline_runs", time_window="last 24 hours")
+    question = "failure rate last 24h?"
+    # "failure rate: 9%" is no count of failures; "7 of the 9 failures happened after midnight" counts a subset
+    assert not failed(question, "Failure rate: 9%", results, "number")
+    assert not any("the rows have" in check for check in failed(question, "7 of the 9 failures were after midnight.",
+                                                                   results, "number"))
