@@ -40,6 +40,12 @@ BEYOND = re.compile(rf"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s
 one of them in the same sentence or the one before."""
 
 
+BY_MARGIN = re.compile(rf"\b(?:beat|beats|exceeded|exceeds|overran|overruns|longer|slower|faster|shorter|later|earlier|"
+                       rf"over|above|below|under|up|down)\s+(?:[\w()]+\s+){{0,3}}?by\s+(?:about\s+|roughly\s+|~)?"
+                       rf"(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?", re.IGNORECASE)
+"""A difference said as a margin: "this run beat that by 17 minutes", "slower than usual by 23 min"."""
+
+
 def _close(value: float, said: str, *, strict: bool = False) -> bool:
     """``value`` rounds to ``said`` at the precision it was written with (a whole number: to the nearest one);
     ``strict``: a half does not round (a difference of 55 and 29.5 is no "25")."""
@@ -130,7 +136,7 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
     lines = sentences(text)
     found = _worked_out_nearby(lines, backed)
     if not (PERCENT.search(text) or RATIO.search(text) or DIFFERENCE.search(text) or BEYOND.search(text)
-            or ONE_IN.search(text)):
+            or ONE_IN.search(text) or BY_MARGIN.search(text)):
         return found  # most answers work nothing else out: no need to read their numbers again
     everything = set(numbers_in(text)) | _lengths(text)  # "ran for 62 minutes … 9 minutes past its longest (53)"
     counted = counted_nouns_in(text)
@@ -164,8 +170,8 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
             if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
                    if first > second):
                 found.append(match.group())
-        for match in BEYOND.finditer(sentence):  # one operand nearby: what it goes past ("(38 min)")
-            number = match.group(1) or match.group(2)
+        for match in [*BEYOND.finditer(sentence), *BY_MARGIN.finditer(sentence)]:  # one operand nearby: what it goes
+            number = match.group(1) or match.group(2)  # past ("(38 min)"), what it beat
             operands, own = everything - {float(number)}, (near | _lengths(nearby)) - {float(number)}
             if any(_close(first - second, number, strict=True) for first, second in permutations(operands, 2)
                    if first > second and {first, second} & own):

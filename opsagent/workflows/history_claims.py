@@ -28,6 +28,8 @@ FIRST_FAILURE = re.compile(
 before"); not the first of several ("the first time on 31 December")."""
 PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|were) (?:the |its )?first\b",
                           re.IGNORECASE)
+RATHER_THAN = re.compile(r"\b(?:rather than|instead of|not|no longer|isn't|is not|wasn't|was not)\s+(?:just\s+)?(?:an?\s+)?$",
+                         re.IGNORECASE)
 ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
 
 
@@ -41,7 +43,8 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
     """"The first time pl_x failed" against the failures its history counts (those like the latest, when the
     sentence says "like this"): two or more, and it was not the first."""
     checks = []
-    for unit in (unit for unit in units if FIRST_FAILURE.search(unit)):
+    for unit in (unit for unit in units if (first := FIRST_FAILURE.search(unit)) and not RATHER_THAN.search(
+            unit[:first.start()])):  # "failing intermittently rather than a one-off": the one-off is denied
         for key in _pipelines_of(unit, index, only):
             histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
             if not histories:

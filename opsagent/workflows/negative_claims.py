@@ -31,9 +31,10 @@ from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
 from opsagent.tools.timewindow import iso_moment
 
-CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+",
-                    re.IGNORECASE)
-"""Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"): negations are checked per clause."""
+CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+|"
+                    r"\s*\|\s*", re.IGNORECASE)
+"""Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"; a table row's cells): negations are
+checked per clause."""
 NEGATION = re.compile(
     r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b"
@@ -245,12 +246,25 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if about and about.group(2) and not about.group(2).isupper():
         about = None  # "no fix in the ticket" may be said in other words ("will be fixed by"); an acronym (ETA) may not
     if about:
-        written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower() \
-            if IN_THE_ERROR.search(sentence) else index.row_text  # "in the error": the errors' own words
+        # "It adds a rule … (see INC…) — nothing about Databricks": the change's own text; "in the error": the
+        # errors' own words; about no one record: every row's
+        own_text = PARENTHESIS.sub(" ", context or sentence)
+        record = _record_meant(PARENTHESIS.sub(" ", sentence), own_text, answer, index,
+                               pointed=NAMES_IT.search(own_text) is not None)
+        rows = [row for _, row in index.rows_for(record)] if record else []
+        if IN_THE_ERROR.search(sentence):
+            written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower()
+        else:
+            written = " ".join(str(value) for row in rows for value in row.values()).lower() if rows else index.row_text
         word = (about.group(1) or about.group(2)).lower()
         stem = re.escape(word.removesuffix("s")[:5]) if len(word) > 3 else rf"\b{re.escape(word)}\b"  # "eta" in "metadata"
         if written.strip() and not re.search(stem, written):
             return f"no row's text mentions {word}"
+    elif NO_RUN_SINCE.match(sentence) and _latest_said(sentence, context, answer, index):
+        return "the pipeline's latest run is the one the row gives"
+    elif OTHER_KIND.search(sentence) and (kinds := _failure_kinds(sentence, context, answer, index)) is not None:
+        if len(kinds) == 1 and kinds[0] in answer:  # "2108 twice in its history. No other kind of failure."
+            return "the history groups one kind of failure, the one named"
     elif _a_detail(sentence, context or sentence, index):
         return "a detail of a record, naming no kind of record"
     stated = _stated(context or sentence)
@@ -489,6 +503,31 @@ NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\
                            r"|\bno\s+([a-z][\w-]{2,})\s+(?:yet\s+)?(?:in|on)\s+(?:the|its|this|that)\s+(?:ticket|incident|record|"
                            r"notes|work notes|description|updates?)\b", re.IGNORECASE)
 """What a record's own text is said not to mention: "nothing about clusters in the error", "no ETA in the ticket"."""
+
+
+OTHER_KIND = re.compile(r"\bno other (?:kinds?|types?|sorts?) of (?:failures?|errors?)\b|\bno other (?:failures?|errors?|"
+                        r"error codes?)\b", re.IGNORECASE)
+"""A none about a pipeline's history: no failure of another kind than those the answer gives."""
+
+
+NO_RUN_SINCE = re.compile(r"^\W*no (?:new |other |further |later )?(?:runs?|reruns?|retr(?:y|ies)) since\W*$", re.IGNORECASE)
+"""A table cell beside a pipeline's latest run ("❌ Failed — no run since"): nothing ran after it."""
+
+
+def _latest_said(sentence: str, context: str, answer: str, index: EvidenceIndex) -> bool:
+    """The pipeline a row is about has a status summary whose latest run started at a time the row says."""
+    record = _record_meant(sentence, context, answer, index, pointed=True)
+    starts = {moment for _, row in (index.rows_for(record) if record else []) if (moment := iso_moment(row.get("last_start")))}
+    return any(f"{moment:%H:%M}" in context for moment in starts)
+
+
+def _failure_kinds(sentence: str, context: str, answer: str, index: EvidenceIndex) -> list[str] | None:
+    """The error code of each failure group (one kind of failure: a code, an activity, a message) in the history of
+    the pipeline a clause is about (``None`` without a history of it)."""
+    record = _record_meant(sentence, context, answer, index, pointed=True)
+    groups = [group for _, row in (index.rows_for(record) if record else []) if isinstance(row.get("failure_groups"), list)
+              for group in row["failure_groups"] if isinstance(group, dict)]
+    return [str(group.get("error_code")) for group in groups] if groups else None
 
 
 STATES = frozenset({"incident_state", "change_state"})
@@ -751,13 +790,15 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
 JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the (?:records|data|rows|"
                        r"evidence|logs))\s+)?(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up)\b",
                        re.IGNORECASE)
-ADVISING = re.compile(r"\bnone of (?:that|this)\b|\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase)|"
+ADVISING = re.compile(r"\bnone of (?:that|this)\b|\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase|rerun|re-run|retry|restart)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
 """Advice ("no need for a new ticket", "nothing to fix in the notebook") or a judgement of what was just said ("none
 of that helps a job cluster launch"), not a search's result."""
 PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
-                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b", re.IGNORECASE)
-"""A clause that only foretells ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs then"): an
+                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might)\s+(?:[\w-]+\s+){1,4}?"
+                        r"without\b", re.IGNORECASE)
+"""A clause that only foretells or supposes ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs
+then", "a slow cluster start would add minutes without failing the run"): an
 inference about the future, which no search can have come back empty for (its own clause: "No runs failed, so expect
 no late reports" leaves "No runs failed" to be checked)."""
 

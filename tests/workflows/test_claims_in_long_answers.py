@@ -249,3 +249,68 @@ def test_a_labelled_count_needs_a_values_own_word_and_a_share_needs_its_verb() -
     assert not failed(question, "Failure rate: 9%", results, "number")
     assert not any("the rows have" in check for check in failed(question, "7 of the 9 failures were after midnight.",
                                                                    results, "number"))
+
+
+def test_nothing_about_a_word_is_read_in_the_text_of_the_record_the_sentence_is_about() -> None:
+    change, health = evidence("get_change_request", number="CHG0030015"), evidence("check_databricks_health")
+    [row] = rows_of(change)
+    assert "databricks" not in row["description"].lower() and "subnet" in row["description"].lower()
+    assert "databricks" in str(rows_of(health)).lower()  # another record's text says it
+    said = f"**CHG0030015** — {row['short_description']}. It adds a rule collection (see INC0010046) — nothing about {{}}."
+    only_the_right("could the firewall change have broken customer360?", said, "Databricks", "the analytics subnet",
+                   both(change, health), "negative_claim")
+
+
+def test_no_other_kind_of_failure_needs_a_history_with_one_kind() -> None:
+    question = "has it failed like this before?"
+    for pipeline in ("pl_export_marketing", "pl_copy_crm_accounts"):
+        results = evidence("get_pipeline_history", pipeline_name=pipeline)
+        [row] = rows_of(results)
+        groups = row["failure_groups"]
+        said = f"{pipeline}: {groups[0]['count']} failures with {groups[0]['error_code']} in its history. No other kind of failure."
+        assert bool(failed(question, said, results, "negative_claim")) == (len(groups) > 1), pipeline
+
+
+def test_a_one_off_denied_is_no_first_failure() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_export_marketing")
+    [row] = rows_of(results)
+    assert sum(group["count"] for group in row["failure_groups"]) > 1
+    question = "has pl_export_marketing failed like this before?"
+    only_the_right(question, "pl_export_marketing is failing intermittently {} a one-off.", "rather than", "— it's",
+                   results, "history")
+
+
+def test_a_negation_in_a_table_cell_is_read_in_that_cell() -> None:
+    failures = rows_of(evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts"))
+    results = evidence("get_pipeline_run_details", run_id=failures[0]["run_id"])  # its whole error message
+    message = " ".join(str(row.get("error_message")) for row in rows_of(results)).lower()
+    assert "no proxy" in message and "certificate" not in message
+    said = "| UserErrorHttpConnectionFailed — no {} | UserError | 1 | Fri 10 Jan 00:10 | Fri 10 Jan 00:10 |"
+    # the error's own negation, told in its cell; a kind of record denied in a cell still needs a search of it
+    only_the_right("seen that proxy error before?", said, "proxy", "incident raised", results, "negative_claim")
+
+
+def test_no_run_since_beside_a_pipelines_latest_run_is_its_status_summarys() -> None:
+    results = evidence("query_pipeline_status", time_window="last 24 hours")
+    rows = {row["pipeline_name"]: row for row in rows_of(results)}
+    row = rows["pl_load_finance_dwh"]
+    latest = iso_moment(row["last_start"])
+    said = f"| pl_load_finance_dwh | {{}} | ❌ {row['last_status']} — no run since |"
+    earlier = latest.replace(hour=(latest.hour + 23) % 24)
+    only_the_right("everything that failed last night — recovered?", said, f"{latest:%H:%M}", f"{earlier:%H:%M}",
+                   results, "negative_claim")
+
+
+def test_a_supposition_and_advice_are_no_search_results() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    question = "pricing model's last run looked slow?"
+    assert not failed(question, "A slow cluster start would add minutes without failing the run.", results,
+                      "negative_claim")
+    assert not failed(question, "It still succeeded, so nothing to rerun.", results, "negative_claim")
+    assert failed(question, "No failures in its history.", results, "negative_claim")
+
+
+def test_a_margin_by_which_one_number_beats_another_is_worked_out() -> None:
+    text = "The longest of those 19 was 38 min, so this 55-minute run beat that by {} minutes."
+    assert any("17" in piece for piece in derived_numbers(text.format(17)))
+    assert not any("12" in piece for piece in derived_numbers(text.format(12)))
