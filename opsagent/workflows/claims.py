@@ -88,8 +88,13 @@ FIELD_LABEL = re.compile(r"(?:^|[^\w\s])\s*(?:state|status|priority|approval|ris
 does not start a new statement."""
 
 
+TABLE_CLAUSE = re.compile(CLAUSE.pattern.replace("[:;]\\s+|", ":\\s+|"), re.IGNORECASE)
+"""In a table row a ";" is inside a cell ("| INC… | clusters slow; pl_x notebook failing | In Progress |"): the row
+goes on about its record."""
+
+
 def clauses(sentence: str) -> list[str]:
-    return split_outside(CLAUSE, sentence, labelled=True)
+    return split_outside(TABLE_CLAUSE if sentence.lstrip().startswith("|") else CLAUSE, sentence, labelled=True)
 
 
 def split_outside(pattern: re.Pattern[str], text: str, *, labelled: bool = False) -> list[str]:

@@ -308,12 +308,13 @@ class EvidenceIndex:
     """Minutes between moments of one row, and from each to now: the lengths of time an answer may say."""
     spans_from_now: bool = False
     """Whether ``spans`` include the spans to now (the check knows when now is)."""
+    now: datetime | None = None
 
     @classmethod
     def build(cls, results: Sequence[TaskResult], *, question: str = "", now: datetime | None = None) -> EvidenceIndex:
         index = cls(items=[item for result in results for item in result.evidence])
         now = now if now is None or now.tzinfo else now.replace(tzinfo=UTC)  # a naive now is UTC
-        index.spans, index.spans_from_now = _spans(index.items, now), now is not None
+        index.spans, index.spans_from_now, index.now = _spans(index.items, now), now is not None, now
         texts = [question]
         for item in index.items:
             row_text = _text(item.rows)

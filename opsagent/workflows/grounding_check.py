@@ -23,7 +23,7 @@ import logging
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.analysis import QuestionAnalysis
@@ -357,6 +357,26 @@ ADVISED_WAIT = re.compile(rf"\b(?:re-?check|check (?:again|back)|look again|retr
 must show."""
 
 
+CLOCK_AGO = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*UTC)?\s*[(,—–-]\s*(?:about|around|roughly|nearly|almost|"
+                       rf"just over|over|~)?\s*(\d+(?:\.\d+)?)\s*({UNIT_WORD})\s+ago\b", re.IGNORECASE)
+"""A clock time with how long ago it was ("opened today at 02:40 UTC (about 4 hours ago)"): the span from that time
+to now, on that day or one of the week before."""
+
+
+def _clocks_ago(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
+    checks = []
+    for match in CLOCK_AGO.finditer(digits(text)) if index.now is not None else ():
+        minutes_per_unit = unit_minutes(match.group(4)) or 1
+        at = index.now.replace(hour=int(match.group(1)), minute=int(match.group(2)), second=0, microsecond=0)
+        spans = [(index.now - (at - timedelta(days=days))).total_seconds() / 60 / minutes_per_unit
+                 for days in range(8) if at - timedelta(days=days) <= index.now]
+        said = float(match.group(3))
+        checks.append(GroundingCheck.of("number", match.group(), any(abs(span - said) < 1 for span in spans),
+                                        f"{match.group(1)}:{match.group(2)} was not {said:g} {match.group(4)} ago",
+                                        "a time the data does not show"))
+    return checks
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
@@ -393,6 +413,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
+    checks += _clocks_ago(text, index)
     listed = _enumerated_counts(digits(text))
     others = {float(match.group(1) or match.group(2)) for match in OTHER_COUNT.finditer(digits(text))}
     named = sum(1 for item in index.items for row in item.rows  # only "the other N" needs it

@@ -242,6 +242,9 @@ DAY_AT = re.compile(rf",?\s+(?:at\s+)?{CLOCK_TIME.pattern}")
 """The time written right after a day ("6 Jan at 18:00", "2025-01-08 23:10"): the two go together."""
 
 
+SUPPOSED = re.compile(r"\b(?:would|will)\b[^.;]*\bif\b|\bif\b[^.;]*\b(?:would|will)\b", re.IGNORECASE)
+
+
 def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
     """A sentence giving one day and one time ("last green on Wed 8 Jan at 04:00"), or a day with its time written
     right after it: some moment of the evidence is on that day at that time — the right hour on the wrong day is
@@ -254,8 +257,10 @@ def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: se
         days = [match for match in days if not match.group("weekday")] or days  # "Wednesday night, 8 Jan": the date
         bound = [(f"{int(found.group(1)):02d}:{found.group(2)}", day) for day in days
                  if (found := DAY_AT.match(sentence, day.end()))]  # "opened Mon 6 Jan at 18:00 and resolved at 21:00"
-        if not bound and (len(said) != 1 or len(days) != 1 or _nearer_relative_day(sentence, days[0])):
-            continue  # "05:20 today … since Wed 8 Jan": the time goes with the day written nearer to it
+        if not bound and (len(said) != 1 or len(days) != 1 or _nearer_relative_day(sentence, days[0])) \
+                or SUPPOSED.search(sentence):
+            continue  # "05:20 today … since Wed 8 Jan": the time goes with the day written nearer to it; "would cross
+            # the 2-day mark on Saturday at 05:00 if it's still open": a moment worked out for what may come
         for clock, day in bound or [(next(iter(said)), days[0])]:
             if clock in given:
                 continue
@@ -293,7 +298,10 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
             begun = _starting_clocks(index) if begun is None else begun
             # "nothing logged on it since 05:20": a record's last update bounds a "none" about its updates
             updated = _update_clocks(index) if NO_UPDATE.search(sentence) and NONE_SAID.search(sentence) else set()
-            if clock not in begun | given | updated | counted_bounds(sentence, index, now):
+            # "sales data hasn't loaded since 23:33": the end of the last run that did (a start plus its length)
+            ended = {clock_of(moment) for row in _records(index.items) for moment in moments_of(row)} \
+                if NOT_SINCE_THEN.search(sentence[:match.start()]) else set()
+            if clock not in begun | given | updated | ended | counted_bounds(sentence, index, now):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"nothing in the data began at {clock} (began: "
                                                     f"{', '.join(sorted(begun)) or 'none shown'})",
@@ -331,6 +339,10 @@ def _starting_clocks(index: EvidenceIndex) -> set[str]:
         for clock in said_clocks(found.group(1))}
 
 
+NOT_SINCE_THEN = re.compile(r"\b(?:hasn['’]t|haven['’]t|hadn['’]t|has not|have not|had not)\s+(?:been\s+)?[a-z]+\s+"
+                            r"(?:[a-z]+\s+){0,2}?$", re.IGNORECASE)
+"""Before a "since" time, a thing that has not happened again ("hasn't loaded since 23:33"): the time may be when the
+last one ended."""
 NONE_SAID = re.compile(r"\b(?:nothing|no|none|not)\b|n't\b", re.IGNORECASE)
 
 

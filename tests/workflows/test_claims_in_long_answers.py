@@ -4,10 +4,12 @@ data and each oracle is computed from its rows (the true statement passes, the a
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import carry_subjects
 from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
-from tests.workflows.test_claim_kinds import evidence
+from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_as_models_format import both
 from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
 
@@ -314,3 +316,49 @@ def test_a_margin_by_which_one_number_beats_another_is_worked_out() -> None:
     text = "The longest of those 19 was 38 min, so this 55-minute run beat that by {} minutes."
     assert any("17" in piece for piece in derived_numbers(text.format(17)))
     assert not any("12" in piece for piece in derived_numbers(text.format(12)))
+
+
+def test_not_since_a_time_may_be_when_the_last_one_ended() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    success = row["last_success"]
+    ended = iso_moment(success["end"])
+    assert f"{ended:%H:%M}" != f"{iso_moment(success['start']):%H:%M}"
+    said = "Net effect: sales data hasn't loaded since {} UTC yesterday."
+    only_the_right("how long since sales last loaded?", said, f"{ended:%H:%M}",
+                   f"{ended.replace(minute=(ended.minute + 7) % 60):%H:%M}", results, "placement")
+
+
+def test_a_clock_time_with_how_long_ago_it_was_is_that_span_to_now() -> None:
+    ticket = evidence("get_incident", number="INC0010049")
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="today")
+    opened = iso_moment(rows_of(ticket)[0]["opened_at"])
+    hours = round((NOW - opened).total_seconds() / 3600)
+    wrong = hours - 2
+    # another moment of the evidence is that long ago: the span must be the one from the time said
+    assert any(abs((NOW - iso_moment(run["start"])).total_seconds() / 3600 - wrong) < 1 for run in rows_of(runs))
+    said = f"INC0010049 was opened today at {opened:%H:%M} UTC (about {{}} hours ago)."
+    only_the_right("when was the sales ticket opened?", said, hours, wrong, both(ticket, runs), "number")
+
+
+def test_a_row_of_a_table_is_one_statement_though_a_cell_holds_a_semicolon() -> None:
+    results = evidence("list_incidents", state="open", priority=2, priority_match="exactly")
+    row = next(row for row in rows_of(results) if row["number"] == "INC0010050")
+    wrong = next(state for state in ("New", "On Hold", "Resolved") if state != row["state"])
+    said = (f"| INC0010050 | Databricks job clusters slow to start; pl_transform_customer360 notebook failing | {{}} | "
+            f"{row['assignment_group']} |")
+    assert not failed("any p2 open more than 2 days?", said.format(row["state"]), results, "value")
+    assert not failed("any p2 open more than 2 days?", f"| INC0010050 | {{}} | {row['assignment_group']} |".format(
+        row["state"]), results, "value")
+    assert failed("any p2 open more than 2 days?", f"| INC0010050 | {wrong} | {row['assignment_group']} |", results, "value")
+
+
+def test_a_moment_worked_out_for_what_may_come_is_no_time_the_data_must_show() -> None:
+    results = evidence("get_incident", number="INC0010042")
+    [row] = rows_of(results)
+    opened = iso_moment(row["opened_at"])
+    crossing = opened + timedelta(days=2)
+    question = "any p2 open more than 2 days?"
+    assert not failed(question, f"INC0010042 would cross the 2-day mark on {crossing:%A} at {crossing:%H:%M} UTC if "
+                                "it's still open.", results, "placement")
+    assert failed(question, f"INC0010042 was opened on {crossing:%A} at {opened:%H:%M} UTC.", results, "placement")
