@@ -189,6 +189,9 @@ ADVICE = re.compile(r"\b(?:you|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|
                     re.IGNORECASE)
 """What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…", "Open an incident for the load
 (or add the run to INC…)"), not what the data says."""
+ASSERTS_LINK = re.compile(r"\b(?:which|that|it|this|—)\s+(?:\w+\s+){0,2}?(?:already\s+)?(?:tracks|covers|holds|is linked|"
+                          r"links|is about|mentions|names|references|was raised for)\b", re.IGNORECASE)
+"""Advice that also states a link ("add it to INC… — that ticket already tracks this run"): the link is checked."""
 
 
 def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[GroundingCheck]:
@@ -196,7 +199,7 @@ def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[Groun
     for claim in claims:
         shown = all(name in index.identifiers or name in index.text for name in (claim.first, claim.second))
         if _kind(claim.first) == _kind(claim.second) or index.quotes(claim.item) or not shown \
-                or ADVICE.search(claim.item):
+                or ADVICE.search(claim.item) and not ASSERTS_LINK.search(claim.item):
             continue  # a list of runs or tickets asserts no link; a name no data shows fails as an identifier;
             # "you can set Assigned to = Sofia on INC…": advice, not a link the data has
         ok = index.linked(claim.first, claim.second)

@@ -267,13 +267,16 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                         item, match.end()) and not COPULA.search(item[:match.start()])) \
                     or WHEN.search(item[:match.start()]) or OF_A_WINDOW.search(item[:match.start()]) \
                     or PURPOSE.search(item[:match.start()]) or SET_SUBJECT.search(item[:match.start()]) \
+                    or IMPERATIVE.match(item) and re.search(r"\bso(?:\s+that)?\s+it\s+$", item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
                 # a condition, not its state
-            if labels and EVENT_MOMENT.match(item, match.end()):  # "resolved 11:00 UTC": the event, and what follows
-                labels = _since_then(vocabulary, value) or labels  # it in a ticket's life
+            if labels and EVENT_MOMENT.match(item, match.end()) and match.group().lower().endswith("ed") \
+                    and not COPULA_BEFORE.search(item[:match.start()]):  # "resolved 11:00 UTC": the event, and what
+                labels = _since_then(vocabulary, value) or labels  # follows it in a ticket's life ("is scheduled
+                # 08:00–11:00" and "moved to In Progress on Thu" are states)
             if labels and not identifiers_in(match.group()):
                 negated = NEGATED_VALUE.search(item[:match.start()]) is not None
                 if negated and vocabulary.name == "run_status" and any(
@@ -286,8 +289,13 @@ EVENT_MOMENT = re.compile(rf"\s+(?:at\s+|on\s+)?(?:\d{{1,2}}:\d{{2}}|\d{{1,2}}\s
                           re.IGNORECASE)
 """After a state word, when it happened ("resolved 11:00 UTC", "closed on 3 Jan"): an event of its life, which a
 later state of the same group keeps true ("Closed … resolved 11:00")."""
-PURPOSE = re.compile(r"\bso(?:\s+that)?\s+(?:it|they|the\s+[\w-]+|[\w-]+)\s+(?:(?:gets?|has|have|stays?)\s+"
-                     r"(?:[\w-]+\s+){0,2})?$", re.IGNORECASE)
+PURPOSE = re.compile(r"\bso(?:\s+that)?\s+(?:(?:it|they|the\s+[\w-]+|[\w-]+)\s+)?(?:gets?|can be|will be|would be|ends up)\s+"
+                     r"(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+IMPERATIVE = re.compile(r"^\W*(?:open|raise|file|log|create|assign|add|put|give|hand|set|move|escalate|page|ping|ask)\s+"
+                        r"(?:a|an|the|it|one|[A-Z]{3}\d+)\b", re.IGNORECASE)
+"""An item that tells the reader what to do ("Open a Data Platform Ops incident … so it has an owner"): what follows
+"so it" is what the action would bring about."""
+COPULA_BEFORE = re.compile(r"\b(?:is|are|'s|remains|stays)\s+(?:still\s+|now\s+)?$", re.IGNORECASE)
 """Before a value, a purpose ("… so it gets closed", "so it has an owner"): what advice would bring about, not the
 record's state now."""
 def _since_then(vocabulary: Vocabulary, value: str) -> frozenset[str]:

@@ -128,7 +128,7 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
 
 
 SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*|"
-                              r"(?:the|all)\s+\d+\s+(?:(?:are|were|is|was)\s+)(?:still\s+)?)"
+                              r"(?:the|all)\s+(?P<whole>\d+)\s+(?:(?:are|were|is|was)\s+)(?:still\s+)?)"
                               r"(?P<words>(?:[\w-]+\s*){1,3})", re.IGNORECASE)
 """A share of the rows just listed with a value ("8 opened today, 4 of them unassigned", "2 of those still open",
 "3 of the 4 are In Progress")."""
@@ -154,7 +154,12 @@ def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[
             asked = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
                 Ask(id="", text=match.group("words"), span=Span(start=0, end=0))).items()}
             allowed = set()
-            for item in (item for item in index.items if item.rows and item.total == len(item.rows)):
+            whole = int(match.groupdict().get("whole") or 0)  # "3 of the 4 are …": the search of those 4
+            searches = [item for item in index.items if item.rows and item.total == len(item.rows)
+                        and whole in (0, len(item.rows))]
+            named = [item for item in searches if any(isinstance(value, str) and len(value) > 3
+                                                      and value.lower() in sentence.lower() for value in item.arguments.values())]
+            for item in named or searches:  # "Analytics Engineering: 3 of the 4 …": that team's search
                 spec = tool_spec(item.tool)  # "open": a ticket's states, read in ticket searches
                 values = {name: wanted for name, wanted in asked.items()
                           if spec and same_kind(VALUE_VOCABULARIES[name].record, spec.record)}

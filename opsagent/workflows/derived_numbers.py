@@ -54,6 +54,8 @@ def _close(value: float, said: str, *, strict: bool = False) -> bool:
     return gap < 0.5 * 10 ** -places - 1e-9 if strict else gap <= 0.5 * 10 ** -places + 1e-9
 
 
+OWN_SHARE = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:its|their|the|all)?\s*(\d+)\b(?!\s*%)", re.IGNORECASE)
+"""A share a sentence gives with its own part and whole before its percentage ("failed 3 of its 8 runs (37.5%)")."""
 OUT_OF = re.compile(r"\b(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
 """The whole a share is of: "8 failed runs out of 22", "91.2% of the 341 that finished"."""
 SMALL_WHOLE = 10
@@ -63,6 +65,24 @@ SMALL_WHOLE = 10
 HOW_MANY_ROWS = re.compile(r"\b(?:the\s+)?(?:top|first|biggest|worst|the)\s+(two|three|four|five|[2-9])\b", re.IGNORECASE)
 """How many rows a sum is of ("the top two make up …", "the 3 with an open ticket account for …")."""
 _SMALL = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+NAME_PART = re.compile(r"[a-z][a-z0-9]{2,}")
+GENERIC_PARTS = frozenset({"ingest", "copy", "transform", "load", "export", "sync", "refresh", "daily", "checks"})
+"""Parts of a pipeline's name that say what kind of job it is, not which ("pl_ingest_sales" is "sales")."""
+
+
+def _named_rows_sums(lines: Sequence[str], sentence: str) -> set[float]:
+    """The sum of each column over the table rows whose first cell the sentence names, by a distinctive part of it
+    ("Sales and the CRM copy together": pl_ingest_sales and pl_copy_crm_accounts)."""
+    words = set(NAME_PART.findall(sentence.lower()))
+    rows = [[numbers_in(cell)[:1] for cell in cells[1:]] for line in lines if line.startswith("|")
+            and not set(line) <= set("|-: ") and (cells := line.strip().strip("|").split("|"))
+            and set(NAME_PART.findall(cells[0].lower().replace("_", " "))) - GENERIC_PARTS - {"pl"} & words]
+    if len(rows) < 2:
+        return set()
+    return {sum(row[column][0] for row in rows) for column in range(min(len(row) for row in rows))
+            if all(row[column] for row in rows)}
 
 
 def _column_sums(lines: Sequence[str], *, leading: bool | int = False) -> set[float]:
@@ -104,11 +124,11 @@ def _worked_out_nearby(lines: Sequence[str], backed: Callable[[float], bool] | N
             continue
         table_row, total = sentence.startswith("|"), TOTAL_SAID.search(sentence) or ":" in sentence
         rows = HOW_MANY_ROWS.search(sentence)
-        count = (_SMALL.get(rows.group(1).lower()) or int(rows.group(1))) if rows else True
-        # a table's first rows, summed only where a sentence says it sums ("Sales and the CRM copy together account
-        # for 12 of the 24"), and only as many as it says ("the top two make up 12")
-        columns_here = columns | _column_sums(lines, leading=count) if not table_row and TOTAL_SAID.search(sentence) \
-            else columns
+        # a table's rows summed only where a sentence says it sums: as many first rows as it says ("the top two make
+        # up 12"), or the rows it names ("Sales and the CRM copy together account for 12 of the 24")
+        summed = (_column_sums(lines, leading=_SMALL.get(rows.group(1).lower()) or int(rows.group(1))) if rows
+                  else _named_rows_sums(lines, sentence)) if not table_row and TOTAL_SAID.search(sentence) else set()
+        columns_here = columns | summed
         for at, value in enumerate(own):
             if value < SMALL_WHOLE and value == int(value):
                 continue
@@ -148,8 +168,11 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
         wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES} | all_wholes
         wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
         wholes |= set(numbers_in(sentence)) if sentence.startswith("|") else set()  # a table row: its own counts
+        own_pair = OWN_SHARE.search(sentence[:PERCENT.search(sentence).start()]) if PERCENT.search(sentence) else None
         for match in PERCENT.finditer(sentence):
             parts = near - {float(match.group(1))}
+            if own_pair:  # "3 of its 8 runs (37.5%)": that part of that whole, not a whole said elsewhere
+                parts, wholes = {float(own_pair.group(1))}, {float(own_pair.group(2))}
             if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
                    for part in parts for whole in wholes if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"
                 found.append(match.group())
@@ -218,22 +241,31 @@ def fraction_claims(text: str) -> list[tuple[str, bool, str]]:
     counted = counted_nouns_in(text)
     for sentence in sentences(text):
         for match, wholes in [*((match, [float(match.group("whole"))]) for match in FRACTION_OF.finditer(sentence)),
-                              *((match, _counts_of(match.group("noun"), counted))
+                              *((match, _counts_of(match.group("noun"), counted, text.replace(sentence, " ")))
                                 for match in FRACTION_OF_NOUN.finditer(sentence))]:
             count = {"a": 1, "one": 1, "two": 2, "2": 2, "three": 3, "3": 3}.get((match.group("count") or "a").lower(), 1)
             fraction = count * FRACTIONS[match.group("part").lower().rstrip("s")]
-            numbers = [number for number in numbers_in(sentence[:match.start()]) if number not in wholes]
-            if numbers and wholes:  # the count it is a share of, said before it ("pl_ingest_sales, 8 (a third of all
-                # 24)"; "8 of its 56 runs (85.7% success) — a third of all failures": one of them)
-                parts = numbers[-1:] if match.re is FRACTION_OF else numbers
+            before = sentence[:match.start()]
+            numbers = [number for number in numbers_in(before) if number not in wholes]
+            if numbers and wholes:  # the count it is a share of, said before it: "pl_ingest_sales, 8 (a third of all
+                # 24)"; "2 of its 4 runs — half of all failed runs": the 2; "8 failed of its 56 runs (85.7% success) —
+                # a third of all failures": the 8 failed (a kind's whole is counted outside the sentence)
+                pairs, failing = list(OWN_SHARE.finditer(before)), list(FAILURE_COUNT.finditer(before))
+                parts = [float(pairs[-1].group(1))] if pairs else [float(failing[-1].group(1))] \
+                    if failing and match.re is FRACTION_OF_NOUN else numbers[-1:]
                 holds = any(abs(part - fraction * whole) <= max(1.0, whole / 10) for whole in wholes for part in parts)
                 found.append((match.group(), holds, f"{fraction * wholes[0]:g}"))
     return found
 
 
-def _counts_of(noun: str, counted: Sequence[tuple[float, str | None]]) -> list[float]:
+FAILURE_COUNT = re.compile(r"(?<![\w.])(\d+)\s+(?:failed\s+(?:pipeline\s+)?runs?|failures|failed\b(?!\s+(?:in|on|at|with)\b))",
+                           re.IGNORECASE)
+
+
+def _counts_of(noun: str, counted: Sequence[tuple[float, str | None]], text: str) -> list[float]:
     """The numbers the answer counts ``noun`` with ("failed runs": "24 failed runs", "24 failures")."""
+    if "fail" in noun.lower():  # "half of all failed runs": of a count of failures ("24 failed runs", "24 failures"),
+        return [float(found.group(1)) for found in FAILURE_COUNT.finditer(text)]  # not of a pipeline's runs
     last = noun.lower().split()[-1]
-    family = {"runs", "failures", "failed"} if "fail" in noun.lower() else {last}  # "24 failed runs" counts "runs"
-    return [number for number, said in counted if said in family and number > 1]
+    return [number for number, said in counted if said == last and number > 1]
 

@@ -309,6 +309,8 @@ class EvidenceIndex:
     spans_from_now: bool = False
     """Whether ``spans`` include the spans to now (the check knows when now is)."""
     now: datetime | None = None
+    group_counts: set[int] = field(default_factory=set)
+    """Counts of a run status group ("38 finished runs"): back only a count said with its group's word."""
 
     @classmethod
     def build(cls, results: Sequence[TaskResult], *, question: str = "", now: datetime | None = None) -> EvidenceIndex:
@@ -330,7 +332,8 @@ class EvidenceIndex:
                 index.phrased_counts.setdefault(phrase, set()).add(number)
             own = _item_counts(item) | {int(number) for number in message_numbers if number.is_integer()}
             index.counts |= own
-            index.record_counts.setdefault(record_of_tool(item.tool), set()).update(own | _status_group_counts(item))
+            index.record_counts.setdefault(record_of_tool(item.tool), set()).update(own)
+            index.group_counts |= _status_group_counts(item)
         index.identifiers |= identifiers_in(question)
         index.numbers |= set(numbers_in(question))
         index.cross_counts = _cross_counts(index.items)
@@ -355,15 +358,16 @@ class EvidenceIndex:
         return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
 
     def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str], *,
-                          approximate: bool = False) -> bool:
+                          approximate: bool = False, later: bool = False) -> bool:
         """"From 01:50, ten minutes earlier", "08:12, twelve minutes after CHG… started at 08:00": a moment of the
         evidence at a clock time the sentence says and another one that far from it, as people round it (within
-        one unit; "about 50 minutes": to the nearest five)."""
+        one unit; "about 50 minutes": to the nearest five minutes); ``later``: the time said is the later one
+        ("18:12, 72 minutes into the window")."""
         wanted = set(clocks)
         said = [moment for moment in self.all_moments if f"{moment:%H:%M}" in wanted]
-        within = 2.5 if approximate and number % 5 == 0 else 1.0
+        within = 2.5 if approximate and unit_minutes == 1 and number % 5 == 0 else 1.0
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < within
-                   for first in said for second in self.all_moments)
+                   and (not later or first > second) for first in said for second in self.all_moments)
 
     def vouches_for_gap(self, minutes: float, unit_minutes: int) -> bool:
         """"5 h 10 min after the window closed": two moments of the evidence that far apart (within the smaller unit

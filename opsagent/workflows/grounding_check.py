@@ -32,7 +32,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_names, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
@@ -214,7 +214,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers)
                                 or _retold(token, text, told),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
-              for token in sorted(identifiers_in(text) - set(tool_names()))]  # "run list_failed_pipelines next": a tool
+              for token in sorted(identifiers_in(text) - {item.tool for item in index.items})]  # a tool it called
+    # ("`list_failed_pipelines` for adf-prod-weu would be the next drill-down"); one it did not call backs nothing
     lowered = text.lower()
     systems = {system.lower() for item in index.items if (spec := tool_spec(item.tool))
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
@@ -347,14 +348,17 @@ def _rows_sharing(text: str, index: EvidenceIndex) -> set[float]:
     return counts - {0.0}
 
 
+GROUP_COUNT = re.compile(r"(?<![\w.])(\d+)\s+(?:(?:finished|completed|active|ongoing)\s+(?:pipeline\s+)?runs?\b|"
+                         r"(?:pipeline\s+)?runs?\s+(?:that\s+|which\s+)?(?:have\s+|had\s+)?(?:finished|completed)\b)",
+                         re.IGNORECASE)
 ENUMERATOR = re.compile(r"^\s*\d{1,2}[.)]\s+", re.MULTILINE)
 """A numbered list's "2." at the start of a line: an item's place, not a quantity."""
 SPACED_NAME = re.compile(r"\b[A-Za-z][a-z]{2,}\s\d{2,4}\b")
 ADVISED_WAIT = re.compile(rf"\b(?:re-?check|check (?:again|back)|look again|retry|try again|re-?run|wait|revisit|follow up|"
-                          rf"chase|escalate)\b[^.;\n]{{0,40}}?\b(?:in|after|for|within|every)\s+(?:another\s+|the next\s+)?"
-                          rf"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*{UNIT_WORD}", re.IGNORECASE)
+                          rf"chase|escalate)\b[^.;\n]{{0,40}}?\b(?P<wait>(?:in|after|for|within|every)\s+(?:another\s+|"
+                          rf"the next\s+)?\d+(?:\s*(?:-|–|to)\s*\d+)?\s*{UNIT_WORD})", re.IGNORECASE)
 """Advice of when to act ("re-check in 30–60 minutes", "retry every 15 min"): a time to come, not a length the data
-must show."""
+must show (only the wait itself: "re-run the 5 failed loads in 30 minutes" still counts 5 loads)."""
 
 
 CLOCK_AGO = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*UTC)?\s*[(,—–-]\s*(?:about|around|roughly|nearly|almost|"
@@ -402,7 +406,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     apart = [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
                                index.vouches_for_apart(number, unit, clocks, approximate=re.search(
                                    rf"(?:about|around|roughly|approximately|nearly|almost|~)\s*{number:g}\b",
-                                   digits(sentence), re.IGNORECASE) is not None),
+                                   digits(sentence), re.IGNORECASE) is not None, later=relation == "into"),
                                f"no moment of the evidence is {number:g} {names[unit]} from "
                                f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
              for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
@@ -422,7 +426,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     own = text
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
-    own = ADVISED_WAIT.sub(" ", ENUMERATOR.sub(" ", digits(own)))
+    own = ADVISED_WAIT.sub(lambda wait: wait.group()[:wait.start("wait") - wait.start()], ENUMERATOR.sub(" ", digits(own)))
     own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
                           own)  # "Customer 360": the name customer360 written apart, not a number
     for piece in derived:  # worked out from the answer's own numbers:
@@ -430,6 +434,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
         own = re.sub(rf"(?<![\w.:/-]){re.escape(piece)}(?![\w.:/-]|\.\d)", " ", own, count=1)
     sharing = _rows_sharing(own, index)
+    grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked
@@ -442,6 +447,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             ok = any(index.vouches_for_count(number + less, records_counted(noun),
                                              pipelines=record_of_noun(noun or "") == "pipeline")
                      for less in ({0} | (set(range(1, named + 1)) if number in others else set())))
+            ok = ok or number in index.group_counts and number in grouped
             detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
     checks += [GroundingCheck.of("number", said, holds, f"{said} would be {share}, not the count said beside it",

@@ -61,8 +61,9 @@ def _subject_rows(sentence: str, index: EvidenceIndex) -> list[dict[str, Any]] |
     if len(keys) == 1:
         return [row for _, row in index.rows_for(keys[0])] or None
     platforms = {spec.platform.lower() for item in index.items if (spec := tool_spec(item.tool)) and spec.platform
-                 and (re.search(rf"(?<![\w-]){re.escape(spec.platform)}(?![\w-])", sentence, re.IGNORECASE)  # not a CI's
-                      or _quotes_a_title(sentence, item.rows))}  # name ("snowflake-prod"); a page's incident by its title
+                 and (re.search(rf"\b{re.escape(spec.platform)}\b", re.sub(r"\([^()]*\)", " ", sentence), re.IGNORECASE)
+                      or _quotes_a_title(sentence, item.rows))}  # not a CI in an aside ("(target snowflake-prod.DWH)");
+    # a status page's incident named by its title
     return (_platform_rows(index, platforms.pop()) or None) if not keys and len(platforms) == 1 else None
 
 
