@@ -790,10 +790,14 @@ def _without_data_words(clause: str, index: EvidenceIndex) -> str:
 JUDGEMENT = re.compile(r"^\W*(?:nothing|no evidence|no sign)\s+(?:(?:here|so far|yet|that|which|in the (?:records|data|rows|"
                        r"evidence|logs))\s+)?(?:points?|suggests?|indicates?|links?|ties?|connects?|implies|hints?|lines? up)\b",
                        re.IGNORECASE)
-ADVISING = re.compile(r"\bnone of (?:that|this)\b|\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase|rerun|re-run|retry|restart)|"
+ADVISING = re.compile(r"\bnone of (?:that|this)\b|^\W*(?:\d+[.)]\s*)?(?:consider|try|make sure|ask|if|unless|in case)\b|"
+                      r"\bI(?:'d| would)(?: not|n't)?\b|\bI wouldn't\b|\b(?:possibly|perhaps|maybe)\b[^.;]*\bwithout\b|"
+                      r"\b(?:no (?:need|point|reason|rush|harm)|nothing (?:(?:for|left for) (?:anyone|you|us|them) )?(?:to (?:do|fix|worry about|change|chase|rerun|re-run|retry|restart)|"
                       r"(?:you|we) (?:need|have) to do))\b", re.IGNORECASE)
-"""Advice ("no need for a new ticket", "nothing to fix in the notebook") or a judgement of what was just said ("none
-of that helps a job cluster launch"), not a search's result."""
+"""Advice ("no need for a new ticket", "nothing to fix in the notebook", "Consider a check so a missing file doesn't
+page anyone", "I wouldn't add anything to her plate"), a condition ("if they find nothing, …"), a hedged guess
+("possibly the same delays, without quite failing") or a judgement of what was just said ("none of that helps a
+job cluster launch"), not a search's result."""
 PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
                         r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might)\s+(?:[\w-]+\s+){1,4}?"
                         r"without\b", re.IGNORECASE)

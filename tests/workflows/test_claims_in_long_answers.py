@@ -362,3 +362,15 @@ def test_a_moment_worked_out_for_what_may_come_is_no_time_the_data_must_show() -
     assert not failed(question, f"INC0010042 would cross the 2-day mark on {crossing:%A} at {crossing:%H:%M} UTC if "
                                 "it's still open.", results, "placement")
     assert failed(question, f"INC0010042 was opened on {crossing:%A} at {opened:%H:%M} UTC.", results, "placement")
+
+
+def test_advice_a_condition_and_a_hedged_guess_are_no_search_results() -> None:
+    results = evidence("list_incidents", assigned_to="Elif Demir")
+    assert rows_of(results), "Elif holds tickets: a plain none about her is false"
+    question = "who has capacity to take the openssl ticket?"
+    for advice in ("Elif is carrying the only P1, so I wouldn't add anything to her plate.",
+                   "2. Consider a file-presence check before Copy_Sales so a missing file doesn't page anyone.",
+                   "Ask Leila whether the carrier answered; if they find nothing, the firmware is the next suspect.",
+                   "Possibly the same job-cluster delays hitting it without quite failing."):
+        assert not failed(question, advice, results, "negative_claim"), advice
+    assert failed(question, "Elif has no open incidents.", results, "negative_claim")
