@@ -844,7 +844,8 @@ def _a_detail(clause: str, sentence: str, index: EvidenceIndex) -> bool:
     tail = clause[negation.start():]  # "… rerun the pipeline as soon as they land, no ETA yet": the negated words
     read = (clause,) if own_noun and len(clause.split()) <= 6 else (tail,) if own_noun and len(tail.split()) <= 5 \
         and not identifiers_in(clause) else (clause, sentence)  # ("There's no ETA": the clause is the detail)
-    return not any(f"{' '.join(named)} ".startswith(f"{field} ") for field in fields) and not any(
+    return not any(f"{' '.join(named)} ".startswith(f"{field} ") or " " in field and named[:1] == field.split()[:1]
+                   for field in fields) and not any(  # ("nothing assigned right now": the assigned_to field)
         _names_a_record(text, everyday=True) for text in read)
 
 

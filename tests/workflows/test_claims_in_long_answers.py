@@ -374,3 +374,5 @@ def test_advice_a_condition_and_a_hedged_guess_are_no_search_results() -> None:
                    "Possibly the same job-cluster delays hitting it without quite failing."):
         assert not failed(question, advice, results, "negative_claim"), advice
     assert failed(question, "Elif has no open incidents.", results, "negative_claim")
+    # a field's own word ("nothing assigned": assigned_to) is no detail of a record: the none needs a search
+    assert failed(question, "Elif has nothing assigned right now.", results, "negative_claim")
