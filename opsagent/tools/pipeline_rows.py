@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from opsagent.backends.base import ActivityRun, PipelineRun, PipelineStatusSummary, RunCount, RunGrouping, RunStatus
@@ -63,6 +64,13 @@ STATUS_FIELDS: dict[RunStatus, str] = {  # a run count's field per status
 def statuses_in(text: str) -> set[str]:
     """The run statuses ``text``'s status words name, groups spelled out ("running or queued" → InProgress, Queued)."""
     return {status for _, value in RUN_STATUS.find(text) for status in RUN_STATUS.groups.get(value, (value,))}
+
+
+def status_total(row: dict[str, Any], statuses: Iterable[str]) -> int | None:
+    """A run count row's runs of ``statuses`` together ("finished": its succeeded, failed and cancelled); ``None`` when
+    the row does not count one of them."""
+    fields = [STATUS_FIELDS[status] for status in statuses if status in STATUS_FIELDS]
+    return sum(row[field] for field in fields) if all(isinstance(row.get(field), int) for field in fields) else None
 
 
 def count_fields_in(text: str) -> list[str]:

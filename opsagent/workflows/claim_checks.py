@@ -317,7 +317,7 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
         if index.restates(claim.clause):
             continue  # a record's own words ("failed twice during and after the CHG… window"), not the writer's
         window = record_window(index, claim.record)
-        starts = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
+        starts = [moment for item in index.items if (spec := tool_spec(item.tool)) and spec.record == "run"
                   for row in item.rows if (not claim.pipelines or str(row.get("pipeline_name", "")).lower()
                                            in claim.pipelines) and (moment := iso_moment(row.get("start")))]
         clocks = hh_mm(CLOCK_TIME, claim.clause)
@@ -326,7 +326,7 @@ def check_placements(claims: Iterable[PlacementClaim], index: EvidenceIndex) -> 
             ok, why = False, f"{claim.record}'s planned window was not fetched"
         elif claim.at_end:  # "right as the window closed": within the hour after its end (a run of the status said)
             statuses = statuses_in(claim.clause)  # (a row that shows no status may have it)
-            of_status = [moment for item in index.items if tool_spec(item.tool) and tool_spec(item.tool).record == "run"
+            of_status = [moment for item in index.items if (spec := tool_spec(item.tool)) and spec.record == "run"
                          for row in item.rows if (moment := iso_moment(row.get("start"))) in starts
                          and (not statuses or "status" not in row or row["status"] in statuses)]
             after = [moment for moment in of_status if timedelta(minutes=-5) <= moment - window[1] <= timedelta(hours=1)]

@@ -291,13 +291,16 @@ EVENT_MOMENT = re.compile(rf"\s+(?:at\s+|on\s+)?(?:\d{{1,2}}:\d{{2}}|\d{{1,2}}\s
 later state of the same group keeps true ("Closed … resolved 11:00")."""
 PURPOSE = re.compile(r"\bso(?:\s+that)?\s+(?:(?:it|they|the\s+[\w-]+|[\w-]+)\s+)?(?:gets?|can be|will be|would be|ends up)\s+"
                      r"(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+"""Before a value, a purpose ("… so it gets closed once the change is verified"): what advice would bring about, not
+the record's state now."""
 IMPERATIVE = re.compile(r"^\W*(?:open|raise|file|log|create|assign|add|put|give|hand|set|move|escalate|page|ping|ask)\s+"
                         r"(?:a|an|the|it|one|[A-Z]{3}\d+)\b", re.IGNORECASE)
 """An item that tells the reader what to do ("Open a Data Platform Ops incident … so it has an owner"): what follows
 "so it" is what the action would bring about."""
 COPULA_BEFORE = re.compile(r"\b(?:is|are|'s|remains|stays)\s+(?:still\s+|now\s+)?$", re.IGNORECASE)
-"""Before a value, a purpose ("… so it gets closed", "so it has an owner"): what advice would bring about, not the
-record's state now."""
+"""Before a state word, what makes it the state now ("is scheduled 08:00–11:00"), not an event with its moment."""
+
+
 def _since_then(vocabulary: Vocabulary, value: str) -> frozenset[str]:
     """A ticket's state and the later states of its stage ("resolved" → Resolved, Closed: a group such as "done",
     not "all"), which a state said with its moment ("resolved 11:00") stays true under; none for a run's status

@@ -17,7 +17,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
 from opsagent.tools.identifiers import RUN_ID
-from opsagent.tools.pipeline_rows import STATUS_FIELDS, count_fields_in
+from opsagent.tools.pipeline_rows import STATUS_FIELDS, count_fields_in, status_total
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
     single_key,
@@ -63,9 +63,9 @@ def qualified_counts(index: EvidenceIndex, record: str, values: dict[str, set[st
                                  and searched in (None, item)]) > 1}
     counted |= {value[field] for _, row in rows for value in row.values() if isinstance(value, dict)  # a summary
                 for field in COUNT_FIELDS if isinstance(value.get(field), int)}  # inside a row ("durations": 19 runs)
-    fields = [field for status, field in STATUS_FIELDS.items() if status.lower() in values.get("run_status", set())]
-    counted |= {sum(row[field] for field in fields) for _, row in rows if len(fields) > 1  # "38 finished runs": its
-                and all(isinstance(row.get(field), int) for field in fields)}  # succeeded, failed and cancelled
+    statuses = [status for status in STATUS_FIELDS if status.lower() in values.get("run_status", set())]
+    counted |= {total for _, row in rows if len(statuses) > 1  # "38 finished runs": its succeeded, failed, cancelled
+                and (total := status_total(row, statuses)) is not None}
     totals = {item.total for item in items if item.status in ("ok", "no_data")
               and set(values) <= narrowed_by(item) and all(_applied_values(item, name) == wanted
                                                          for name, wanted in values.items())}

@@ -168,7 +168,8 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
         wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES} | all_wholes
         wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
         wholes |= set(numbers_in(sentence)) if sentence.startswith("|") else set()  # a table row: its own counts
-        own_pair = OWN_SHARE.search(sentence[:PERCENT.search(sentence).start()]) if PERCENT.search(sentence) else None
+        first_percent = PERCENT.search(sentence)
+        own_pair = OWN_SHARE.search(sentence[:first_percent.start()]) if first_percent else None
         for match in PERCENT.finditer(sentence):
             parts = near - {float(match.group(1))}
             if own_pair:  # "3 of its 8 runs (37.5%)": that part of that whole, not a whole said elsewhere
@@ -232,6 +233,11 @@ FRACTION_OF_NOUN = re.compile(r"\b(?:(?P<count>a|one|two|three|2|3)\s+)?(?P<part
 runs" said before)."""
 
 
+FAILURE_COUNT = re.compile(r"(?<![\w.])(\d+)\s+(?:failed\s+(?:pipeline\s+)?runs?|failures|failed\b(?!\s+(?:in|on|at|with)\b))",
+                           re.IGNORECASE)
+"""A count of failures ("24 failed runs", "9 failures", "8 failed"), not of what failed in or at something."""
+
+
 def fraction_claims(text: str) -> list[tuple[str, bool, str]]:
     """Each "a third of all 24" beside a count: whether a number of its sentence is that share of the whole
     (within a tenth of the whole, as people round: "about a third") — (words, holds, the share it would be). A
@@ -256,10 +262,6 @@ def fraction_claims(text: str) -> list[tuple[str, bool, str]]:
                 holds = any(abs(part - fraction * whole) <= max(1.0, whole / 10) for whole in wholes for part in parts)
                 found.append((match.group(), holds, f"{fraction * wholes[0]:g}"))
     return found
-
-
-FAILURE_COUNT = re.compile(r"(?<![\w.])(\d+)\s+(?:failed\s+(?:pipeline\s+)?runs?|failures|failed\b(?!\s+(?:in|on|at|with)\b))",
-                           re.IGNORECASE)
 
 
 def _counts_of(noun: str, counted: Sequence[tuple[float, str | None]], text: str) -> list[float]:

@@ -23,7 +23,7 @@ from opsagent.contracts.evidence import TaskResult, ToolEvidence
 from opsagent.intake.times import DAY_NAME, MONTH_NAME
 from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import NAME, RECORD_NUMBER, RUN_ID, TICKET
-from opsagent.tools.pipeline_rows import STATUS_FIELDS
+from opsagent.tools.pipeline_rows import status_total
 from opsagent.tools.timewindow import iso_moment, unit_minutes
 from opsagent.tools.vocabularies import RUN_STATUS
 
@@ -547,9 +547,7 @@ def _status_group_counts(item: ToolEvidence) -> set[int]:
     summed), per row and over all rows — counts of runs only, never a number of another kind."""
     counts: set[int] = set()
     for members in RUN_STATUS.groups.values():
-        fields = [STATUS_FIELDS[status] for status in members if status in STATUS_FIELDS]
-        sums = [sum(row[field] for field in fields) for row in item.rows
-                if all(isinstance(row.get(field), int) for field in fields)]
+        sums = [total for row in item.rows if (total := status_total(row, members)) is not None]
         counts |= set(sums) | ({sum(sums)} if sums else set())
     return counts
 

@@ -403,16 +403,18 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                for said, minutes, unit in compound_lengths(text)]
     lengths = {number for number, unit in elapsed_said(text) if index.vouches_for_elapsed(number, unit)}
     names = {1: "minutes", 60: "hours", 1440: "days", 10080: "weeks"}  # the units ELAPSED reads
-    apart = [GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}",
-                               index.vouches_for_apart(number, unit, clocks, approximate=re.search(
-                                   rf"(?:about|around|roughly|approximately|nearly|almost|~)\s*{number:g}\b",
-                                   digits(sentence), re.IGNORECASE) is not None, later=relation == "into"),
-                               f"no moment of the evidence is {number:g} {names[unit]} from "
-                               f"{', '.join(sorted(clocks))}", "a length of time the data does not show")
-             for sentence in sentences(text) if (clocks := read.hh_mm(read.CLOCK_TIME, sentence))
-             for number, unit, relation in elapsed_apart(sentence)]
-    checks += apart  # a length between a moment said and one of the evidence ("72 minutes into the window") is backed
-    lengths |= {float(check.claim.split()[0]) for check in apart if check.passed}  # as a length, not as a number
+    for sentence in sentences(text):
+        clocks = read.hh_mm(read.CLOCK_TIME, sentence)
+        for number, unit, relation in elapsed_apart(sentence) if clocks else ():
+            approximate = re.search(rf"(?:about|around|roughly|approximately|nearly|almost|~)\s*{number:g}\b",
+                                    digits(sentence), re.IGNORECASE) is not None
+            backed = index.vouches_for_apart(number, unit, clocks, approximate=approximate, later=relation == "into")
+            checks.append(GroundingCheck.of("number", f"{number:g} {names[unit]} {relation}", backed,
+                                            f"no moment of the evidence is {number:g} {names[unit]} from "
+                                            f"{', '.join(sorted(clocks))}", "a length of time the data does not show"))
+            # a length between a moment said and one of the evidence ("72 minutes into the window") backs the
+            # number as a length too
+            lengths |= {number} if backed else set()
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")

@@ -244,6 +244,7 @@ DAY_AT = re.compile(rf",?\s+(?:at\s+)?{CLOCK_TIME.pattern}")
 
 
 SUPPOSED = re.compile(r"\b(?:would|will)\b[^.;]*\bif\b|\bif\b[^.;]*\b(?:would|will)\b", re.IGNORECASE)
+"""A sentence about what would happen if … ("would cross the 2-day mark on Saturday at 05:00 if it's still open")."""
 
 
 def _check_dated_times(sentences: Iterable[str], index: EvidenceIndex, given: set[str]) -> list[GroundingCheck]:
@@ -291,6 +292,7 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
     """A time said with "since" is when something in the evidence began (a start, an opening, a first failure),
     or a time the question or a searched window gave."""
     begun: set[str] | None = None
+    every: set[str] | None = None  # every moment's clock, ends of runs included (read once, when first needed)
     given = _given_clocks(index, question, now)
     checks = []
     for sentence in sentences:
@@ -300,8 +302,10 @@ def check_since_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
             # "nothing logged on it since 05:20": a record's last update bounds a "none" about its updates
             updated = _update_clocks(index) if NO_UPDATE.search(sentence) and NONE_SAID.search(sentence) else set()
             # "sales data hasn't loaded since 23:33": the end of the last run that did (a start plus its length)
-            ended = {clock_of(moment) for row in _records(index.items) for moment in moments_of(row)} \
-                if NOT_SINCE_THEN.search(sentence[:match.start()]) else set()
+            ended: set[str] = set()
+            if NOT_SINCE_THEN.search(sentence[:match.start()]):
+                every = {clock_of(moment) for moment in _evidence_moments(index)} if every is None else every
+                ended = every
             if clock not in begun | given | updated | ended | counted_bounds(sentence, index, now):
                 checks.append(GroundingCheck(kind="placement", claim=sentence, passed=False,
                                              detail=f"nothing in the data began at {clock} (began: "
@@ -315,13 +319,18 @@ COUNTED_SINCE = re.compile(r"(?<![\w.:])(\d+)\s+(?:times?|failures?|failed runs?
                            re.IGNORECASE)
 
 
+def last_at(now: datetime, hour: int, minute: int) -> datetime:
+    """The last moment the clock showed ``hour:minute``, at or before ``now`` ("since 19:00" said at 09:00: yesterday)."""
+    moment = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return moment if moment <= now else moment - timedelta(days=1)
+
+
 def counted_bounds(sentence: str, index: EvidenceIndex, now: datetime | None) -> set[str]:
     """"pl_x has failed three times since 02:00": a bound chosen by the writer, right when as many of the
     records the sentence is about begin between it and now (the last 24 hours)."""
     found = set()
     for match in COUNTED_SINCE.finditer(digits(sentence)) if now is not None else ():
-        bound = now.replace(hour=int(match.group(2)), minute=int(match.group(3)), second=0, microsecond=0)
-        bound = bound if bound <= now else bound - timedelta(days=1)
+        bound = last_at(now, int(match.group(2)), int(match.group(3)))
         keys = record_keys(sentence)
         rows = [row for _, row in index.rows_for(keys[0])] if len(keys) == 1 else index.records
         begun = {str(row.get("run_id") or row.get("number") or id(row)) for row in rows

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.catalog import record_of_noun, tool_spec
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claims import NEGATED_VALUE
 from opsagent.workflows.evidence_index import EvidenceIndex, moments_of
+from opsagent.workflows.time_claims import last_at
 
 UNIVERSAL = re.compile(r"\b(?:every|all|each)(?: of)?(?: the| its| their| these| those)?\s+(?:[\w-]+\s+){0,2}?"
                        r"(?P<noun>runs?|incidents?|tickets?|changes?|change requests?|pipelines?)\b", re.IGNORECASE)
@@ -33,8 +34,7 @@ def _since_bound(sentence: str, now: datetime | None) -> datetime | None:
     found = SINCE_CLOCK.search(sentence)
     if found is None or now is None:
         return None
-    moment = now.replace(hour=int(found.group("hour")), minute=int(found.group("minute")), second=0, microsecond=0)
-    return moment - timedelta(days=1) if moment > now else moment
+    return last_at(now, int(found.group("hour")), int(found.group("minute")))
 
 
 def check_universal_claims(sentences: Iterable[str], index: EvidenceIndex,
