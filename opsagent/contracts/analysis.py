@@ -172,6 +172,16 @@ class RunbookMatch(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
 
 
+class QuotedText(BaseModel):
+    """Words the user put in quotes ("seen 'Execution Timeout Expired' before?"): text to find in the records as
+    written, not words to read."""
+
+    text: str
+    """The words inside the quotes."""
+    span: Span
+    """Where the quoted words stand, quotes included."""
+
+
 class Unresolved(BaseModel):
     """A part of the question that could not be resolved; the answer names it."""
 
@@ -247,6 +257,7 @@ class QuestionAnalysis(BaseModel):
     times: list[TimeMention] = Field(default_factory=list)
     record_windows: list[RecordWindow] = Field(default_factory=list)
     filters: list[FilterMention] = Field(default_factory=list)
+    quoted: list[QuotedText] = Field(default_factory=list)
     references: list[ResolvedReference] = Field(default_factory=list)
     follow_up: FollowUp | None = None
     runbooks: list[RunbookMatch] = Field(default_factory=list)
@@ -271,4 +282,5 @@ class QuestionAnalysis(BaseModel):
             "times": [item for item in self.times if item.span.within(start, end)],
             "record_windows": [item for item in self.record_windows if item.span.within(start, end)],
             "filters": [item for item in self.filters if item.span.within(start, end)],
+            "quoted": [item for item in self.quoted if item.span.within(start, end)],
         })

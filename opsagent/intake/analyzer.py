@@ -24,6 +24,7 @@ from opsagent.intake.followups import resolve_references, rewrite_follow_up
 from opsagent.intake.intent import find_action, read_intent, unplaced_words
 from opsagent.intake.inventory import Inventory, InventorySnapshot
 from opsagent.intake.runbooks import Runbook, match_runbooks
+from opsagent.intake.quoted import find_quoted, outside
 from opsagent.intake.record_windows import find_record_windows
 from opsagent.intake.times import find_times
 from opsagent.tools.identifiers import TYPED_TICKET, normalised_ticket
@@ -77,13 +78,15 @@ def analyse_question(question: str, history: Sequence[MessageData] = (), *, now:
     extra = [item for item in catalog_filters(text, entities)
              if not any(item.span.start < value.span.end and value.span.start < item.span.end for value in values)]
     filters = sorted([*values, *extra], key=lambda item: item.span.start)
+    quoted = find_quoted(text, [item.span for item in (*entities, *filters)])
+    times, filters = outside(times, quoted), outside(filters, quoted)  # "'Operation failed'" is no run status
     asks = find_asks(text, entities, [item.span for item in (*times, *relative)])
     intent, action = read_intent(text, asks=asks, entities=entities, has_window=bool(times or relative),
                                  has_filter=bool(filters), has_history=bool(history))
-    covered = [item.span for item in (*entities, *times, *relative, *filters)]
+    covered = [item.span for item in (*entities, *times, *relative, *filters, *quoted)]
     analysis = QuestionAnalysis(
         question=question, resolved_question=text, now=now, entities=entities, times=times, record_windows=relative,
-        filters=filters, references=references, follow_up=follow_up[1] if follow_up else None,
+        filters=filters, quoted=quoted, references=references, follow_up=follow_up[1] if follow_up else None,
         unresolved=_unresolved(entities), notes=notes, asks=asks, intent=intent, action=action,
         unplaced=unplaced_words(text, covered),
     )

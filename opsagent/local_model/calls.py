@@ -28,7 +28,7 @@ CATALOG = {spec.specialist: {other.name for other in TOOLS if other.specialist =
 
 @dataclass(frozen=True)
 class Constraint:
-    kind: str  # id, name, platform, filter, value, time or record_window
+    kind: str  # id, name, platform, filter, value, text, time or record_window
     key: str
     value: Any
     text: str
@@ -66,6 +66,7 @@ def constraints(reading: Reading) -> list[Constraint]:
                  for item in [*reading.scope.entities, *reading.extra] if item.usable]
         found += [Constraint("filter", item.field, item, item.text) for item in reading.scope.filters]
         found += [Constraint("value", name, value, value) for name, value in reading.values]
+        found += [Constraint("text", "", item.text, item.text) for item in reading.scope.quoted]
         found += [Constraint("time", "", item, item.text) for item in reading.scope.times[:1]]
         found += [Constraint("record_window", "", item, item.text) for item in reading.scope.record_windows[:1]]
         reading.memo["constraints"] = list({(item.kind, item.key, item.text): item for item in found}.values())
@@ -115,6 +116,8 @@ def apply(spec: ToolSpec, item: Constraint) -> tuple[str, dict[str, Any]] | None
         return ("fixed", {}) if str(item.value).lower() in spec.purpose.lower() else None  # "Data Factory" pipelines
     if item.kind == "platform":
         return ("select", {}) if spec.platform == item.value else None
+    if item.kind == "text":  # quoted words: a search of the records' own text
+        return ("arg", {text: item.value}) if (text := parameter(spec, "text")) else None
     if item.kind == "filter":
         return _filter(spec, item)
     if item.kind == "value":
@@ -160,8 +163,10 @@ def _candidates(reading: Reading, offered: Collection[str]) -> list[ToolSpec]:
     items = constraints(reading)
     ids, names = ({item.key for item in items if item.kind == kind} for kind in ("id", "name"))
     kinds = {*reading.records, *(NESTED.get(kind) for kind in reading.records)}  # a run's past is its pipeline's
+    quoted = any(item.kind == "text" for item in items)
     past = {spec.name for spec in TOOLS if about_past(reading, spec) and spec.record in kinds and (
-        any(parameter(spec, "name", name) for name in names) or any(ID_RECORDS.get(kind) == spec.record for kind in ids))}
+        any(parameter(spec, "name", name) for name in names) or any(ID_RECORDS.get(kind) == spec.record for kind in ids)
+        or quoted and parameter(spec, "text"))}
     found = [spec for spec in TOOLS if spec.name in offered and (spec.name in past or not spec.past and (
         spec.record in reading.records and (spec.record in reading.named or spec.fixed)
         and all((vocabulary, value) in reading.values for vocabulary, value in spec.fixed.items())

@@ -195,7 +195,8 @@ def meanings(words: list[str], lexicon: Lexicon) -> Iterator[tuple[str, list[Mea
 
 
 def read_words(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon) -> Found:
-    found, placed = Found(), (*analysis.entities, *analysis.times, *analysis.filters, *analysis.record_windows)
+    found = Found()
+    placed = (*analysis.entities, *analysis.times, *analysis.filters, *analysis.record_windows, *analysis.quoted)
     for words in runs(analysis, ask.span, [item.span for item in placed], lexicon):
         negation = ""
         for phrase, said in meanings(words, lexicon):
@@ -222,8 +223,8 @@ def _note(found: Found, phrase: str, meaning: Meaning) -> None:
 
 def nouns(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon) -> list[tuple[str, bool]]:
     """Record kinds the ask's nouns name, each with whether it is plural ("pipelines whose latest run failed"),
-    inside intake's windows and filters too ("before the SHIR change")."""
-    names = [item.span for item in analysis.entities]
+    inside intake's windows and filters too ("before the SHIR change"), never inside quoted words."""
+    names = [item.span for item in (*analysis.entities, *analysis.quoted)]
     return [(meaning.name, phrase.endswith("s") and (phrase[:-1],) in lexicon.phrases)
             for words in runs(analysis, ask.span, names, lexicon) for phrase, said in meanings(words, lexicon)
             for meaning in said if meaning.kind == "noun"]

@@ -210,7 +210,8 @@ def _unread(words: Sequence[str], options: str = "") -> str:
 def clarify_output(role_input: ClarifyInput, lexicon: Lexicon) -> dict:
     """``ClarifyOutput`` as a JSON-ready dict."""
     if role_input.unread:
-        request = _unread(role_input.unread, "It can answer questions like these. ")
+        request = _unread(role_input.unread, "It can answer questions like these, and searches the records' text for "
+                                             "words in quotes ('…'). ")
     elif role_input.candidates:
         request = f"Which one do you mean? Name it, or pick one — {role_input.candidates_label or 'what the data holds now'}:"
     else:

@@ -189,6 +189,9 @@ def read_ask(analysis: QuestionAnalysis, ask: Ask, lexicon: Lexicon, before: Rea
     settled = _settle(found, scope, list(dict.fromkeys([*named_nouns, *ids])), lexicon, ask.shape)  # an id names its kind
     scope = _record_window(settled, found, named_nouns)
     records, named = _kinds(named_nouns, found, scope, extra)
+    if not records and scope.quoted:  # "seen 'Execution Timeout Expired' before?": records whose text a search reads
+        records = named = list(dict.fromkeys(spec.record for spec in TOOLS if spec.filters_of("text")
+                                             and spec.past == ("past" in found.cues)))
     scope, records, named = _inherit(scope, found, before, after, ask, records, named, scene_times, topic)
     named_any = any(item.usable for item in (*scope.entities, *extra)) or bool(after)
     unread = [*found.unread, *(item.text for item in scope.entities if item.status == "unknown"),

@@ -87,7 +87,7 @@ def rank(incidents: list[Incident], ask: SimilarAsk) -> list[Match]:
     for index, incident in enumerate(incidents):
         reasons = _same_thing(incident, ask)
         score, shared = bm25.score(query, index), bm25.shared(query, index)
-        if not reasons and not _enough(shared):
+        if not reasons and not _enough(shared, asked=len(set(query))):
             continue
         matches.append(Match(incident, round(score, 2), reasons + ([f"shared words: {', '.join(shared)}"] if shared
                                                                   else []), is_same_thing=bool(reasons)))
@@ -95,10 +95,10 @@ def rank(incidents: list[Incident], ask: SimilarAsk) -> list[Match]:
                                           -(m.incident.resolved_at or m.incident.opened_at).timestamp()))
 
 
-def _enough(shared: list[str]) -> bool:
+def _enough(shared: list[str], *, asked: int) -> bool:
     """A match by words alone needs two shared words, or one identifier or code ("wh_finance", "2200"):
-    one common word ("failed") says nothing."""
-    return len(shared) >= 2 or any(len(term) >= 4 and ("_" in term or term.isdigit()) for term in shared)
+    one common word ("failed") says nothing — unless one word is all that was asked for ("timeout")."""
+    return len(shared) >= min(2, asked) or any(len(term) >= 4 and ("_" in term or term.isdigit()) for term in shared)
 
 
 def _same_thing(incident: Incident, ask: SimilarAsk) -> list[str]:

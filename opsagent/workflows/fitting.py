@@ -306,12 +306,13 @@ def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:
 
 
 def text_names_something(call: ToolEvidence, known: Collection[str], analysis: QuestionAnalysis) -> bool:
-    """A free-text search backs nothing unless its words name something: an id, an inventory name, or a
-    name the question itself gave. "the degraded service" names nothing; "pl_ingest_sales" does."""
+    """A free-text search backs nothing unless its words name something: an id, an inventory name, a name
+    the question itself gave or the words it quoted. "the degraded service" names nothing; "pl_ingest_sales" does."""
     text = str(call.arguments.get("text") or "").strip().lower()
     if not text:
         return True
     names = {name.lower() for name in known} | {item.value.lower() for item in analysis.entities if item.usable}
+    names |= {item.text.lower() for item in analysis.quoted}  # the words the user quoted: searched as asked
     return any(name and (name in text or text in name) for name in names)
 
 

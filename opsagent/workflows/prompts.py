@@ -89,6 +89,8 @@ def analysis_lines(analysis: QuestionAnalysis) -> list[str]:
         match = f" ({item.match.replace('_', ' ')})" if item.match else ""
         lines.append(f"filter {item.field} = {item.as_argument()}{match} " + (
             f"(from the words \"{item.text}\")" if item.text.lower() in own else "(of the follow-up above)"))
+    lines += [f"quoted words \"{item.text}\" (exact): text to find in the records as written — a search's text "
+              "argument, not a name or a filter" for item in analysis.quoted]
     if len(analysis.asks) > 1:
         lines += [f"part {ask.id}: \"{ask.text}\" (a separate thing the user asked: give it a task)"
                   for ask in analysis.asks]

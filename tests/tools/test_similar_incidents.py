@@ -53,9 +53,16 @@ async def test_words_alone_rank_the_incident_that_shares_the_most_telling_ones(r
     assert [row["score"] for row in result.items] == sorted((row["score"] for row in result.items), reverse=True)
 
 
-async def test_one_common_word_is_no_match(run_tool: RunTool) -> None:
-    result = await run_tool("find_similar_incidents", text="the dashboard")
+async def test_one_shared_word_of_several_is_no_match(run_tool: RunTool) -> None:
+    result = await run_tool("find_similar_incidents", text="the dashboard refresh looked odd")
     assert all(len(row["matched"][0].split(", ")) >= 2 for row in result.items)
+
+
+async def test_a_search_for_one_word_finds_every_past_incident_with_it(run_tool: RunTool, demo_sql: DemoSql) -> None:
+    having = closed_numbers(demo_sql, f"instr({TEXT}, 'timeout') > 0")
+    assert having
+    result = await run_tool("find_similar_incidents", text="timeout", limit=20)
+    assert set(numbers(result)) == having
 
 
 async def test_the_default_is_five_and_errors_are_results(run_tool: RunTool) -> None:
