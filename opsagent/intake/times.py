@@ -34,7 +34,7 @@ _DAY = (rf"(?:(?:yesterday|last) evening|last night|(?:yesterday|today|(?:last |
         rf"(?:the |next )?weekend|last (?:month|year)|(?:the )?new year(?:'?s)?(?: day)?|today|yesterday|"
         rf"tomorrow|tonight|overnight|{_DATE}|(?:last |this )?{_WEEKDAY})")
 """Longer phrases first: the regex takes the first alternative that matches ("yesterday evening")."""
-_MOMENT = rf"(?:{_DAY}(?:\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
+_MOMENT = rf"(?:{_DAY}(?:,?\s+(?:at\s+)?{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
 _ROLLING = (rf"(?:(?:in |over |during |for |within )?(?:the )?(?:last|past|previous|next)\s+"
             rf"(?:\d+\s*{_UNIT}|{_UNIT}|hour|day|week|half(?: an)? hour)|\d+\s*(?:h|d)\b)")
 EXPRESSION = re.compile(

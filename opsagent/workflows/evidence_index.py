@@ -174,6 +174,19 @@ def elapsed_said(text: str, *, ago: bool = False) -> list[tuple[float, int]]:
             for match, _ in _lengths(text, AGO if ago else None)]
 
 
+AHEAD_AFTER = re.compile(r"\s+(?:away|from\s+now)\b", re.IGNORECASE)
+AHEAD_BEFORE = re.compile(r"(?:\(\s*|\b(?:starts?|starting|begins?|opens?|kicks?\s+off|due|planned|scheduled|expires?|"
+                          r"lands?|goes\s+(?:ahead|live)|happens?|comes?\s+up)\s+)in\s+$", re.IGNORECASE)
+"""A length from now to something ahead: "4 days away", "starts in 2 hours", "(in 4 days)" after a date."""
+
+
+def elapsed_ahead(text: str) -> list[re.Match[str]]:
+    """Each length from now to a moment ahead (groups: number, unit), in ``text`` with its numbers in digits."""
+    flat = COMPOUND.sub(lambda match: "#" * len(match.group()), text)
+    return [match for match in ELAPSED.finditer(flat)
+            if AHEAD_AFTER.match(flat, match.end()) or AHEAD_BEFORE.search(flat[max(0, match.start() - 30):match.start()])]
+
+
 def elapsed_apart(text: str) -> list[tuple[float, int, str]]:
     """Each length said between two moments ("twelve minutes after CHG… started", "ten minutes earlier"):
     (number, minutes per unit, the word relating them); bounds ("within 2 hours after") are not lengths."""
@@ -356,6 +369,13 @@ class EvidenceIndex:
     def vouches_for_elapsed(self, number: float, unit_minutes: int) -> bool:
         """"48 minutes ago", "about seven hours": a span of the evidence, as people round it (within one unit)."""
         return any(abs(span / unit_minutes - number) < 1 for span in self.spans)
+
+    def vouches_for_ahead(self, number: float, unit_minutes: int) -> bool:
+        """"Starts in 4 days": a moment of the evidence after now, that far ahead as people round it (within one
+        unit)."""
+        now = self.now
+        return now is not None and any(abs((moment - now).total_seconds() / 60 / unit_minutes - number) < 1
+                                       for moment in self.all_moments if moment > now)
 
     def vouches_for_apart(self, number: float, unit_minutes: int, clocks: Iterable[str], *,
                           approximate: bool = False, later: bool = False) -> bool:

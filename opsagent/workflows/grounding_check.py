@@ -67,6 +67,7 @@ from opsagent.workflows.count_claims import (
 )
 from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims, leading_sum_claims
 from opsagent.workflows.evidence_index import (
+    COMPOUND,
     ISO_MOMENT,
     WORD_NUMBERS,
     EvidenceIndex,
@@ -74,6 +75,7 @@ from opsagent.workflows.evidence_index import (
     compound_lengths,
     counts_with_phrases,
     digits,
+    elapsed_ahead,
     elapsed_apart,
     elapsed_said,
     identifiers_in,
@@ -381,6 +383,12 @@ def _clocks_ago(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     return checks
 
 
+def _ahead_backed(said: re.Match[str], index: EvidenceIndex) -> bool:
+    """A length ahead that far from now to a moment of the evidence, or a record's own words ("expires in 14 days")."""
+    return index.vouches_for_ahead(float(said.group(1)), unit_minutes(said.group(2)) or 1) or \
+        said.group().lower() in index.row_text
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
@@ -420,6 +428,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
                    for number, unit in elapsed_said(text, ago=True)]
     checks += _clocks_ago(text, index)
+    checks += [GroundingCheck.of("number", said.group(), _ahead_backed(said, index),
+                                 f"nothing in the evidence is {said.group()} ahead", "a time the data does not show")
+               for said in (elapsed_ahead(digits(text)) if index.now else ())]  # "starts in 4 days", "2 hours away"
     listed = _enumerated_counts(digits(text))
     others = {float(match.group(1) or match.group(2)) for match in OTHER_COUNT.finditer(digits(text))}
     named = sum(1 for item in index.items for row in item.rows  # only "the other N" needs it
@@ -429,6 +440,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = ADVISED_WAIT.sub(lambda wait: wait.group()[:wait.start("wait") - wait.start()], ENUMERATOR.sub(" ", digits(own)))
+    own = COMPOUND.sub(" ", own)  # "2 days and 6 hours": one length, checked above as one
+    for said in reversed(elapsed_ahead(own) if index.now else []):  # "in 4 days": a length ahead, checked above
+        own = own[:said.start()] + " " * len(said.group()) + own[said.end():]
     own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
                           own)  # "Customer 360": the name customer360 written apart, not a number
     for piece in derived:  # worked out from the answer's own numbers:

@@ -357,14 +357,18 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     at = at if at >= 0 else max(answer.find(context or sentence), 0)
     since = _since(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
-        updated = _last_update(index.subject(record_keys(sentence) or record_keys(answer)), index)
-        last_then = since[0] <= updated < since[0] + timedelta(days=1) if since[2] == "day" else \
-            DATED.search(sentence) is not None and updated is not None and updated <= since[0] + timedelta(minutes=1)
-        # (a dated moment: nothing after it; a clock alone names no day: only the last update's own clock)
-        if updated and (last_then or not DATED.search(sentence)
-                        and f"{updated:%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
-            # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
-            return f"the record's last update is {updated:%Y-%m-%d %H:%M}"
+        keys = record_keys(sentence) or record_keys(answer)
+        # the record meant, or — since a moment just said ("last updated 03:20 — nothing on it since") — the one
+        # whose last update that is
+        for updated in dict.fromkeys(_last_update(key, index) for key in [index.subject(keys), *(
+                keys if since[2] == "record" else ())]):
+            last_then = since[0] <= updated < since[0] + timedelta(days=1) if since[2] == "day" else \
+                DATED.search(sentence) is not None and updated is not None and updated <= since[0] + timedelta(minutes=1)
+            # (a dated moment: nothing after it; a clock alone names no day: only the last update's own clock)
+            if updated and (last_then or not DATED.search(sentence)
+                            and f"{updated:%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
+                # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
+                return f"the record's last update is {updated:%Y-%m-%d %H:%M}"
     quiet = AGE.search(sentence)
     if quiet and now is not None and NO_UPDATE.search(sentence) and (NAMES_IT.search(sentence) or record_keys(sentence)):
         # "nothing written on it for more than a day": its last update at least that long ago ("the P1" names no key)
@@ -682,8 +686,9 @@ def _since(sentence: str, now: datetime | None, before: str = "") -> tuple[datet
         if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):
             return mention.start, mention.end, "record"
     if BARE_SINCE.search(sentence) and before:  # "no failures since, out of 28 runs": since the moment just said
-        said = [mention for mention in find_times(before, now) if mention.end - mention.start < timedelta(days=1)]
-        moment = max((mention.point or mention.start for mention in said), default=None)
+        said = sorted((mention for mention in find_times(before, now) if mention.end - mention.start < timedelta(days=1)),
+                      key=lambda mention: mention.span.start)
+        moment = (said[-1].point or said[-1].start) if said else None  # the last one said before it
         return (moment, moment + timedelta(minutes=1), "record") if moment else None
     return None
 
@@ -692,13 +697,14 @@ DATED = re.compile(rf"\b\d{{1,2}}\s+{MONTH_NAME}\b|\b{MONTH_NAME}\s+\d{{1,2}}\b|
                    rf"\b{DAY_NAME}\b", re.IGNORECASE)
 """A sentence that names the day of its time ("since 07:20 on Mon 6 Jan", "since yesterday 18:00")."""
 CLOCK = re.compile(r"\d:\d\d|\d\s*(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.IGNORECASE)
-BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:)]|$|then\b)", re.IGNORECASE)
+BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:()]|$|then\b)", re.IGNORECASE)
 """"Since" that points back ("there have been no failures since, out of …", "none since then")."""
 
 
-NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|movement|progress)\b|"
-                       r"\bnew(?:er)?\s+(?:on|in)\s+(?:it|the|its|this|that)\b", re.IGNORECASE)
-"""A "none" about a record's own updates ("nothing has been logged on it since …", "nothing newer on the ticket")."""
+NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|added|moved|movement|progress)\b|"
+                       r"\bnew(?:er)?\s+(?:on|in)\s+(?:it|the|its|this|that)\b|\bon\s+it\s+since\b", re.IGNORECASE)
+"""A "none" about a record's own updates ("nothing has been logged on it since …", "nothing newer on the ticket",
+"nothing has moved on it since Monday", "nothing on it since")."""
 FIELD_DUMP = re.compile(r"^\W*[a-z][\w ]{1,24}:\s", re.IGNORECASE)
 """A line of a field dump ("assigned_to: (nobody)"): about the record the dump began with."""
 BARE_NO_LINK = re.compile(r"\s*(?:of them\s+)?(?:have|has|had|links?|show)\s+no\s+(?:linked\s+|related\s+)?"

@@ -206,3 +206,9 @@ def test_a_written_date_or_a_run_starting_is_not_read_as_to_come(question: str) 
 def test_a_window_read_as_to_come_still_must_end_after_it_starts() -> None:
     with pytest.raises(ValueError, match="ends before it starts"):
         resolve_time_window("from wednesday to 08:00", NOW, ahead=True)
+
+
+def test_a_date_and_a_clock_apart_by_a_comma_are_one_moment() -> None:
+    now = datetime(2025, 1, 10, 9, tzinfo=UTC)
+    [mention] = [item for item in find_times("the one failure: Fri 3 Jan, 16:32 UTC, ran 4 min", now)]
+    assert mention.point == datetime(2025, 1, 3, 16, 32, tzinfo=UTC)

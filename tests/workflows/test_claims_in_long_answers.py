@@ -4,7 +4,10 @@ data and each oracle is computed from its rows (the true statement passes, the a
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+
+import pytest
 
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import carry_subjects
@@ -376,3 +379,82 @@ def test_advice_a_condition_and_a_hedged_guess_are_no_search_results() -> None:
     assert failed(question, "Elif has no open incidents.", results, "negative_claim")
     # a field's own word ("nothing assigned": assigned_to) is no detail of a record: the none needs a search
     assert failed(question, "Elif has nothing assigned right now.", results, "negative_claim")
+
+
+def test_a_length_in_two_units_joined_by_and_is_one_length() -> None:
+    results = evidence("get_incident", number="INC0010036")
+    [row] = rows_of(results)
+    age = NOW - iso_moment(row["opened_at"])
+    days, hours = age.days, age.seconds // 3600
+    said = f"INC0010036 has been open for {days} days and {{}} hours (since it was opened)."
+    only_the_right("how long has INC0010036 been open?", said, hours, hours + 3, results, "number")
+
+
+def test_a_length_ahead_is_the_gap_from_now_to_a_moment_after_it() -> None:
+    results = evidence("get_change_request", number="CHG0030019")
+    [row] = rows_of(results)
+    ahead = iso_moment(row["start_date"]) - NOW
+    assert ahead > timedelta(days=1)
+    for said in (f"CHG0030019 is planned for {iso_moment(row['start_date']):%a %d %b %H:%M} UTC (in {{}} days).",
+                 "CHG0030019 starts in {} days.", "The quota change is still {} days away."):
+        only_the_right("when is CHG0030019 planned?", said, ahead.days, ahead.days + 3, results, "number")
+    hours = int(ahead.total_seconds() // 3600)
+    only_the_right("when is CHG0030019 planned?", "CHG0030019 kicks off in {} hours.", hours, hours + 30, results, "number")
+
+
+def test_a_length_ahead_a_record_says_itself_is_its_own_words() -> None:
+    results = evidence("get_incident", number="INC0010044")
+    [row] = rows_of(results)
+    own = re.search(r"expires in \d+ days", row["short_description"])
+    assert own and not any(moment > NOW for moment in (iso_moment(value) for value in row.values()
+                                                        if isinstance(value, str) and re.match(r"\d{4}-", value)))
+    assert not failed("anything about the api-gateway cert?", f"INC0010044 says the certificate {own.group()}.",
+                      results, "number")
+
+
+@pytest.mark.parametrize("said", ["So nothing has moved on it since {}.", "Nothing has been added to the ticket since {}."])
+def test_a_ticket_unchanged_since_a_day_is_its_last_update_that_day(said: str) -> None:
+    results = evidence("get_incident", number="INC0010031")
+    [row] = rows_of(results)
+    updated = iso_moment(row["updated_at"])
+    assert updated.date() < NOW.date() - timedelta(days=1)  # a weekday names that day, not today's
+    question, said = "how long has INC0010031 been sitting there?", f"INC0010031 is On Hold. {said}"
+    assert not failed(question, said.format(f"{updated:%A}"), results, "negative_claim")
+    only_the_right(question, said, f"{updated:%a %-d %b %H:%M} UTC", f"{updated - timedelta(hours=1):%a %-d %b %H:%M} UTC",
+                   results, "negative_claim")
+
+
+def test_nothing_on_it_since_is_since_the_last_update_just_said_of_any_record_named() -> None:
+    incident, change = evidence("get_incident", number="INC0010036"), evidence("get_change_request", number="CHG0030019")
+    [row] = rows_of(incident)
+    updated = iso_moment(row["updated_at"])
+    said = ("**INC0010036 has been open since {opened}; the quota change CHG0030019 is planned for {start}.**\n"
+            "- Last updated {{}} UTC — nothing on it since.").format(
+        opened=f"{iso_moment(row['opened_at']):%a %-d %b %H:%M}",
+        start=f"{iso_moment(rows_of(change)[0]['start_date']):%a %-d %b %H:%M}")
+    only_the_right("datalake capacity inc - how long open and when's the quota cr", said, f"{updated:%a %-d %b %H:%M}",
+                   f"{updated - timedelta(hours=1):%a %-d %b %H:%M}", both(incident, change), "negative_claim")
+
+
+def test_a_bare_since_after_a_date_and_a_clock_apart_is_since_that_moment() -> None:
+    results = evidence("list_failed_pipelines", factory="adf-prod-neu", time_window="last 7 days")
+    starts = sorted(iso_moment(row["start"]) for row in rows_of(results))
+    assert starts
+    latest = starts[-1]
+    said = "The last failure in adf-prod-neu: {:%a %-d %b}, {:%H:%M} UTC. Nothing in neu has failed since, so it is clean."
+    assert not failed("adf neu - any failures last 7d?", said.format(latest, latest), results, "negative_claim")
+    earlier = latest - timedelta(hours=2)
+    assert failed("adf neu - any failures last 7d?", said.format(earlier, earlier), results, "negative_claim")
+
+
+def test_a_since_followed_by_its_reason_in_brackets_is_bounded_by_the_moment_before() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    [row] = rows_of(results)
+    failures = sorted((iso_moment(start) for group in row["failure_groups"] for start in group["starts"]), reverse=True)
+    latest, earlier = failures[0], failures[1]
+    success = iso_moment(row["last_success"]["start"])
+    assert success > latest
+    said = "It last failed on {:%a %-d %b %H:%M} UTC. Nothing has failed since (the last run, {:%H:%M}, succeeded)."
+    assert not failed("has pricing model failed lately?", said.format(latest, success), results, "negative_claim")
+    assert failed("has pricing model failed lately?", said.format(earlier, success), results, "negative_claim")
+
