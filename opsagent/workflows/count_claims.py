@@ -1,5 +1,6 @@
 """Counts an answer says of records: with values ("22 open P1 incidents", "three changes are waiting on approval"),
-shares of the rows just listed ("4 of them unassigned"), how many pipelines failed, and "there is a …".
+shares of the rows just listed ("4 of them unassigned", "5 of them before today"), how many pipelines failed, and
+"there is a …".
 
 A count is what the rows having those values count — of one record's rows when the sentence is about one — or
 the total of a search that applied exactly them, or a summary's own count field (a sum over one search's
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from opsagent.contracts.analysis import Ask, Span
@@ -30,7 +32,16 @@ from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.workflows.claims import items as read_items
 from opsagent.workflows.claims import record_keys
 from opsagent.workflows.derived_numbers import derived_numbers
-from opsagent.workflows.evidence_index import COUNT_FIELDS, EvidenceIndex, digits, numbers_in, records_in
+from opsagent.tools.timewindow import iso_moment
+from opsagent.workflows.evidence_index import (
+    COUNT_FIELDS,
+    EvidenceIndex,
+    digits,
+    moments_of,
+    numbers_in,
+    parts_of,
+    records_in,
+)
 from opsagent.workflows.fitting import narrowed_by, searched_values
 
 QUALIFIED_COUNT = re.compile(
@@ -265,3 +276,50 @@ def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) ->
                                             f"its row counts {shown} {fields[0]}, not {match.group('number')}",
                                             "a count by status the data contradicts"))
     return checks
+
+
+TIMED_SHARE = re.compile(
+    r"(?<![\w.:])(?P<number>\d+)\s+of\s+(?:them|those|these|the\s+(?P<whole>\d+)(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:(?:happened|were|was|came|ran|started|failed|occurred|opened|fell|are|is)\s+)?"
+    r"(?P<relation>before|after|since)\s+(?P<when>[^,.;:()\n]{3,40})", re.IGNORECASE)
+"""A share of the rows just counted placed in time ("8 of the 9 failures happened after midnight", "5 of them
+before today"): how many of one complete search's moments fall on that side of the moment said."""
+
+
+def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], set[int]]]:
+    """Each time-placed share with the counts the evidence allows (none read: not a claim this reads)."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    found = []
+    for match in TIMED_SHARE.finditer(digits(text)) if index.now is not None else ():
+        said = next(find_times(match.group("when"), index.now), None)
+        if said is None:
+            continue
+        relation = match.group("relation").lower()
+        day = said.end - said.start >= timedelta(days=1) and said.point is None
+        bound = said.point or (said.end if relation == "after" and day else said.start)
+        whole, allowed = int(match.group("whole") or 0), set()
+        for moments, total in _moment_sets(index):
+            later = sum(1 for moment in moments if moment >= bound)
+            if whole in (0, total) and (total == len(moments) or bound >= min(moments)):  # a list of the latest:
+                allowed.add(total - later if relation == "before" else later)  # every one after the bound is in it
+        if allowed:
+            found.append((match, allowed))
+    return found
+
+
+def _moment_sets(index: EvidenceIndex) -> list[tuple[list[datetime], int]]:
+    """The moments a share may be of, each with how many there are: each complete search's rows (by their first
+    moments), and each list of moments inside one row (a failure group's latest starts, of its ``count``)."""
+    sets = []
+    for item in index.items:
+        if item.rows and item.total == len(item.rows):
+            firsts = [min(moments) for row in item.rows if (moments := moments_of(row))]
+            sets += [(firsts, len(firsts))] if len(firsts) == len(item.rows) else []
+        for row in item.rows:
+            for part in (row, *parts_of(row)):
+                total = part.get("count") if isinstance(part.get("count"), int) else 0
+                sets += [(moments, max(total, len(moments))) for value in part.values()
+                         if isinstance(value, list) and len(value) > 1 and len(moments := [
+                             moment for each in value if isinstance(each, str) and (moment := iso_moment(each))]) == len(value)]
+    return sets

@@ -22,19 +22,19 @@ WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "com
                     "records", "items"})
 """What a percentage is a share of: a count of records ("280 runs"), not of a status ("249 succeeded")."""
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
-RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?=\s+(?:as\s+|the\s+|more|higher|lower|longer|slower|faster|"
-                   r"[a-z]+'s\b|that\s+of)|\s*[),;]|\s*$)", re.IGNORECASE)
-"""A ratio of two numbers: "4.4x as many", "about 1.7x the median", "(0.2×)"."""
+RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?=\s+(?:as\s+|the\s+|its\s+|their\s+|more|higher|lower|"
+                   r"longer|slower|faster|[a-z]+'s\b|that\s+of)|\s*[),;]|\s*$)", re.IGNORECASE)
+"""A ratio of two numbers: "4.4x as many", "about 1.7x the median", "1.7× its usual", "(0.2×)"."""
 ONE_IN = re.compile(r"(?<![\w.])(?:1|one)\s+(?:in|out of)\s+(?:every\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
 """A share said as "one in N" ("roughly 1 in 7 runs failed"): a whole over a part of the answer, rounded."""
 DIFFERENCE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s+(?:(?P<points>(?:percentage\s+)?points?)\s+(?:below|above|higher|lower)|"
                         r"(?:more|fewer|less)\s+(?P<noun>[a-z]+))\b", re.IGNORECASE)
 """A difference of two numbers of the same kind: "217 more runs" (two counts of runs), "27 points below" (two
 percentages)."""
-BEYOND = re.compile(rf"(?<![\w.])\+(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?\s+"
+BEYOND = re.compile(rf"(?<![\w.])(?:\+|(?<![\w.)])[−–](?=\d)|(?<=[\s(|])-(?=\d))(\d+(?:\.\d+)?)|(?<![\w.+-])(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?\s+"
                     r"(?:more\s+than|less\s+than|longer(?:\s+than)?|shorter(?:\s+than)?|past|over|beyond|earlier|later)\b",
                     re.IGNORECASE)
-"""A difference said by its sign or by what it goes past: "+16.5 min", "17 min past its longest run (38 min)",
+"""A difference said by its sign or by what it goes past: "+16.5 min", "−9.5 min", "17 min past its longest run (38 min)",
 "23 min longer" (than the median the sentence gives),
 "6.5 more than the other", "so 5 earlier ones" (8 failures, 3 of them today): two other numbers of the answer,
 one of them in the same sentence or the one before."""
@@ -46,7 +46,7 @@ BY_MARGIN = re.compile(rf"\b(?:beat|beats|exceeded|exceeds|overran|overruns|long
 """A difference said as a margin: "this run beat that by 17 minutes", "slower than usual by 23 min"."""
 
 
-def _close(value: float, said: str, *, strict: bool = False) -> bool:
+def rounds_to(value: float, said: str, *, strict: bool = False) -> bool:
     """``value`` rounds to ``said`` at the precision it was written with (a whole number: to the nearest one);
     ``strict``: a half does not round (a difference of 55 and 29.5 is no "25")."""
     places = len(said.split(".")[1]) if "." in said else 0
@@ -137,7 +137,7 @@ def _worked_out_nearby(lines: Sequence[str], backed: Callable[[float], bool] | N
             sums = {sum(others[start:end]) for start in range(len(others))
                     for end in range(start + 2, min(start + 5, len(others)) + 1)}
             shown = _shown(value)
-            if any(_close(candidate, shown, strict=True) for candidate in sums | columns_here):
+            if any(rounds_to(candidate, shown, strict=True) for candidate in sums | columns_here):
                 found.append(shown)
     return found
 
@@ -168,36 +168,37 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
         wholes = {number for number, noun in counted_nouns_in(nearby) if noun in WHOLES} | all_wholes
         wholes |= {float(match.group(1)) for match in OUT_OF.finditer(nearby)}  # "8 failed runs out of 22 (36%)"
         wholes |= set(numbers_in(sentence)) if sentence.startswith("|") else set()  # a table row: its own counts
-        first_percent = PERCENT.search(sentence)
-        own_pair = OWN_SHARE.search(sentence[:first_percent.start()]) if first_percent else None
+        since = 0  # each percentage's own pair is the last one said after the percentage before it
         for match in PERCENT.finditer(sentence):
-            parts = near - {float(match.group(1))}
-            if own_pair:  # "3 of its 8 runs (37.5%)": that part of that whole, not a whole said elsewhere
-                parts, wholes = {float(own_pair.group(1))}, {float(own_pair.group(2))}
-            if any(_close(100 * part / whole, match.group(1)) or _close(100 * (whole - part) / whole, match.group(1))
-                   for part in parts for whole in wholes if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"
+            parts, whole_of = near - {float(match.group(1))}, wholes
+            if own_pair := list(OWN_SHARE.finditer(sentence, since, match.start()))[-1:]:
+                # "3 of its 8 runs (37.5%)": that part of that whole, not a whole said elsewhere
+                parts, whole_of = {float(own_pair[0].group(1))}, {float(own_pair[0].group(2))}
+            since = match.end()
+            if any(rounds_to(100 * part / whole, match.group(1)) or rounds_to(100 * (whole - part) / whole, match.group(1))
+                   for part in parts for whole in whole_of if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"
                 found.append(match.group())
         for match in ONE_IN.finditer(sentence):
             said = {1.0, float(match.group(1))}  # its own numbers are no operands
-            if any(_close(whole / part, match.group(1)) for part in near - said for whole in wholes - said
+            if any(rounds_to(whole / part, match.group(1)) for part in near - said for whole in wholes - said
                    if 0 < part < whole):
                 found.append(match.group())
         for match in RATIO.finditer(sentence):
             operands = everything - {float(match.group(1))}
-            if any(_close(first / second, match.group(1)) for first, second in permutations(operands, 2) if second > 0):
+            if any(rounds_to(first / second, match.group(1)) for first, second in permutations(operands, 2) if second > 0):
                 found.append(match.group())
         for match in DIFFERENCE.finditer(sentence):
             noun = (match.group("noun") or "").lower()
             operands = percents if match.group("points") else {number for number, counted_noun in counted
                                                                 if counted_noun == noun}
             operands -= {float(match.group(1))}
-            if any(_close(first - second, match.group(1)) for first, second in permutations(operands, 2)
+            if any(rounds_to(first - second, match.group(1)) for first, second in permutations(operands, 2)
                    if first > second):
                 found.append(match.group())
         for match in [*BEYOND.finditer(sentence), *BY_MARGIN.finditer(sentence)]:  # one operand nearby: what it goes
             number = match.group(1) or match.group(2)  # past ("(38 min)"), what it beat
             operands, own = everything - {float(number)}, (near | _lengths(nearby)) - {float(number)}
-            if any(_close(first - second, number, strict=True) for first, second in permutations(operands, 2)
+            if any(rounds_to(first - second, number, strict=True) for first, second in permutations(operands, 2)
                    if first > second and {first, second} & own):
                 found.append(match.group())
     return found
@@ -215,7 +216,7 @@ def leading_sum_claims(text: str) -> list[tuple[str, bool, str]]:
         count = (_SMALL.get(rows.group(1).lower()) or int(rows.group(1))) if rows else 0
         sums = _column_sums(lines, leading=count) - _column_sums(lines) if number else set()
         if number and sums:
-            holds = any(_close(value, number.group(), strict=True) for value in sums)
+            holds = any(rounds_to(value, number.group(), strict=True) for value in sums)
             found.append((sentence[rows.start():number.end()], holds, ", ".join(sorted(_shown(value) for value in sums))))
     return found
 

@@ -39,8 +39,10 @@ DATE_OR_TIME = re.compile(
 )
 NUMBER = re.compile(r"(?<![\w.])(?<!\w:)\d+(?:\.\d+)?(?!\.?\w)")
 """A quantity; not a port ("crm.example.com:443") nor a part of a name or a decimal."""
-LABEL_NUMBER = re.compile(r"\b(?:p|sev|v|step|part|p0)\d+\b", re.IGNORECASE)
-"""Numbers that are labels, not quantities: P2, sev1, v2, step 2 (as "step2"), part ids."""
+LABEL_NUMBER = re.compile(r"\b(?:p|sev|v|step|part|p0)\d+\b|\b(?:release|version|runtime|build|v)\s*\d+(?:\.\d+)+\b|"
+                          r"\b\d+(?:\.\d+){2,}\b", re.IGNORECASE)
+"""Numbers that are labels, not quantities: P2, sev1, v2, step 2 (as "step2"), part ids, versions ("release 2.14",
+"runtime 15.4", "5.44.1")."""
 
 
 def _text(value: Any) -> str:
@@ -220,6 +222,14 @@ def _spans(items: Sequence[ToolEvidence], now: datetime | None) -> set[float]:
                 moments = moments_of(part)
                 spans |= {abs((first - second).total_seconds()) / 60 for first in moments for second in moments}
     return spans
+
+
+def own_parts(rows: Sequence[dict[str, Any]]) -> list[set[str]]:
+    """Each row's name parts no other row of the search has ("neu" of adf-prod-neu beside adf-prod-weu; "sales" of
+    pl_ingest_sales): how an answer names a row by a part of its name."""
+    parts = [{part for key in ("factory", "pipeline_name", "name", "configuration_item") if isinstance(row.get(key), str)
+              for part in re.split(r"[-_\s]+", row[key].lower()) if len(part) >= 3 and not part.isdigit()} for row in rows]
+    return [mine - set().union(*(other for other in parts if other is not mine)) for mine in parts]
 
 
 def records_counted(noun: str | None) -> set[str]:
@@ -403,12 +413,32 @@ class EvidenceIndex:
 
     def vouches_for_number(self, number: float, *, is_count: bool = False) -> bool:
         """A count must be a count of evidence rows; any other quantity may also be a value in a row,
-        rounded as people round ("about 62 minutes" for 61.7, "3 min" for 3.0)."""
+        rounded as people round ("about 62 minutes" for 61.7, "3 min" for 3.0) — to the places it is written with
+        ("27.5" is no rounding of 28)."""
         counted = number.is_integer() and int(number) in self.counts
         if is_count:
             return counted
-        return counted or number in self.numbers or any(abs(value - number) <= 0.5 for value in self.numbers
-                                                        if value >= 1)
+        written = f"{number:g}"
+        places = len(written.partition(".")[2])
+        return counted or number in self.numbers or any(abs(value - number) <= 0.5 * 10 ** -places + 1e-9
+                                                        for value in self.numbers if value >= 1) or \
+            bool(places) and re.search(rf"(?<![\d.]){re.escape(written)}(?![\d.]\d)", self.row_text) is not None
+        # (a record's own words: "release 2.14" in its text, "roll back 2.14" in the answer)
+
+    def shares_of_named_rows(self, sentence: str) -> list[float]:
+        """Percentages one row's own counts give (``100 * part / whole`` of two of its whole numbers), for the rows
+        ``sentence`` names by a value or a part of its name ("weu had 40 runs; 22.5% of them failed")."""
+        lowered, words = sentence.lower(), set(re.findall(r"[a-z0-9]+", sentence.lower()))
+        found = []
+        for item in self.items:
+            for row, parts in zip(item.rows, own_parts(item.rows)):
+                if not (parts & words or any(isinstance(value, str) and len(value) > 3 and value.lower() in lowered
+                                             for value in row.values())):
+                    continue
+                counts = [value for value in row.values() if isinstance(value, int) and not isinstance(value, bool)
+                          and value >= 0]
+                found += [100 * part / whole for part in counts for whole in counts if 0 <= part <= whole and whole > 0]
+        return found
 
     def empty_searches(self) -> list[ToolEvidence]:
         return [item for item in self.items if item.status in ("no_data", "not_found")]

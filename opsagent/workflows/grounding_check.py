@@ -64,8 +64,9 @@ from opsagent.workflows.count_claims import (
     check_failed_pipeline_counts,
     check_named_status_counts,
     check_qualified_counts,
+    timed_shares,
 )
-from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims, leading_sum_claims
+from opsagent.workflows.derived_numbers import PERCENT, derived_numbers, fraction_claims, leading_sum_claims, rounds_to
 from opsagent.workflows.evidence_index import (
     COMPOUND,
     ISO_MOMENT,
@@ -357,10 +358,15 @@ ENUMERATOR = re.compile(r"^\s*\d{1,2}[.)]\s+", re.MULTILINE)
 """A numbered list's "2." at the start of a line: an item's place, not a quantity."""
 SPACED_NAME = re.compile(r"\b[A-Za-z][a-z]{2,}\s\d{2,4}\b")
 ADVISED_WAIT = re.compile(rf"\b(?:re-?check|check (?:again|back)|look again|retry|try again|re-?run|wait|revisit|follow up|"
-                          rf"chase|escalate)\b[^.;\n]{{0,40}}?\b(?P<wait>(?:in|after|for|within|every)\s+(?:another\s+|"
+                          rf"chase|escalate|if)\b[^.;\n]{{0,60}}?\b(?P<wait>(?:in|after|for|within|every)\s+(?:another\s+|"
                           rf"the next\s+)?\d+(?:\s*(?:-|–|to)\s*\d+)?\s*{UNIT_WORD})", re.IGNORECASE)
-"""Advice of when to act ("re-check in 30–60 minutes", "retry every 15 min"): a time to come, not a length the data
-must show (only the wait itself: "re-run the 5 failed loads in 30 minutes" still counts 5 loads)."""
+"""Advice of when to act ("re-check in 30–60 minutes", "retry every 15 min") or a condition on a time to come ("if it
+is still queued in 10–15 minutes, …"): not a length the data must show (only the wait itself: "re-run the 5 failed
+loads in 30 minutes" still counts 5 loads)."""
+
+
+WHETHER = re.compile(r"\bwhether\b[^.;\n]*", re.IGNORECASE)
+"""A question inside a sentence ("worth checking whether 2.14 dropped a setting too"): asked, not asserted."""
 
 
 CLOCK_AGO = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*UTC)?\s*[(,—–-]\s*(?:about|around|roughly|nearly|almost|"
@@ -440,7 +446,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = ADVISED_WAIT.sub(lambda wait: wait.group()[:wait.start("wait") - wait.start()], ENUMERATOR.sub(" ", digits(own)))
-    own = COMPOUND.sub(" ", own)  # "2 days and 6 hours": one length, checked above as one
+    own = WHETHER.sub(" ", COMPOUND.sub(" ", own))  # "2 days and 6 hours": one length, checked above as one
     for said in reversed(elapsed_ahead(own) if index.now else []):  # "in 4 days": a length ahead, checked above
         own = own[:said.start()] + " " * len(said.group()) + own[said.end():]
     own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
@@ -449,7 +455,14 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         # its first mention standing alone, never digits inside a date or an id ("2" in "2025-01-10"); said again
         # as a bare quantity ("the bigger overrun: 23 minutes"): worked_out
         own = re.sub(rf"(?<![\w.:/-]){re.escape(piece)}(?![\w.:/-]|\.\d)", " ", own, count=1)
+    for said, allowed in reversed(timed_shares(own, index)):  # "5 of them before today": checked here, not as a count
+        checks.append(GroundingCheck.of("number", said.group(), int(said.group("number")) in allowed,
+                                        f"{said.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} "
+                                        "such", "a count the data contradicts"))
+        own = own[:said.start("number")] + " " * len(said.group("number")) + own[said.end("number"):]
     sharing = _rows_sharing(own, index)
+    sharing |= {float(match.group(1)) for sentence in sentences(own) for match in PERCENT.finditer(sentence)
+                if any(rounds_to(share, match.group(1)) for share in index.shares_of_named_rows(sentence))}
     grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:

@@ -12,6 +12,7 @@ import pytest
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import carry_subjects
 from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
+from opsagent.workflows.evidence_index import numbers_in
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_as_models_format import both
 from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
@@ -458,3 +459,103 @@ def test_a_since_followed_by_its_reason_in_brackets_is_bounded_by_the_moment_bef
     assert not failed("has pricing model failed lately?", said.format(latest, success), results, "negative_claim")
     assert failed("has pricing model failed lately?", said.format(earlier, success), results, "negative_claim")
 
+
+
+def test_a_condition_on_a_time_to_come_is_no_length_but_its_count_is_checked() -> None:
+    results = evidence("list_pipeline_runs", status="active")
+    active = len(rows_of(results))
+    assert active
+    said = "If the {} queued or running runs are still there in 10–15 minutes, check the integration runtime."
+    only_the_right("whats running or queued in adf rn", said, active, active + 3, results, "number")
+
+
+def test_a_share_placed_in_time_counts_the_rows_on_that_side_of_the_moment() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 24 hours")
+    starts = [iso_moment(row["start"]) for row in rows_of(results)]
+    midnight = NOW.replace(hour=0, minute=0)
+    after = sum(1 for start in starts if start >= midnight)
+    assert 0 < after < len(starts)
+    said = f"{{}} of the {len(starts)} failures happened after midnight; the rest came the evening before."
+    only_the_right("how many pipelines failed in the last 24h?", said, after, after - 1, results, "number")
+
+
+def test_a_share_before_a_day_of_a_failure_groups_latest_starts_counts_the_unlisted_ones_too() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    group = next(group for group in row["failure_groups"] if group["count"] > len(group["starts"]))
+    today = sum(1 for start in group["starts"] if iso_moment(start).date() == NOW.date())
+    assert today
+    said = f"- {group['count']} failures with {group['error_code']}; {{}} of them before today"
+    only_the_right("how often has it hit that error in the last 2 wks?", said, group["count"] - today,
+                   group["count"] - today + 1, results, "number")
+
+
+def test_each_percentage_takes_the_pair_said_just_before_it() -> None:
+    rows = rows_of(evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours"))
+    row = max(rows, key=lambda row: row["count"])
+    runs, succeeded, failed_runs = row["count"], row.get("succeeded", 0), row.get("failed", 0)
+    assert 0 < failed_runs < runs and succeeded
+    share = round(100 * failed_runs / runs, 1)
+    text = f"{succeeded} of {runs} succeeded ({round(100 * succeeded / runs)}%) and {failed_runs} failed ({{}}% of its runs)."
+    assert f"{share:g}%" in derived_numbers(text.format(f"{share:g}"))
+    assert not any(piece.startswith(f"{share + 5:g}") for piece in derived_numbers(text.format(f"{share + 5:g}")))
+
+
+def test_a_none_of_a_row_named_by_its_own_part_is_that_rows_count() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory", status="Failed", time_window="last 24 hours")
+    counted = {row["factory"]: row["count"] for row in rows_of(results)}
+    searched = rows_of(evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours"))
+    quiet = [row["factory"] for row in searched if row["factory"] not in counted]
+    busy = [name for name, count in counted.items() if count]
+    assert quiet and busy
+    both_counts = evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours")
+    part = {name: name.split("-")[-1] for name in [*quiet, *busy]}
+    assert len(set(part.values())) == len(part)  # each factory's last part is its own
+    said = "All the failures were in {}; {} had none."
+    only_the_right("split of runs by factory last 24h?", said.format(part[busy[0]], "{}"), part[quiet[0]],
+                   part[busy[0]], both_counts, "negative_claim")
+
+
+def test_a_value_with_places_is_its_rounding_to_those_places_only() -> None:
+    results = evidence("query_pipeline_status", time_window="last 7 days")
+    rates = [row["success_rate_pct"] for row in rows_of(results) if row.get("success_rate_pct") not in (None, 0, 100)]
+    rate = next(rate for rate in rates if abs(rate - round(rate)) > 0.25)
+    said = "Its success rate over the week was {}%."
+    only_the_right("how reliable were the pipelines this week?", said, f"{rate:.1f}", f"{rate + 0.4:.1f}", results, "number")
+
+
+def test_a_share_of_a_named_rows_own_counts_needs_no_part_said() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours")
+    row = max(rows_of(results), key=lambda row: row["count"])
+    share = round(100 * row["failed"] / row["count"], 1)
+    said = f"{row['factory']} had {row['count']} runs; {{}}% of them failed."
+    only_the_right("failure rate per factory last 24h?", said, f"{share:g}", f"{share + 5:g}", results, "number")
+
+
+def test_a_ratio_to_its_usual_and_a_difference_with_a_minus_sign_are_worked_out() -> None:
+    [row] = rows_of(evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model"))
+    took, usual = row["run"]["duration_min"], row["durations"]["median_min"]
+    ratio = round(took / usual, 1)
+    text = f"The latest run took {took:g} min, about {{}}× its usual {usual:g} min."
+    assert f"{ratio:g}×" in derived_numbers(text.format(f"{ratio:g}"))
+    assert not derived_numbers(text.format(f"{ratio + 0.5:g}"))
+    row_line = f"| pl_x | {usual:g} min | {took:g} min | {{}} min |"
+    assert any(piece.endswith(f"{took - usual:g}") for piece in derived_numbers(row_line.format(f"−{took - usual:g}")))
+    assert not derived_numbers(row_line.format(f"−{took - usual + 3:g}"))
+
+
+def test_versions_are_labels_and_a_question_inside_a_sentence_asserts_nothing() -> None:
+    assert numbers_in("worth checking release 2.14, runtime 15.4 and the 5.44.1 agent") == []
+    results = evidence("list_failed_pipelines", time_window="last 24 hours")
+    runs = len(rows_of(results))
+    assert not failed("what failed?", f"Worth checking whether {runs + 7} other runs were hit.", results, "number")
+    assert failed("what failed?", f"{runs + 7} other runs were hit.", results, "number")
+
+
+def test_a_version_a_record_names_backs_the_same_version_said_bare() -> None:
+    results = evidence("get_change_request", number="CHG0030022")
+    [row] = rows_of(results)
+    version = re.search(r"release (\d+\.\d+)", row["short_description"]).group(1)
+    other = f"{version.split('.')[0]}.{int(version.split('.')[1]) + 1}"
+    only_the_right("anything on the change calendar today?", "CHG0030022 (scale out app-portal-weu / roll back {}).",
+                   version, other, results, "number")
