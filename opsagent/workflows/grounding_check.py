@@ -365,6 +365,8 @@ is still queued in 10–15 minutes, …"): not a length the data must show (only
 loads in 30 minutes" still counts 5 loads)."""
 
 
+PART_OF = re.compile(r"(?<![\w.])\d+\s+(?:out\s+)?of\b", re.IGNORECASE)
+"""A part said with what it is a part of ("8 of them", "9 of 40"): the percentage right after it is that share."""
 WHETHER = re.compile(r"\bwhether\b[^.;\n]*", re.IGNORECASE)
 """A question inside a sentence ("worth checking whether 2.14 dropped a setting too"): asked, not asserted."""
 
@@ -461,8 +463,11 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                         "such", "a count the data contradicts"))
         own = own[:said.start("number")] + " " * len(said.group("number")) + own[said.end("number"):]
     sharing = _rows_sharing(own, index)
-    sharing |= {float(match.group(1)) for sentence in sentences(own) for match in PERCENT.finditer(sentence)
-                if any(rounds_to(share, match.group(1)) for share in index.shares_of_named_rows(sentence))}
+    for sentence in sentences(digits(text)):  # "weu had 40 runs; 22.5% of them failed": the named row's counts' share
+        percents = list(PERCENT.finditer(sentence))
+        sharing |= {float(match.group(1)) for before, match in zip([None, *percents], percents)
+                    if not PART_OF.search(sentence, before.end() if before else 0, match.start())  # "8 of them — 33%"
+                    and any(rounds_to(share, match.group(1)) for share in index.shares_of_named_rows(sentence))}
     grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:

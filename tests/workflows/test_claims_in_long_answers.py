@@ -559,3 +559,26 @@ def test_a_version_a_record_names_backs_the_same_version_said_bare() -> None:
     other = f"{version.split('.')[0]}.{int(version.split('.')[1]) + 1}"
     only_the_right("anything on the change calendar today?", "CHG0030022 (scale out app-portal-weu / roll back {}).",
                    version, other, results, "number")
+
+
+def test_a_share_said_of_a_part_is_not_backed_by_the_named_rows_own_ratio() -> None:
+    results = evidence("query_pipeline_status", time_window="last 7 days")
+    rows = rows_of(results)
+    total = sum(row["failed"] for row in rows)
+    row = next(row for row in rows if row["pipeline_name"] == "pl_ingest_sales")
+    of_failures, of_its_runs = (f"{100 * row['failed'] / whole:.1f}" for whole in (total, row["runs"]))
+    assert of_failures != of_its_runs and not of_its_runs.endswith(".0")
+    said = f"{total} failed runs this week; pl_ingest_sales alone is {row['failed']} of them — {{}}%."
+    only_the_right("which pipeline fails most this week?", said, of_failures, of_its_runs, results, "number")
+
+
+def test_a_second_percentage_after_a_parts_own_is_the_named_rows_share() -> None:
+    results = evidence("count_pipeline_runs", group_by="factory", time_window="today")
+    row = max(rows_of(results), key=lambda row: row["count"])
+    active = row["in_progress"] + row["queued"]
+    finished = row["count"] - active
+    assert active and row["failed"]
+    said = (f"- {row['factory']}: {row['failed']} of its {finished} finished runs failed — "
+            f"{round(100 * row['failed'] / finished)}% ({{}}% if you count the {active} still active)")
+    right = round(100 * row["failed"] / row["count"])
+    only_the_right("runs today per factory + fail rate", said, right, right + 7, results, "number")
