@@ -290,7 +290,7 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
     """Each time-placed share with the counts the evidence allows (none read: not a claim this reads)."""
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
 
-    found = []
+    found, sets = [], None
     for match in TIMED_SHARE.finditer(digits(text)) if index.now is not None else ():
         said = next(find_times(match.group("when"), index.now), None)
         if said is None:
@@ -299,7 +299,8 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
         day = said.end - said.start >= timedelta(days=1) and said.point is None
         bound = said.point or (said.end if relation == "after" and day else said.start)
         whole, allowed = int(match.group("whole") or 0), set()
-        for moments, total in _moment_sets(index):
+        sets = _moment_sets(index) if sets is None else sets
+        for moments, total in sets:
             later = sum(1 for moment in moments if moment >= bound)
             if whole in (0, total) and (total == len(moments) or bound >= min(moments)):  # a list of the latest:
                 allowed.add(total - later if relation == "before" else later)  # every one after the bound is in it

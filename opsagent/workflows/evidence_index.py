@@ -425,19 +425,26 @@ class EvidenceIndex:
             bool(places) and re.search(rf"(?<![\d.]){re.escape(written)}(?![\d.]\d)", self.row_text) is not None
         # (a record's own words: "release 2.14" in its text, "roll back 2.14" in the answer)
 
+    @cached_property
+    def rows_with_own_parts(self) -> list[tuple[dict[str, Any], set[str]]]:
+        """Every row beside the name parts no other row of its search has (``own_parts``), worked out once."""
+        return [pair for item in self.items for pair in zip(item.rows, own_parts(item.rows))]
+
+    def named_rows(self, sentence: str) -> list[dict[str, Any]]:
+        """The rows ``sentence`` names, by a value or by a part of its name only they have ("neu had none")."""
+        lowered = sentence.lower()
+        words = set(re.findall(r"[a-z0-9]+", lowered))
+        return [row for row, parts in self.rows_with_own_parts if parts & words or any(
+            isinstance(value, str) and len(value) > 3 and value.lower() in lowered for value in row.values())]
+
     def shares_of_named_rows(self, sentence: str) -> list[float]:
         """Percentages one row's own counts give (``100 * part / whole`` of two of its whole numbers), for the rows
-        ``sentence`` names by a value or a part of its name ("weu had 40 runs; 22.5% of them failed")."""
-        lowered, words = sentence.lower(), set(re.findall(r"[a-z0-9]+", sentence.lower()))
+        ``sentence`` names ("weu had 40 runs; 22.5% of them failed")."""
         found = []
-        for item in self.items:
-            for row, parts in zip(item.rows, own_parts(item.rows)):
-                if not (parts & words or any(isinstance(value, str) and len(value) > 3 and value.lower() in lowered
-                                             for value in row.values())):
-                    continue
-                counts = [value for value in row.values() if isinstance(value, int) and not isinstance(value, bool)
-                          and value >= 0]
-                found += [100 * part / whole for part in counts for whole in counts if 0 <= part <= whole and whole > 0]
+        for row in self.named_rows(sentence):
+            counts = [value for value in row.values() if isinstance(value, int) and not isinstance(value, bool)
+                      and value >= 0]
+            found += [100 * part / whole for part in counts for whole in counts if 0 <= part <= whole and whole > 0]
         return found
 
     def empty_searches(self) -> list[ToolEvidence]:

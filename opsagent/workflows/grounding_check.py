@@ -391,6 +391,11 @@ def _clocks_ago(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     return checks
 
 
+def _blanked(text: str, start: int, end: int) -> str:
+    """``text`` with ``[start, end)`` in spaces: read and checked already, and its offsets elsewhere kept."""
+    return text[:start] + " " * (end - start) + text[end:]
+
+
 def _ahead_backed(said: re.Match[str], index: EvidenceIndex) -> bool:
     """A length ahead that far from now to a moment of the evidence, or a record's own words ("expires in 14 days")."""
     return index.vouches_for_ahead(float(said.group(1)), unit_minutes(said.group(2)) or 1) or \
@@ -450,7 +455,7 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     own = ADVISED_WAIT.sub(lambda wait: wait.group()[:wait.start("wait") - wait.start()], ENUMERATOR.sub(" ", digits(own)))
     own = WHETHER.sub(" ", COMPOUND.sub(" ", own))  # "2 days and 6 hours": one length, checked above as one
     for said in reversed(elapsed_ahead(own) if index.now else []):  # "in 4 days": a length ahead, checked above
-        own = own[:said.start()] + " " * len(said.group()) + own[said.end():]
+        own = _blanked(own, said.start(), said.end())
     own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
                           own)  # "Customer 360": the name customer360 written apart, not a number
     for piece in derived:  # worked out from the answer's own numbers:
@@ -461,13 +466,14 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         checks.append(GroundingCheck.of("number", said.group(), int(said.group("number")) in allowed,
                                         f"{said.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} "
                                         "such", "a count the data contradicts"))
-        own = own[:said.start("number")] + " " * len(said.group("number")) + own[said.end("number"):]
+        own = _blanked(own, said.start("number"), said.end("number"))
     sharing = _rows_sharing(own, index)
     for sentence in sentences(digits(text)):  # "weu had 40 runs; 22.5% of them failed": the named row's counts' share
         percents = list(PERCENT.finditer(sentence))
-        sharing |= {float(match.group(1)) for before, match in zip([None, *percents], percents)
-                    if not PART_OF.search(sentence, before.end() if before else 0, match.start())  # "8 of them — 33%"
-                    and any(rounds_to(share, match.group(1)) for share in index.shares_of_named_rows(sentence))}
+        alone = [match for before, match in zip([None, *percents], percents)  # not right after a part ("8 of them —
+                 if not PART_OF.search(sentence, before.end() if before else 0, match.start())]  # 33%")
+        shares = index.shares_of_named_rows(sentence) if alone else []
+        sharing |= {float(match.group(1)) for match in alone if any(rounds_to(share, match.group(1)) for share in shares)}
     grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:

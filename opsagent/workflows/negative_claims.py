@@ -26,7 +26,7 @@ from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import NOT_SINCE, THE_RECORD, record_keys
-from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, own_parts, record_of_tool
+from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
 from opsagent.tools.timewindow import iso_moment
@@ -303,11 +303,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
     said = PARENTHESIS.sub(" ", (context or sentence).lower())  # a record named in an aside is not the none's
-    said_words = set(re.findall(r"[a-z0-9]+", said))
-    if fields and not partial and any(all(row.get(name) == 0 for name in fields) and any(  # "adf-prod-neu ran 9 and none failed":
-            isinstance(value, str) and len(value) > 3 and value.lower() in said for value in row.values())  # its row
-            or all(row.get(name) == 0 for name in fields) and parts & said_words  # "neu had none": its own part
-            for item in index.items for row, parts in zip(item.rows, own_parts(item.rows))):  # counts none
+    if fields and not partial and any(all(row.get(name) == 0 for name in fields)  # "adf-prod-neu ran 9 and none
+                                      for row in index.named_rows(said)):  # failed", "neu had none": its row counts none
         return f"the row of what the sentence names counts no {fields[0]}"
     counts = [item for item in index.items if item.answered and fit(item) and item.rows
               and all(name in row for row in item.rows for name in fields)  # a count of runs per status,
