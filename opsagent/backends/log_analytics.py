@@ -179,14 +179,14 @@ class LogAnalyticsPipelineRunsBackend:
 
     async def list_runs(self, search: RunSearch, *, limit: int) -> Page[PipelineRun]:
         kql = runs_query(search.start, search.end, limit, statuses=search.statuses,
-                         pipeline_name=search.pipeline_name, factory=search.factory)
+                         pipeline_name=search.pipeline_name, factory=search.factory, error_text=search.error_text)
         rows, warnings = await self._query(kql, (search.start, search.end), _describe_search("pipeline runs", search))
         items = parse_rows(rows, parse_run_from_row, warnings)
         return Page(items=items, total=total_of(rows, len(items)), warnings=warnings, unreadable=len(rows) - len(items))
 
     async def count_runs(self, search: RunSearch, *, group_by: RunGrouping) -> Page[RunCount]:
         kql = count_query(search.start, search.end, group_by=group_by, statuses=search.statuses,
-                          pipeline_name=search.pipeline_name, factory=search.factory)
+                          pipeline_name=search.pipeline_name, factory=search.factory, error_text=search.error_text)
         described = _describe_search(f"pipeline runs per {group_by}", search)
         rows, warnings = await self._query(kql, (search.start, search.end), described)
         items = parse_rows(rows, parse_count_from_row, warnings)
@@ -228,5 +228,6 @@ class LogAnalyticsPipelineRunsBackend:
 
 def _describe_search(what: str, search: RunSearch) -> str:
     statuses = f" status in {','.join(search.statuses)}" if search.statuses else ""
+    statuses += f" error holding {search.error_text!r}" if search.error_text else ""
     return describe(what + statuses, search.start, search.end, pipeline_name=search.pipeline_name,
                     factory=search.factory)

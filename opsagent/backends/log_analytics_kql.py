@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
+from opsagent.backends.pipeline_records import squashed
+
 _FACTORY_NAME = 'extract(@"(?i)/factories/([^/]+)/?$", 1, coalesce(_ResourceId, ResourceId))'
 _FACTORY = f"Factory = {_FACTORY_NAME}"
 _RUN_COLUMNS = "RunId, PipelineName, Factory, Status, Start, End, TimeGenerated, FailureType, ErrorCode, ErrorMessage, Parameters"
@@ -58,12 +60,21 @@ def status_filter(statuses: Sequence[str] | None) -> str:
     return f"\n| where Status in ({', '.join(kql_string(item) for item in spelled)})"
 
 
+def error_filter(error_text: str | None) -> str:
+    """A line keeping the runs whose error code or message holds the words, both sides ``squashed`` (letters and
+    digits only, lower case: "file not found" finds "UserErrorFileNotFound"); no line without words."""
+    words = squashed(error_text or "")
+    if not words:
+        return ""
+    return f'\n| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[\\W_]+", "") contains {kql_string(words)}'
+
+
 def runs_query(start: datetime, end: datetime, limit: int, *, statuses: Sequence[str] | None,
-               pipeline_name: str | None, factory: str | None) -> str:
+               pipeline_name: str | None, factory: str | None, error_text: str | None = None) -> str:
     """Runs (one row per run, its latest state) with one of ``statuses``, newest start first, with the total."""
     return f"""let runs = ADFPipelineRun
 {_window(start, end)}{_filters(pipeline_name, factory)}
-| summarize arg_max(TimeGenerated, *) by RunId{status_filter(statuses)};
+| summarize arg_max(TimeGenerated, *) by RunId{status_filter(statuses)}{error_filter(error_text)};
 let total = toscalar(runs | count);
 runs
 | order by Start desc
@@ -79,14 +90,15 @@ def failed_runs_query(
 
 
 def count_query(start: datetime, end: datetime, *, group_by: str, statuses: Sequence[str] | None,
-                pipeline_name: str | None, factory: str | None) -> str:
+                pipeline_name: str | None, factory: str | None, error_text: str | None = None) -> str:
     """Exact run counts per pipeline or per factory (``summarize … by``), most runs first."""
     name = "PipelineName" if group_by == "pipeline" else "Factory"
     cancelled = ", ".join(kql_string(item) for item in _SPELLINGS["Cancelled"])
     return f"""ADFPipelineRun
 {_window(start, end)}{_filters(pipeline_name, factory)}
 | extend {_FACTORY}
-| summarize arg_max(TimeGenerated, Status) by RunId, PipelineName, Factory{status_filter(statuses)}
+| summarize arg_max(TimeGenerated, Status{", ErrorCode, ErrorMessage" if error_filter(error_text) else ""}) by RunId, \
+PipelineName, Factory{status_filter(statuses)}{error_filter(error_text)}
 | summarize Runs = count(), Succeeded = countif(Status == "Succeeded"), Failed = countif(Status == "Failed"),
     Cancelled = countif(Status in ({cancelled})), InProgress = countif(Status == "InProgress"),
     Queued = countif(Status == "Queued") by Name = {name}

@@ -6,6 +6,7 @@ Re-exported by ``backends.base``. Implemented by ``backends.log_analytics`` (KQL
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
@@ -83,15 +84,23 @@ class PipelineInfo(BaseModel):
 RunGrouping = Literal["pipeline", "factory"]
 
 
+def squashed(text: str) -> str:
+    """Letters and digits only, lower case: how error words are matched, so that "file not found" finds
+    "UserErrorFileNotFound" and "Execution-Timeout" finds "execution timeout"."""
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
 class RunSearch(BaseModel):
     """Which runs: started in ``[start, end)``, with one of ``statuses`` (``None``: any), of pipelines whose
-    name contains ``pipeline_name`` and in the factory named ``factory`` (both ignoring case)."""
+    name contains ``pipeline_name`` and in the factory named ``factory`` (both ignoring case), and whose error
+    code or message holds ``error_text`` (``squashed`` on both sides)."""
 
     start: datetime
     end: datetime
     statuses: list[RunStatus] | None = Field(default=None, min_length=1)
     pipeline_name: str | None = None
     factory: str | None = None
+    error_text: str | None = None
 
 
 class RunCount(BaseModel):

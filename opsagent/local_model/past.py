@@ -15,6 +15,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.intake.asks import SHAPES
 from opsagent.local_model.reading import Reading
 from opsagent.local_model.templates import PartAnswer, clause, first_sentence, label, leads_yes_no, when, yes_no
+from opsagent.tools.catalog import tool_spec
 from opsagent.tools.rendering import plural
 from opsagent.tools.run_history import DurationStats
 
@@ -24,8 +25,11 @@ Row = Mapping[str, Any]
 
 
 def past_answer(reading: Reading, item: ToolEvidence, *, lead: bool) -> PartAnswer:
-    if not item.rows:
-        return PartAnswer(first_sentence(item.message) if item.message else "Nothing found.")
+    if not item.rows:  # "has pl_x failed with 'X' before?" and no failure holds X: a no
+        spec = tool_spec(item.tool)
+        searched = spec is not None and any(item.arguments.get(text.parameter) for text in spec.filters_of("text"))
+        return PartAnswer(yes_no(False if searched and leads_yes_no(reading, lead) else None,
+                                 first_sentence(item.message) if item.message else "Nothing found."))
     if "last_failure" in item.rows[0]:
         return _history(reading, item.rows[0], lead=lead)
     return _similar(reading, item, lead=lead)
@@ -67,8 +71,11 @@ def _durations(row: Row) -> tuple[str, str]:
 
 
 def _like(row: Row) -> Row | None:
-    """The failure group the ask points at: the latest run's, else the last failure's."""
+    """The failure group the ask points at: the one holding the error words asked about, else the latest run's,
+    else the last failure's."""
     groups = row.get("failure_groups") or []
+    if row.get("error_text"):
+        return groups[0] if groups else None
     failure = row.get("last_failure") or {}
     return next((group for group in groups if group.get("like_the_run")), None) or next(
         (group for group in groups if failure and group.get("last_run_id") == failure.get("run_id")), None)
@@ -77,10 +84,11 @@ def _like(row: Row) -> Row | None:
 def _earlier(row: Row) -> tuple[str, bool | None]:
     """Earlier failures like the latest one: (sentence, whether there were any, when that is clear)."""
     group, days = _like(row), f"{row.get('searched_from', '')[:10]} to {row.get('searched_to', '')[:10]}"
+    said = f" with {row['error_text']!r}" if row.get("error_text") else ""
     if group is None:
-        return f"{row['pipeline_name']} has no failure in the history searched ({days}).", False
+        return f"{row['pipeline_name']} has no failure{said} in the history searched ({days}).", False
     count, what = int(group.get("count", 0)), f"{group.get('error_code')} in {group.get('failed_activity') or '?'}"
-    if count <= 1:  # a "no" only about the latest run's failure: "like this" after a success points at nothing
+    if count <= 1 and not said:  # a "no" only about the latest run's failure: "like this" after a success points at nothing
         return (f"The failure of {row['pipeline_name']} at {when(group.get('last_seen'))} is its only one with {what} "
                 f"in the history searched ({days}).", False if group.get("like_the_run") else None)
     earlier = [when(start) for start in (group.get("starts") or [])[1:]]

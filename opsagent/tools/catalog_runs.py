@@ -18,6 +18,13 @@ _FACTORY = FilterSpec(parameter="factory", kind="name", inventory="factory", row
                             "context wrote it ('<factory name>'). Omit for every factory"))
 
 
+_ERROR_TEXT = FilterSpec(parameter="error_text", kind="text", row_field="error_message", about="words of an error",
+                         narrows_to=(("run_status", "Failed"),), help=(
+                             "Words of an error to look for, e.g. an error code or a phrase the user quoted (any "
+                             "case; spaces and punctuation ignored): only runs whose error code or message holds "
+                             "them. Omit for every run"))
+
+
 def run_window(default: str) -> FilterSpec:
     """The run-start window of a listing, with its default."""
     return FilterSpec(parameter="time_window", kind="window", row_field="start", about="run start",
@@ -35,7 +42,7 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                  run_window("last 24 hours"),
                  pipeline_filter("Only failures of this pipeline: its name or part of it (case-insensitive), as the "
                                  "user or a tool wrote it ('<pipeline name>'). Omit for every pipeline"),
-                 _FACTORY, limit_filter())),
+                 _FACTORY, limit_filter(), _ERROR_TEXT)),
     ToolSpec(name="query_pipeline_status", specialist="log_analytics", record="pipeline",
              purpose="per-pipeline run counts, success rate and latest run in a window", filters=(
                  pipeline_filter("Pipeline name or part of it (case-insensitive); omit for all pipelines"),
@@ -57,7 +64,7 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                  _STATUS, run_window("last 24 hours"),
                  pipeline_filter("Only runs of this pipeline: its name or part of it (case-insensitive), as the user "
                                  "or a tool wrote it ('<pipeline name>'). Omit for every pipeline"),
-                 _FACTORY, limit_filter())),
+                 _FACTORY, limit_filter(), _ERROR_TEXT)),
     ToolSpec(name="get_pipeline_history", specialist="log_analytics", record="pipeline", past=True,
              latest_of=(("run_status", "Failed"), ("run_status", "Succeeded")),
              purpose="a pipeline's last failure and success, usual run durations with a run compared, and its "
@@ -65,12 +72,16 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                  pipeline_filter("The pipeline's exact name, as the user or a tool wrote it ('<pipeline name>')"),
                  FilterSpec(parameter="run_id", kind="lookup", row_field="run_id", help=(
                      "Run id (a UUID) of the run to compare with the usual; omit for the pipeline's latest (or "
-                     "current) run")))),
+                     "current) run")),
+                 _ERROR_TEXT.model_copy(update={"row_field": "failure_groups", "help": (
+                     "Words of an error to look for among its failures, e.g. an error code or a phrase the user "
+                     "quoted (any case; spaces and punctuation ignored): only the kinds of failure whose code, "
+                     "activity or latest message hold them. Omit for all")}))),
     ToolSpec(name="count_pipeline_runs", specialist="log_analytics", record="run_count",
              purpose="exact run counts per pipeline or per factory in a window, by status", filters=(
                  FilterSpec(parameter="group_by", kind="group_by", vocabulary="run_grouping", help=(
                      "'pipeline' (default): one count per pipeline; 'factory': one count per Data Factory")),
                  _STATUS, run_window("last 24 hours"), _FACTORY,
                  pipeline_filter("Only runs of pipelines whose name contains this (case-insensitive); omit for all"),
-                 limit_filter("groups"))),
+                 limit_filter("groups"), _ERROR_TEXT)),
 )

@@ -63,6 +63,8 @@ class FilterSpec(BaseModel):
     widest: str = ""
     """For ``window``: the longest window there is data for ("last 30 days"): what a question about a record's
     whole history ("has pl_x had any cancelled runs?") searches instead of the default."""
+    narrows_to: tuple[tuple[str, str], ...] = ()
+    """(vocabulary, value) pairs every row has when the filter is given: an error looked for keeps failed runs."""
     help: str = ""
     """The parameter's description for models: accepted forms and placeholder examples, never a real
     name or id (small models copy examples as arguments). ``{max_rows}`` stands for the row cap."""

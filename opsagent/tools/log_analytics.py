@@ -55,26 +55,31 @@ class LogAnalyticsTools(Toolset):
 
     async def list_failed_pipelines(
         self, time_window: str = "last 24 hours", pipeline_name: str | None = None, factory: str | None = None,
-        limit: int | None = None,
+        limit: int | None = None, error_text: str | None = None,
     ) -> str:
         """List failed Azure Data Factory pipeline runs in a time window, newest first, with their error codes.
 
         Use it for "which pipelines failed ...?", optionally for one pipeline or one factory. Each
         row has the run_id (pass it to get_pipeline_run_details for activity-level errors),
         pipeline name, factory, start time, duration, error code, failed activity and a short error
-        message. Returns a JSON envelope with total, rows shown (at most the cap), truncation, the
+        message; error_text keeps the failures whose error holds those words ("which failed with a
+        timeout?"). Returns a JSON envelope with total, rows shown (at most the cap), truncation, the
         resolved window and filters in "query" and a message that states them. Never guess a run
         id; list first.
         """
-        call = self.call("list_failed_pipelines", time_window=time_window, pipeline_name=pipeline_name, factory=factory)
+        call = self.call("list_failed_pipelines", time_window=time_window, pipeline_name=pipeline_name, factory=factory,
+                         error_text=error_text)
 
         async def work() -> ToolResult:
             window = self.window(call, time_window, "last 24 hours")
             name, factory_name = args.pipeline_filters(pipeline_name, factory)
-            page = await self.backends.pipelines.list_failed_runs(
-                start=window.start, end=window.end, limit=clamp_limit(limit, self.max_rows, call.warnings),
-                pipeline_name=name, factory=factory_name)
-            detail = f"{args.filter_words(name, factory_name, matching='of pipelines matching')} {window_after('in', window)}"
+            words = (error_text or "").strip() or None
+            page = await self.backends.pipelines.list_runs(
+                RunSearch(start=window.start, end=window.end, statuses=["Failed"], pipeline_name=name,
+                          factory=factory_name, error_text=words),
+                limit=clamp_limit(limit, self.max_rows, call.warnings))
+            detail = (f"{args.error_words(words)}{args.filter_words(name, factory_name, matching='of pipelines matching')} "
+                      f"{window_after('in', window)}")
 
             def message(shown: int) -> str:
                 counted = count_message(page.total, shown, "failed pipeline run", detail=detail)
@@ -150,7 +155,7 @@ class LogAnalyticsTools(Toolset):
 
     async def list_pipeline_runs(
         self, status: str = "all", time_window: str = "last 24 hours", pipeline_name: str | None = None,
-        factory: str | None = None, limit: int | None = None,
+        factory: str | None = None, limit: int | None = None, error_text: str | None = None,
     ) -> str:
         """List Azure Data Factory pipeline runs of any status in a time window, newest first.
 
@@ -162,10 +167,10 @@ class LogAnalyticsTools(Toolset):
         resolved filters in "query" and a message that states them. Never guess a run id.
         """
         call = self.call("list_pipeline_runs", status=status, time_window=time_window, pipeline_name=pipeline_name,
-                         factory=factory)
+                         factory=factory, error_text=error_text)
 
         async def work() -> ToolResult:
-            search, words = self.search(call, status, time_window, pipeline_name, factory)
+            search, words = self.search(call, status, time_window, pipeline_name, factory, error_text)
             rows = clamp_limit(limit, self.max_rows, call.warnings)
             page = await self.backends.pipelines.list_runs(search, limit=rows)
 
@@ -181,6 +186,7 @@ class LogAnalyticsTools(Toolset):
     async def count_pipeline_runs(
         self, group_by: RunGrouping = "pipeline", status: str = "all", time_window: str = "last 24 hours",
         factory: str | None = None, pipeline_name: str | None = None, limit: int | None = None,
+        error_text: str | None = None,
     ) -> str:
         """Count Azure Data Factory pipeline runs per pipeline or per factory in a time window (exact counts, however many runs).
 
@@ -191,10 +197,10 @@ class LogAnalyticsTools(Toolset):
         the resolved filters in "query".
         """
         call = self.call("count_pipeline_runs", group_by=group_by, status=status, time_window=time_window,
-                         factory=factory, pipeline_name=pipeline_name)
+                         factory=factory, pipeline_name=pipeline_name, error_text=error_text)
 
         async def work() -> ToolResult:
-            search, words = self.search(call, status, time_window, pipeline_name, factory)
+            search, words = self.search(call, status, time_window, pipeline_name, factory, error_text)
             page = await self.backends.pipelines.count_runs(search, group_by=group_by)
             rows = clamp_limit(limit, self.max_rows, call.warnings)
             key = "pipeline_name" if group_by == "pipeline" else "factory"
@@ -204,7 +210,8 @@ class LogAnalyticsTools(Toolset):
 
         return await call.run(work)
 
-    async def get_pipeline_history(self, pipeline_name: str, run_id: str | None = None) -> str:
+    async def get_pipeline_history(self, pipeline_name: str, run_id: str | None = None,
+                                   error_text: str | None = None) -> str:
         """Show a Data Factory pipeline's history: last failure and last success, how long its runs usually take, how a run compares, and its earlier failures grouped by error.
 
         Use it for "when did X last fail / last work?", "is this run slower than usual?", "has it
@@ -212,9 +219,10 @@ class LogAnalyticsTools(Toolset):
         the dates). Give run_id to compare that run; else the pipeline's latest (or current) run is
         compared with the median and spread of its recent successful runs. Failure groups (error
         code, failed activity, failure type) carry their count and first / last seen; the one like
-        the compared run is marked. Returns a JSON envelope with one row.
+        the compared run is marked. Give error_text ("has it failed with 'X' before?") for only the
+        kinds of failure whose error holds those words. Returns a JSON envelope with one row.
         """
-        call = self.call("get_pipeline_history", pipeline_name=pipeline_name, run_id=run_id)
+        call = self.call("get_pipeline_history", pipeline_name=pipeline_name, run_id=run_id, error_text=error_text)
 
         async def work() -> ToolResult:
             name = pipeline_name.strip()
@@ -226,10 +234,12 @@ class LogAnalyticsTools(Toolset):
                 raise BackendNotFoundError(f"no runs of {name!r}", backend=SYSTEM)
             call.query |= {"searched_from": iso_minute(history.searched_from),
                            "searched_to": iso_minute(history.searched_to)}
-            row = history_row(history, run, now=self.clock(), max_groups=self.max_rows)
+            row = history_row(history, run, now=self.clock(), max_groups=self.max_rows,
+                              error_text=(error_text or "").strip())
             which = f"Run {run.run_id}" if wanted_id else "The latest run"
-            return call.rows([row], total=1, message=history_message(history, row, which=which),
-                             backend_warnings=history.warnings)
+            matched = not row.get("error_text") or row["failures_with_error_text"]  # a filter that matched nothing:
+            return call.rows([row] if matched else [], total=1 if matched else 0,  # no row, like any search
+                             message=history_message(history, row, which=which), backend_warnings=history.warnings)
 
         return await call.run(work)
 
@@ -242,17 +252,19 @@ class LogAnalyticsTools(Toolset):
         return run
 
     def search(
-        self, call: ToolCall, status: str, time_window: str | None, pipeline_name: str | None, factory: str | None
+        self, call: ToolCall, status: str, time_window: str | None, pipeline_name: str | None, factory: str | None,
+        error_text: str | None = None,
     ) -> tuple[RunSearch, str]:
         """The runs a listing or a count asks for, and the filters in words for its message."""
         window = self.window(call, time_window, "last 24 hours")
         name, factory_name = args.pipeline_filters(pipeline_name, factory)
         statuses = vocabulary_filter(call, status or "all", RUN_STATUS, argument="status")
         state_words = "" if statuses.is_everything else f" ({statuses.words()})"
-        words = f"{state_words}{args.filter_words(name, factory_name, matching='of pipelines matching')} " \
+        text = (error_text or "").strip() or None
+        words = f"{state_words}{args.error_words(text)}{args.filter_words(name, factory_name, matching='of pipelines matching')} " \
                 f"{window_after('in', window)}"
         return RunSearch(start=window.start, end=window.end, statuses=statuses.restriction, pipeline_name=name,
-                         factory=factory_name), words
+                         factory=factory_name, error_text=text), words
 
     def details_row(self, call: ToolCall, details: RunDetails) -> dict[str, object]:
         """A run with its activities (at most the row cap of them, the cut noted)."""

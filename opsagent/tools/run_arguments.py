@@ -58,6 +58,11 @@ def filter_words(pipeline_name: str | None, factory: str | None, *, matching: st
     return words + (f" in factory {factory!r}" if factory else "")
 
 
+def error_words(error_text: str | None) -> str:
+    """`` whose error holds 'timeout'``, or ``""``."""
+    return f" whose error holds {error_text!r}" if error_text else ""
+
+
 def around_point(call: ToolCall, around: str | None, *, wanted_id: str | None, now: datetime) -> datetime | None:
     """The time point to search around (recorded in ``call.query``), or ``None``."""
     if not around or not around.strip():

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from opsagent.backends.base import FailureGroup, PipelineHistory, PipelineRun
+from opsagent.backends.pipeline_records import squashed
 from opsagent.tools.pipeline_rows import split_target
 from opsagent.tools.rendering import iso_minute, shorten
 
@@ -86,12 +87,21 @@ def is_like(group: FailureGroup, run: PipelineRun) -> bool:
         run.error_code, activity, run.failure_type)
 
 
-def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, max_groups: int) -> dict[str, Any]:
+def has_error_text(group: FailureGroup, text: str) -> bool:
+    """The group's code, activity, failure type or message holds ``text`` (any case, spacing and punctuation)."""
+    return squashed(text) in squashed(" ".join((group.error_code, group.failed_activity, group.failure_type,
+                                                   group.error_message)))
+
+
+def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, max_groups: int,
+                error_text: str = "") -> dict[str, Any]:
     """The history as one row: the last failure and success, the durations, the run compared, and the most
-    frequent failure groups (the one like the run kept), so the row always fits the envelope."""
+    frequent failure groups (the one like the run kept), so the row always fits the envelope. With
+    ``error_text``, the groups are those whose error holds it, and the row says what was looked for."""
     stats = DurationStats.of([item.duration_minutes for item in history.recent_successes
                               if item.run_id != run.run_id and item.duration_minutes is not None])
     minutes, running = run_minutes(run, now)
+    matched = [group for group in history.failure_groups if has_error_text(group, error_text)]
     return {
         "pipeline_name": history.pipeline_name, "factory": history.factory,
         "searched_from": iso_minute(history.searched_from), "searched_to": iso_minute(history.searched_to),
@@ -99,8 +109,10 @@ def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, ma
         "last_success": _brief(history.last_success), "durations": stats.as_row() if stats else None,
         "run": _brief(run) | {"running_for_min" if running else "duration_min": minutes,
                               "compared": stats.compare(minutes) if stats else "no successful run to compare with"},
-        "failure_groups": [_group(group, run) for group in shown_groups(history, run, max_groups)],
-    }
+        "failure_groups": [_group(group, run) for group in (
+            matched[:min(max_groups, MAX_GROUPS)] if error_text else shown_groups(history, run, max_groups))],
+    } | ({"error_text": error_text, "failures_with_error_text": sum(group.count for group in matched),
+          "kinds_with_error_text": len(matched)} if error_text else {})
 
 
 def shown_groups(history: PipelineHistory, run: PipelineRun, most: int) -> list[FailureGroup]:
@@ -153,10 +165,17 @@ def history_message(history: PipelineHistory, row: dict[str, Any], *, which: str
              f"half {durations['p25_min']}-{durations['p75_min']} min): {run['compared']}" if durations else "")
     parts.append(f"{which} ({run['status']}, started {run['start']}) {took}{usual}.")
     like = next((group for group in row["failure_groups"] if group["like_the_run"]), None)
-    if like:
+    if row.get("error_text") and not row["failures_with_error_text"]:  # nothing matched: said first
+        parts.insert(0, f"No failure of {history.pipeline_name} whose error holds {row['error_text']!r} in the "
+                        f"history searched ({row['searched_from'][:10]} to {row['searched_to'][:10]}).")
+    elif row.get("error_text"):
+        kinds = row["kinds_with_error_text"]
+        parts.append(f"{row['failures_with_error_text']} failures whose error holds {row['error_text']!r} in that "
+                     f"history, in {kinds} kind{'s' if kinds != 1 else ''}.")
+    elif like:
         parts.append(f"{like['count']} failures with this error ({like['error_code']} in {like['failed_activity']}) "
                      f"in that history, this run included; first {like['first_seen']}.")
-    if len(history.failure_groups) > len(row["failure_groups"]):
+    if len(history.failure_groups) > len(row["failure_groups"]) and not row.get("error_text"):
         parts.append(f"{len(history.failure_groups)} kinds of failure; the {len(row['failure_groups'])} most frequent "
                      "are shown.")
     return " ".join(parts)

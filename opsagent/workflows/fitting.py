@@ -146,6 +146,8 @@ def narrowed_by(call: ToolEvidence) -> set[str]:
         return set()
     found = set(spec.fixed)
     for item in spec.filters:
+        if item.narrows_to and call.arguments.get(item.parameter) not in (None, ""):
+            found |= {name for name, _ in item.narrows_to}
         vocabulary = item.vocab()
         values = searched_values(call, item) if vocabulary is not None else None
         if values is not None and values != {label.lower() for label in vocabulary.labels()}:
@@ -308,7 +310,9 @@ def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:
 def text_names_something(call: ToolEvidence, known: Collection[str], analysis: QuestionAnalysis) -> bool:
     """A free-text search backs nothing unless its words name something: an id, an inventory name, a name
     the question itself gave or the words it quoted. "the degraded service" names nothing; "pl_ingest_sales" does."""
-    text = str(call.arguments.get("text") or "").strip().lower()
+    spec = tool_spec(call.tool)
+    keys = [item.parameter for item in spec.filters_of("text")] if spec else ["text"]
+    text = " ".join(str(call.arguments.get(key) or "") for key in keys).strip().lower()
     if not text:
         return True
     names = {name.lower() for name in known} | {item.value.lower() for item in analysis.entities if item.usable}

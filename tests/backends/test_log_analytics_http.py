@@ -10,7 +10,7 @@ import pytest
 from azure.core.pipeline.policies import SansIOHTTPPolicy
 
 from opsagent.backends.http import RetryPolicy
-from opsagent.backends.base import PipelineInfo
+from opsagent.backends.base import PipelineInfo, RunSearch
 from opsagent.backends.log_analytics import LogAnalyticsPipelineRunsBackend
 from opsagent.backends.log_analytics_kql import kql_string
 from opsagent.errors import BackendAuthError, BackendError, BackendNotFoundError, BackendUnavailableError
@@ -73,6 +73,28 @@ async def test_failed_runs_filter_by_factory_and_pipeline(server: FakeServer, ba
     window = "| where TimeGenerated between (datetime(2025-01-10T00:00:00Z) .. datetime(2025-01-11T00:00:00Z))"
     assert (f'{window}\n| where PipelineName contains "ingest_sales"\n| where {FACTORY_OF_RUN} =~ "ADF-Prod-NEU"'
             "\n| summarize arg_max(TimeGenerated, *) by RunId") in query
+
+
+ERROR_LINE = '| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[\\W_]+", "") contains '
+
+
+@pytest.mark.parametrize(("words", "squashed"), [("File not-found", "filenotfound"), ('x" or 1==1 //', "xor11")])
+async def test_error_words_filter_runs_after_their_latest_state(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend,
+                                                                 words: str, squashed: str) -> None:
+    # the words are matched letters-and-digits only on both sides, on the run's latest row; nothing else reaches KQL
+    server.script("POST", QUERY_PATH, json_reply(table([*RUN_COLUMNS, ("Total", "long")], [])))
+    await backend.list_runs(RunSearch(start=START, end=END, statuses=["Failed"], error_text=words), limit=5)
+    query = server.requests[0].json()["query"]
+    assert f'| summarize arg_max(TimeGenerated, *) by RunId\n| where Status == "Failed"\n{ERROR_LINE}"{squashed}";' in query
+    assert words not in query  # the raw words never reach KQL
+
+
+async def test_error_words_filter_a_count_on_the_runs_error(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:
+    server.script("POST", QUERY_PATH, json_reply(table([("Name", "string"), ("Runs", "long")], [])))
+    await backend.count_runs(RunSearch(start=START, end=END, statuses=None, error_text="Timeout"), group_by="pipeline")
+    query = server.requests[0].json()["query"]
+    assert ("| summarize arg_max(TimeGenerated, Status, ErrorCode, ErrorMessage) by RunId, PipelineName, Factory\n"
+            f'{ERROR_LINE}"timeout"\n| summarize Runs = count()') in query
 
 
 async def test_factory_filter_text_cannot_escape_its_string(server: FakeServer, backend: LogAnalyticsPipelineRunsBackend) -> None:

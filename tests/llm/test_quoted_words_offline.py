@@ -52,3 +52,66 @@ async def test_a_none_from_a_search_of_the_quoted_words_is_kept(demo_runtime) ->
     answer = await ask(demo_runtime(), f'any incidents mentioning "{words}"?')
     assert answer.metadata.grounding[-1].verdict == "pass", answer.text
     assert answer.text.startswith("No")
+
+
+def _squash(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+def failures_holding(data_dir: Path, pipeline: str, words: str) -> int:
+    """Failures of ``pipeline`` in the demo history (14 days) whose kind of failure holds ``words``: the oracle, read
+    from the demo SQLite file (a kind is its code, failed activity and type; its words, those and its latest message)."""
+    import sqlite3
+    from datetime import timedelta
+
+    from opsagent.backends.demo.seed import ensure_database
+
+    connection = sqlite3.connect(ensure_database(data_dir))
+    try:
+        rows = connection.execute(
+            "SELECT r.error_code, a.activity_name, r.failure_type, r.error_message FROM pipeline_runs r "
+            "JOIN activity_runs a ON a.run_id = r.run_id AND a.status = 'Failed' WHERE r.pipeline_name = ? "
+            "AND r.status = 'Failed' AND r.start_min >= ? ORDER BY r.start_min",
+            (pipeline, -timedelta(days=14) / timedelta(minutes=1))).fetchall()
+    finally:
+        connection.close()
+    kinds: dict[tuple, list[str]] = {}
+    for code, activity, kind, message in rows:
+        kinds.setdefault((code, activity, kind), []).append(message)
+    return sum(len(messages) for key, messages in kinds.items() if _squash(words) in _squash(" ".join([*key, messages[-1]])))
+
+
+@pytest.mark.parametrize("words", ["file not found", "quantum flux"])
+async def test_failed_with_quoted_words_before_reads_the_pipelines_failures(demo_runtime, local_settings,
+                                                                            words: str) -> None:
+    runtime = demo_runtime()
+    expected = failures_holding(local_settings.data_dir, "pl_ingest_sales", words)
+    answer = await ask(runtime, f"has pl_ingest_sales failed with '{words}' before?")
+    assert ("get_pipeline_history", {"pipeline_name": "pl_ingest_sales", "error_text": words}) in [
+        (tool, {k: v for k, v in args.items() if v}) for tool, args in calls(answer)]
+    assert not answer.metadata.offline_unread
+    assert answer.metadata.grounding[-1].verdict == "pass", answer.text
+    if expected:
+        assert answer.text.startswith("Yes") and f"{expected} failures" in answer.text
+    else:
+        assert answer.text.startswith("No")
+
+
+async def test_failures_with_quoted_words_are_the_runs_whose_error_holds_them(demo_runtime, local_settings) -> None:
+    import sqlite3
+
+    from opsagent.backends.demo.seed import ensure_database
+
+    connection = sqlite3.connect(ensure_database(local_settings.data_dir))
+    try:
+        rows = connection.execute("SELECT pipeline_name, error_code, error_message FROM pipeline_runs "
+                                  "WHERE status = 'Failed' AND start_min >= ?", (-7 * 24 * 60,)).fetchall()
+    finally:
+        connection.close()
+    holding = {name for name, code, message in rows if "timeout" in _squash(f"{code} {message}")}
+    others = {name for name, _, _ in rows} - holding
+    assert holding and others, "the demo week has failures with and without a timeout"
+    answer = await ask(demo_runtime(), "which pipelines failed with 'timeout' in the last 7 days?")
+    assert not answer.metadata.offline_unread and answer.metadata.grounding[-1].verdict == "pass", answer.text
+    published = answer.text.split("**Evidence**")[0]
+    assert {name for name in holding | others if name in published} == holding

@@ -179,3 +179,58 @@ async def test_a_history_with_many_kinds_of_failure_still_fits_and_keeps_the_run
     groups = result.items[0]["failure_groups"]
     assert len(groups) == 8 and groups[-1]["failed_activity"] == "Step_29" and groups[-1]["like_the_run"]
     assert "30 kinds of failure; the 8 most frequent are shown." in result.message
+
+
+def _squashed(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+@pytest.mark.parametrize("words", ["file not found", "ADLS Gen2", "quantum flux"])
+async def test_history_narrowed_to_failures_whose_error_holds_words(run_tool: RunTool, demo_sql: DemoSql,
+                                                                     words: str) -> None:
+    # the oracle: per kind of failure (code, activity, type), its latest message; a kind holds the words when its
+    # code, activity, type or that message does (any case, spacing and punctuation)
+    failures = demo_sql(
+        "SELECT r.error_code, a.activity_name, r.failure_type, r.error_message, r.start_min "
+        "FROM pipeline_runs r JOIN activity_runs a ON a.run_id = r.run_id AND a.status = 'Failed' "
+        "WHERE r.pipeline_name = 'pl_ingest_sales' AND r.status = 'Failed' AND r.start_min >= ? "
+        "ORDER BY r.start_min", HISTORY_START)
+    kinds: dict[tuple, list] = {}
+    for code, activity, kind, message, _ in failures:
+        kinds.setdefault((code, activity, kind), []).append(message)
+    holding = {key: len(messages) for key, messages in kinds.items()
+               if _squashed(words) in _squashed(" ".join([*key, messages[-1]]))}
+    result = await run_tool("get_pipeline_history", pipeline_name="pl_ingest_sales", error_text=words)
+    if not holding:  # nothing holds them: no row, like any search whose filter matches nothing
+        assert (result.items, result.total) == ([], 0)
+        assert f"No failure of pl_ingest_sales whose error holds {words!r}" in result.message
+        return
+    (row,) = result.items
+    assert {(g["error_code"], g["failed_activity"], g["failure_type"]): g["count"]
+            for g in row["failure_groups"]} == holding
+    assert row["failures_with_error_text"] == sum(holding.values()) < len(failures)
+
+
+def _holding(demo_sql: DemoSql, window: tuple[float, float], words: str, status: str | None) -> list[tuple]:
+    """(run_id, pipeline_name) of the runs in the window whose error code or message holds the words, newest first."""
+    rows = demo_sql("SELECT run_id, pipeline_name, status, error_code, error_message FROM pipeline_runs "
+                    "WHERE start_min >= ? AND start_min < ? ORDER BY start_min DESC, run_id", *window)
+    return [(run_id, name) for run_id, name, state, code, message in rows if (status is None or state == status)
+            and _squashed(words) in _squashed(f"{code} {message}")]
+
+
+@pytest.mark.parametrize("words", ["timeout", "File Not-Found", "quantum flux"])
+async def test_failed_runs_narrowed_to_an_errors_words(run_tool: RunTool, demo_sql: DemoSql, words: str) -> None:
+    expected = _holding(demo_sql, WEEK, words, "Failed")
+    result = await run_tool("list_failed_pipelines", time_window="last 7 days", error_text=words, limit=50)
+    assert listed(result) == [run_id for run_id, _ in expected] and result.total == len(expected)
+    assert f"whose error holds {words!r}" in result.message
+
+
+async def test_run_counts_narrowed_to_an_errors_words(run_tool: RunTool, demo_sql: DemoSql) -> None:
+    expected: dict[str, int] = {}
+    for _, name in _holding(demo_sql, WEEK, "timeout", None):
+        expected[name] = expected.get(name, 0) + 1
+    assert len(expected) >= 2, "the demo has timeouts in more than one pipeline"
+    result = await run_tool("count_pipeline_runs", time_window="last 7 days", error_text="timeout")
+    assert {row["pipeline_name"]: row["count"] for row in result.items} == expected

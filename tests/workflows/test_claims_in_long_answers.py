@@ -582,3 +582,14 @@ def test_a_second_percentage_after_a_parts_own_is_the_named_rows_share() -> None
             f"{round(100 * row['failed'] / finished)}% ({{}}% if you count the {active} still active)")
     right = round(100 * row["failed"] / row["count"])
     only_the_right("runs today per factory + fail rate", said, right, right + 7, results, "number")
+
+
+def test_a_none_from_error_words_backs_only_the_words_asked() -> None:
+    # the same empty search (failed runs today whose error holds words the data never has) backs "none" for a
+    # question that asked those words, and nothing for one that did not: words nobody asked narrowed it
+    words = "quantum flux"
+    results = evidence("list_failed_pipelines", time_window="today", error_text=words)
+    assert not rows_of(results) and rows_of(evidence("list_failed_pipelines", time_window="today"))
+    said = f"No — no pipeline failed with '{words}' today."
+    assert not failed(f"did anything fail with '{words}' today?", said, results, "negative_claim")
+    assert failed("did anything fail today?", "No — nothing failed today.", results, "negative_claim")

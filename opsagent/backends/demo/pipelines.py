@@ -27,6 +27,7 @@ from opsagent.backends.base import (
 )
 from opsagent.backends.demo.history import pipeline_history
 from opsagent.backends.demo.store import DemoStore, Where, offset, to_record
+from opsagent.backends.pipeline_records import squashed
 from opsagent.errors import BackendNotFoundError
 
 _SYSTEM = "Log Analytics"
@@ -136,6 +137,8 @@ class DemoPipelineRunsBackend:
 
     def _search(self, now: datetime, search: RunSearch) -> Where:
         where = self._filters(now, search.start, search.end, pipeline_name=search.pipeline_name, factory=search.factory)
+        if search.error_text and squashed(search.error_text):
+            where.add("instr(squashed(error_code || ' ' || error_message), ?) > 0", squashed(search.error_text))
         return where.one_of("status", search.statuses)
 
     @staticmethod

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from opsagent.backends.base import Clock
 from opsagent.backends.demo.seed import ensure_database
+from opsagent.backends.pipeline_records import squashed
 from opsagent.errors import BackendResponseError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -65,6 +66,7 @@ class DemoStore:
             self._path = ensure_database(self._data_dir)
             self._connection = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
             self._connection.row_factory = sqlite3.Row
+            self._connection.create_function("squashed", 1, squashed, deterministic=True)
         return self._connection
 
     async def aclose(self) -> None:
