@@ -15,6 +15,8 @@ parameters in order, and no text a model reads names a real record of the demo d
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable
 
 from opsagent.tools.catalog_health import HEALTH_TOOLS
@@ -88,6 +90,13 @@ def record_of_noun(word: str) -> str | None:
     """"tickets" -> "incident"; ``None`` when no record kind uses the word."""
     low = word.lower()
     return next((kind.name for kind in RECORDS.values() if low in kind.nouns), None)
+
+
+def records_named(text: str) -> list[str]:
+    """The record kinds whose nouns ``text`` says, whole words ("which open crs …": change)."""
+    low = text.lower()
+    return [kind.name for kind in RECORDS.values()
+            if any(re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low) for noun in kind.nouns)]
 
 
 def tool_names(specs: Iterable[ToolSpec] = TOOLS) -> tuple[str, ...]:

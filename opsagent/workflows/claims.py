@@ -45,8 +45,14 @@ just before, when of that kind."""
 CLOCK_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 """A 24-hour clock time ("17:40"), not part of a longer time or number; patterns that read one in context embed it."""
 NO_SIGN = r"\s+(?:sign|evidence|indication|trace)\s+of\s+(?:it|that|this)\b"
-LEAD = re.compile(rf"^\W*(yes|no)(?:\s*[—–\-,:;.!]+|{NO_SIGN})", re.IGNORECASE)
-"""A yes/no lead: "Yes —", "No," "No sign of it." … — not the determiner of "No open incidents found"."""
+LEAD_WORDS = {"yes": "yes", "yeah": "yes", "yep": "yes", "yup": "yes", "no": "no", "nope": "no", "nah": "no"}
+"""How a yes/no lead is written, chat shorthand too ("yep still broken", "nope —"), and what it says."""
+_SAID_ALONE = "|".join(sorted(set(LEAD_WORDS) - {"no"}))  # never a determiner, unlike "no open incidents"
+LEAD = re.compile(rf"^\W*(?:(no)(?:\s*[—–\-,:;.!]+|{NO_SIGN})|({_SAID_ALONE})\b)", re.IGNORECASE)
+"""A yes/no lead: "Yes —", "No," "No sign of it.", "yep still broken" … — not the determiner of "No open incidents
+found" (only "no" is ever one)."""
+LEAD_WORD = re.compile(rf"^\W*(?:no\s*[—–\-,:;.!]+\s*|(?:{_SAID_ALONE})(?:\s*[—–\-,:;.!]+\s*|\s+))", re.IGNORECASE)
+"""A yes/no lead's own words, to cut from its sentence ("yep still broken" → "still broken")."""
 BARE_NO = re.compile(rf"^\W*no{NO_SIGN}\W*$", re.IGNORECASE)
 """A whole "no" said as "No sign of it.": the lead, checked as one."""
 NEGATED_VALUE = re.compile(
@@ -125,8 +131,12 @@ def items(clause: str) -> list[str]:
 
 def lead_of(text: str) -> str | None:
     """"yes" / "no" when the direct answer starts with it."""
-    match = LEAD.match(text.strip())
-    return match.group(1).lower() if match else None
+    return lead_said(LEAD.match(text.strip()))
+
+
+def lead_said(match: re.Match[str] | None) -> str | None:
+    """"yes" or "no": what a ``LEAD`` match says."""
+    return LEAD_WORDS[(match.group(1) or match.group(2)).lower()] if match else None
 
 
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")

@@ -17,9 +17,10 @@ from typing import Any
 from opsagent.contracts.analysis import Ask, Span
 from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, records_named, same_kind, tool_spec
 from opsagent.tools.identifiers import RUN_ID
 from opsagent.tools.pipeline_rows import STATUS_FIELDS, count_fields_in, status_total
+from opsagent.tools.rendering import identity
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
 from opsagent.workflows.claim_checks import (
     single_key,
@@ -28,6 +29,7 @@ from opsagent.workflows.claim_checks import (
     row_values,
     text_of,
 )
+from opsagent.workflows.claims import CLOCK_TIME
 from opsagent.workflows.claims import clauses as read_clauses
 from opsagent.workflows.claims import items as read_items
 from opsagent.workflows.claims import record_keys
@@ -36,13 +38,15 @@ from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import (
     COUNT_FIELDS,
     EvidenceIndex,
+    counted_nouns_in,
     digits,
     moments_of,
     numbers_in,
     parts_of,
+    records_counted,
     records_in,
 )
-from opsagent.workflows.fitting import narrowed_by, searched_values
+from opsagent.workflows.fitting import narrowed_by, searched_values, window_applied, windows_of
 
 QUALIFIED_COUNT = re.compile(
     r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<words>(?:[\w/-]+\s+){1,3}?)(?P<noun>incidents?|tickets?|changes?|change "
@@ -52,6 +56,9 @@ COUNT_THEN_VALUES = re.compile(
     r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<noun>incidents|tickets|changes|change requests|pipelines|runs)\s+"
     r"(?:(?:are|were|is|still|currently|now)\s+)+(?P<words>(?:[\w/-]+\s*){1,4})", re.IGNORECASE)
 """A count whose values follow the noun ("three changes are waiting on approval")."""
+ELIDED_COUNT = re.compile(r"^\W*(?P<number>\d+)\s+(?P<words>(?:(?:are|were|is|still|currently|now)\s+)*)(?P<rest>[^\d.;:(]*)",
+                          re.IGNORECASE)
+"""A count opening a sentence with its noun left out, values in its place ("3 waiting on approval", "2 still open")."""
 
 
 def _key_of(record: str, row: dict[str, Any]) -> str:
@@ -135,7 +142,33 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
         checks.append(GroundingCheck.of("number", said, int(match.group("number")) in allowed,
                              f"{match.group()}: the evidence has {', '.join(map(str, sorted(allowed)))} such",
                              "a count the data contradicts"))
-    return checks + _shares_with_values(sentences, index)
+    return checks + _shares_with_values(sentences, index) + _elided_counts(sentences, index)
+
+
+def _elided_counts(sentences: Sequence[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"3 waiting on approval" opening a sentence, a value where the noun would be: a count of the one kind of
+    record the question asks about, with that value."""
+    asked = [kind for kind in records_named(index.question) if kind in ("incident", "change", "run", "pipeline")]
+    if len(asked) != 1:
+        return []
+    checks = []
+    for sentence in sentences:
+        match = ELIDED_COUNT.match(digits(sentence))
+        if not match or records_named(" ".join(match.group("rest").split()[:4])):
+            continue  # "3 changes are …", "2 failed runs of …": the noun is said (the counts above)
+        # the value starts right after the number: "3 waiting on approval", not "3 of them are open"
+        said = " ".join(phrase.group() for vocabulary in VALUE_VOCABULARIES.values()
+                        if same_kind(vocabulary.record, asked[0])
+                        for phrase, _ in vocabulary.find(match.group("rest")) if phrase.start() == 0)
+        values = {name: wanted for name, wanted in asked_values(Ask(id="", text=said, span=Span(start=0, end=0))).items()
+                  if same_kind(VALUE_VOCABULARIES[name].record, asked[0])} if said else {}
+        if not values:
+            continue
+        allowed = qualified_counts(index, asked[0], values, None)
+        checks.append(GroundingCheck.of("number", match.group().strip(), int(match.group("number")) in allowed,
+                                        f"{match.group().strip()}: the evidence has "
+                                        f"{', '.join(map(str, sorted(allowed)))} such", "a count the data contradicts"))
+    return checks
 
 
 SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:(?:them|those|these)\s+(?:(?:are|were|is|was|still)\s+)*|"
@@ -324,3 +357,66 @@ def _moment_sets(index: EvidenceIndex) -> list[tuple[list[datetime], int]]:
                          if isinstance(value, list) and len(value) > 1 and len(moments := [
                              moment for each in value if isinstance(each, str) and (moment := iso_moment(each))]) == len(value)]
     return sets
+
+
+def check_windowed_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """"9 failed runs yesterday" over a search of the last 24 hours: a count said of the one window its sentence
+    names, when no search applied that window but some listed those records over part of it, is counted from the
+    rows placed in it (by when each started or was opened) in searches that cover it and show every row — or
+    nothing backs it."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    now = index.now
+    if now is None:
+        return []
+    timed = [item for item in index.items if item.answered and (spec := tool_spec(item.tool)) and spec.filters_of("window")]
+    checks = []
+    for sentence in sentences:
+        if PART_OF_WHOLE.search(digits(sentence)):
+            continue  # "8 of the 9 failures happened after midnight": the part is placed (``timed_shares``), not the whole
+        counts = [(number, noun) for number, noun in counted_nouns_in(digits(sentence))
+                  if noun and number == int(number) and records_counted(noun) & RECORDS_IN_TIME]
+        times = list(find_times(sentence, now)) if counts and not CLOCK_TIME.search(sentence) else []
+        # one window, said alone ("between 18:00 yesterday and 08:00" is a range its clock times make)
+        if len(times) != 1 or times[0].point is not None or times[0].start >= now or \
+                times[0].end - times[0].start > LOOSE_WINDOW or any(
+                window_applied(times[0], item, now) for item in timed):
+            continue  # no one window said, a week said loosely ("this week" for the last 7 days), or a search
+            # applied it: the counts of its rows judge the number
+        start, end = times[0].start, min(times[0].end, now)
+        for number, noun in counts:
+            kinds = records_counted(noun)
+            # searches of those records over part of the window, whose rows say when each happened
+            near = [item for item in timed if tool_spec(item.tool).record in kinds and _overlaps(item, start, end)
+                    and item.rows and all(moments_of(row) for row in item.rows)]
+            if not near:
+                continue  # nothing here could place a row: other checks judge the number
+            placed = [row for item in near if item.total == len(item.rows) and _spans(item, start, end)
+                      for row in item.rows if start <= min(moments_of(row)) < end]
+            allowed = {len({identity(row) for row in placed})} | (
+                {len({row["pipeline_name"] for row in placed if row.get("pipeline_name")})} if "pipeline" in kinds else set())
+            checks.append(GroundingCheck.of(
+                "number", f"{number:g} {noun}", int(number) in allowed,
+                f"{number:g} {noun} {times[0].text}: no search applied that window, and the rows placed in it count "
+                f"{', '.join(map(str, sorted(allowed)))}", "a count the data contradicts"))
+    return checks
+
+
+PART_OF_WHOLE = re.compile(r"(?<![\w.])\d+\s+(?:out\s+)?of\s+(?:(?:the\s+|its\s+|all\s+|these\s+|those\s+)?\d+\b|"
+                           r"(?:them|those|these)\b)", re.IGNORECASE)
+LOOSE_WINDOW = timedelta(days=2)
+"""Longer windows are said loosely ("this week" for the last seven days): only days and hours are judged here."""
+RECORDS_IN_TIME = frozenset({"run", "pipeline", "incident", "change"})
+"""Records that happen at a moment a window can hold (a run's start, an incident's opening, a change's window)."""
+
+
+def _overlaps(item: ToolEvidence, start: datetime, end: datetime) -> bool:
+    """The search's window shares time with ``[start, end)``."""
+    return any((first := iso_moment(low)) and (last := iso_moment(high)) and first < end and start < last
+               for low, high in windows_of(item))
+
+
+def _spans(item: ToolEvidence, start: datetime, end: datetime) -> bool:
+    """The search's window holds ``[start, end)``."""
+    return any((first := iso_moment(low)) and (last := iso_moment(high)) and first <= start and end <= last
+               for low, high in windows_of(item))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from itertools import permutations
 
 from opsagent.tools.timewindow import UNIT_WORD
-from opsagent.workflows.claims import sentences
+from opsagent.workflows.claims import record_keys, sentences
 from opsagent.workflows.evidence_index import ELAPSED, counted_nouns_in, digits, numbers_in
 
 WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "components", "failures", "rows",
@@ -56,6 +56,8 @@ def rounds_to(value: float, said: str, *, strict: bool = False) -> bool:
 
 OWN_SHARE = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:its|their|the|all)?\s*(\d+)\b(?!\s*%)", re.IGNORECASE)
 """A share a sentence gives with its own part and whole before its percentage ("failed 3 of its 8 runs (37.5%)")."""
+OF_THEM = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:them|those|these)\b", re.IGNORECASE)
+"""A part of the count said just before it ("11 failures, 8 of them …")."""
 OUT_OF = re.compile(r"\b(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
 """The whole a share is of: "8 failed runs out of 22", "91.2% of the 341 that finished"."""
 SMALL_WHOLE = 10
@@ -92,12 +94,29 @@ def _column_sums(lines: Sequence[str], *, leading: bool | int = False) -> set[fl
     sums: set[float] = set()
     rows = [[numbers_in(cell)[:1] for cell in line.strip().strip("|").split("|")]
             for line in lines if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
-    for column in range(max((len(row) for row in rows), default=0)):
-        cells = [row[column][0] for row in rows if column < len(row) and row[column]]
+    columns = [[row[column][0] for row in rows if column < len(row) and row[column]]
+               for column in range(max((len(row) for row in rows), default=0))] + _bullet_columns(lines)
+    for cells in columns:
         sums |= {sum(cells)} if len(cells) > 1 else set()
         ends = [leading] if leading is not True else range(2, len(cells))
         sums |= {sum(cells[:end]) for end in ends if 2 <= end < len(cells)} if leading else set()
     return sums
+
+
+KEYED_LINE = re.compile(r"^\W*(?P<head>[^—–:|]{2,80}?)\s*[—–:]\s*\**(?P<number>\d+(?:\.\d+)?)\b(?![:.]\d)")
+"""A line that gives records and their number ("- pl_ingest_sales — 8 (a third)"): a row of a one-column table."""
+
+
+def _bullet_columns(lines: Sequence[str]) -> list[list[float]]:
+    """Each run of consecutive lines that key a number to a record ("pl_x — 8"), as the column of its numbers."""
+    columns: list[list[float]] = [[]]
+    for line in lines:
+        item = KEYED_LINE.match(line)
+        if item and record_keys(item.group("head")) and "total" not in line.lower():
+            columns[-1].append(float(item.group("number")))
+        elif columns[-1]:
+            columns.append([])
+    return [column for column in columns if len(column) > 1]
 
 
 TOTAL_SAID = re.compile(r"\b(?:in total|total|together|combined|altogether|overall|in all|all told|sum|between them|"
@@ -174,6 +193,10 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
             if own_pair := list(OWN_SHARE.finditer(sentence, since, match.start()))[-1:]:
                 # "3 of its 8 runs (37.5%)": that part of that whole, not a whole said elsewhere
                 parts, whole_of = {float(own_pair[0].group(1))}, {float(own_pair[0].group(2))}
+            elif (of_them := list(OF_THEM.finditer(sentence, since, match.start()))[-1:]) and (
+                    before := numbers_in(sentence[:of_them[0].start()])):
+                # "11 failures, 8 of them file-not-found (73%)": of a count said before it in the sentence
+                parts, whole_of = {float(of_them[0].group(1))}, set(before)
             since = match.end()
             if any(rounds_to(100 * part / whole, match.group(1)) or rounds_to(100 * (whole - part) / whole, match.group(1))
                    for part in parts for whole in whole_of if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"

@@ -31,7 +31,7 @@ DATE_OR_TIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?Z?(?:\s?(?:am|pm))?\b"
     r"|\b\d{1,2}\s?(?:am|pm)\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:half past|quarter past|quarter to)\s+(?:\d{1,2}|[a-z]+)\b"
     r"|\b\d{1,2}\s+o'clock\b"
-    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b\d{1,2}(?:\s*[–—-]\s*\d{1,2})?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"  # "3–10 Jan"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b"
     rf"|\b{DAY_NAME}\.?\s+\d{{1,2}}\b(?:\s+{MONTH_NAME}\b|(?!\s*(?:[:h%]|am\b|pm\b|[a-z])))",  # "Sat 11 – Sun 12 Jan": the 11th
     # (not "Monday 17 runs failed": a count)
@@ -398,6 +398,14 @@ class EvidenceIndex:
         within = 2.5 if approximate and unit_minutes == 1 and number % 5 == 0 else 1.0
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < within
                    and (not later or first > second) for first in said for second in self.all_moments)
+
+    def vouches_for_between(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
+        """"~18 hours (12:26 → 06:25)": two moments of the evidence at clock times the sentence says, that far
+        apart as people round it (within one unit)."""
+        wanted = set(clocks)
+        said = [moment for moment in self.all_moments if f"{moment:%H:%M}" in wanted]
+        return any(abs((later - earlier).total_seconds() / 60 / unit_minutes - number) < 1
+                   for earlier in said for later in said if later > earlier)
 
     def vouches_for_gap(self, minutes: float, unit_minutes: int) -> bool:
         """"5 h 10 min after the window closed": two moments of the evidence that far apart (within the smaller unit

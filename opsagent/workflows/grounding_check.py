@@ -64,6 +64,7 @@ from opsagent.workflows.count_claims import (
     check_failed_pipeline_counts,
     check_named_status_counts,
     check_qualified_counts,
+    check_windowed_counts,
     timed_shares,
 )
 from opsagent.workflows.derived_numbers import PERCENT, derived_numbers, fraction_claims, leading_sum_claims, rounds_to
@@ -110,7 +111,6 @@ from opsagent.workflows.lead_claims import check_leads
 from opsagent.workflows.relation_claims import check_relations
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
-    LEAD_WORD,
     NEGATION,
     RECORD_WORDS,
     Fit,
@@ -402,6 +402,18 @@ def _ahead_backed(said: re.Match[str], index: EvidenceIndex) -> bool:
         said.group().lower() in index.row_text
 
 
+_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d"
+LENGTH_WITH_ENDS = re.compile(rf"(?<![\w.:])(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>{UNIT_WORD})[*_\s]*[(:,—–-]?\s*"
+                              rf"(?:between\s+(?P<from>{_CLOCK})\s+and\s+(?P<to>{_CLOCK})|(?:from\s+)?(?P<from2>{_CLOCK})\s*"
+                              rf"(?:→|->|–|—|-|to|until)\s*(?P<to2>{_CLOCK}))", re.IGNORECASE)
+"""A length followed by its two ends ("~18 hours (12:26 → 06:25)", "9 h between 23:10 and 08:12")."""
+
+
+def _clock_minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
@@ -436,6 +448,18 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             # a length between a moment said and one of the evidence ("72 minutes into the window") backs the
             # number as a length too
             lengths |= {number} if backed else set()
+        # a length with both its ends said ("~18 hours (12:26 → 06:25)"): two moments of the evidence that far apart
+        lengths |= {number for number, unit in (elapsed_said(sentence) if len(clocks) > 1 else ())
+                    if index.vouches_for_between(number, unit, clocks)}
+        for said in LENGTH_WITH_ENDS.finditer(digits(sentence)):  # … and the ends right after it: their difference
+            number, unit = float(said.group("number")), unit_minutes(said.group("unit")) or 1
+            start, end = said.group("from") or said.group("from2"), said.group("to") or said.group("to2")
+            apart = (_clock_minutes(end) - _clock_minutes(start)) % 1440
+            if number * unit < 1440:
+                checks.append(GroundingCheck.of("number", said.group(), abs(apart / unit - number) < 1,
+                                                f"{start} to {end} is {apart / unit:.1f} "
+                                                f"{said.group('unit')}, not {number:g}", "a length of time the data does not show"))
+                lengths |= {number} if abs(apart / unit - number) < 1 else set()
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")
@@ -733,6 +757,7 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_ages(sentences(text), index, now),
         *check_open_for(sentences(text), index, now),
         *check_qualified_counts(sentences(text), index),
+        *check_windowed_counts(sentences(text), index),
         *check_named_status_counts(sentences(text), index),
         *check_usual_lengths(sentences(text), index),
         *check_failed_pipeline_counts(sentences(text), index),
@@ -844,7 +869,7 @@ def verified_text(text: str, report: GroundingReport) -> str:
     lead_failed = any(check.kind == "lead" for check in report.failures)
     kept = []
     for sentence in sentences(text):
-        if any(_mentions(sentence, check.claim) for check in failed) or lead_failed and LEAD_WORD.match(sentence):
+        if any(_mentions(sentence, check.claim) for check in failed) or lead_failed and read.LEAD_WORD.match(sentence):
             continue
         kept.append(sentence)
     return "\n".join(kept)

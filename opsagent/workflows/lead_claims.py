@@ -21,7 +21,7 @@ from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.asks import EXISTENCE
 from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
-from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
+from opsagent.tools.catalog import RECORDS, record_of_noun, records_named, same_kind, tool_spec
 from opsagent.tools.run_history import DurationStats
 from opsagent.tools.timewindow import iso_moment
 from opsagent.tools.vocabularies import HEALTH_STATUS, VALUE_VOCABULARIES
@@ -40,7 +40,7 @@ from opsagent.workflows.claim_checks import (
     row_moments,
     row_values,
 )
-from opsagent.workflows.claims import LEAD, record_keys
+from opsagent.workflows.claims import LEAD, LEAD_WORDS, lead_said, record_keys
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, numbers_in, record_of_tool
 from opsagent.workflows.fitting import (
@@ -60,14 +60,14 @@ WORD = re.compile(r"[a-z0-9][a-z0-9_-]+")
 SMALL_WORDS = frozenset("the any are is was were did does do has have there for of in on to and or it its".split())
 
 
-BARE_LEAD = re.compile(r"^\W*(?:yes|no)\W*$", re.IGNORECASE)
+BARE_LEAD = re.compile(rf"^\W*(?:{'|'.join(LEAD_WORDS)})\W*$", re.IGNORECASE)
 
 
 def leads_of(summary: str) -> list[tuple[str, str]]:
     """Every "Yes —" / "No —" that starts a sentence of the direct answer, with its sentence (a bare "No."
     with the sentence after it, which says what it is about)."""
     said = read_sentences(summary)
-    return [(match.group(1).lower(), sentence + (f" {said[number + 1]}" if BARE_LEAD.match(sentence)
+    return [(lead_said(match), sentence + (f" {said[number + 1]}" if BARE_LEAD.match(sentence)
                                                  and number + 1 < len(said) else ""))
             for number, sentence in enumerate(said) if (match := LEAD.match(sentence))]
 
@@ -78,7 +78,7 @@ def _words(text: str) -> set[str]:
 
 def _answered_ask(sentence: str, asks: Sequence[Ask]) -> Ask:
     """The yes/no ask a lead sentence answers: the one whose words and records it shares most (then the first)."""
-    words, records = _words(sentence), set(_noun_records(sentence)) | {
+    words, records = _words(sentence), set(records_named(sentence)) | {
         VALUE_VOCABULARIES[name].record for name in asked_values(Ask(id="", text=sentence, span=Span(start=0, end=0)))}
     return max(asks, key=lambda ask: (len(words & _words(ask.text)) + 2 * len(records & set(ask.records)),
                                       -asks.index(ask)))
@@ -133,7 +133,7 @@ def _subjects(ask: Ask, asked: dict[str, set[str]], analysis: QuestionAnalysis) 
         if chosen:
             return _with_runs(chosen)
     anchors = {KEY_RECORDS[key[:3]] for key in record_keys(ask.text) if key[:3] in KEY_RECORDS}
-    return _with_runs(valued or set(_noun_records(ask.text)) - anchors)
+    return _with_runs(valued or set(records_named(ask.text)) - anchors)
 
 
 ENTITY_SUBJECT = {"pipeline": ("pipeline",), "factory": ("pipeline",), "platform": ("health",),
@@ -144,10 +144,6 @@ def _with_runs(records: set[str]) -> set[str]:
     return records | ({"run"} if "pipeline" in records else set()) | ({"pipeline"} if "run" in records else set())
 
 
-def _noun_records(text: str) -> list[str]:
-    low = text.lower()
-    return [kind.name for kind in RECORDS.values()
-            if any(re.search(rf"(?<![\w-]){re.escape(noun)}(?![\w-])", low) for noun in kind.nouns)]
 
 
 def _relevant(index: EvidenceIndex, subjects: set[str]) -> list[ToolEvidence]:
@@ -184,7 +180,7 @@ def _borrowed(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
     any problems?"), without the windows of another ask that names its own kind by a noun or a value ("what's
     scheduled"): "changes going in this weekend - anything already open on those CIs?" asks of incidents open now,
     not of ones opened this weekend."""
-    others = [other for other in analysis.asks if other.id != ask.id and (_noun_records(other.text) or asked_values(other))]
+    others = [other for other in analysis.asks if other.id != ask.id and (records_named(other.text) or asked_values(other))]
 
     def theirs(span: Span) -> bool:
         return any(span.within(other.span.start, other.span.end) for other in others)
@@ -244,9 +240,11 @@ def _rows_meeting(read: Sequence[tuple[Qualifier, Any]], items: Sequence[ToolEvi
         for item in items]
 
 
-LEAD_COUNT = re.compile(r"^\W*yes\b\s*[,—–:;.-]*\s*(?:there (?:are|were|is)\s+)?(?:just\s+|only\s+|exactly\s+)?"
-                        r"(\d+)\b(?!\s*(?:%|min|h\b|:|\.\d|of\b|out of\b))", re.IGNORECASE)
-"""A yes that says how many ("Yes, two:", "Yes — 3 came in"): the count of rows having what was asked."""
+LEAD_COUNT = re.compile(r"^\W*yes\b(?:\s*[,—–:;.-]*\s*(?:there (?:are|were|is)\s+)?(?:just\s+|only\s+|exactly\s+)?|"
+                        r"\s*[,—–:;-]+\s*all\s+(?:of\s+)?(?:the\s+)?)(\d+)\b(?!\s*(?:%|min|h\b|:|\.\d|of\b|out of\b))",
+                        re.IGNORECASE)
+"""A yes that says how many ("Yes, two:", "Yes — 3 came in", "Yes — all four open P1s"): the count of rows having
+what was asked ("Yes. All five components are operational" is a sentence of its own, about all of them)."""
 
 
 def _each_read(scope: QuestionAnalysis, items: Sequence[ToolEvidence],
@@ -279,7 +277,8 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
                       public + " (no data showed it)")
     expected = "yes" if all(seen[name] & asked[name] for name in seen if seen[name]) else "no"
     streak = _streak(ask.text, key, asked, index)
-    if streak is not None:  # "has it failed two nights in a row?": the latest runs, not whether it ever failed
+    streak = streak if streak is not None else _latest_state(ask.text, key, asked, index)
+    if streak is not None:  # "has it failed two nights in a row?", "still failing?": the latest runs, not any run
         return GroundingCheck.of("lead", claim, lead == streak, f"the lead says {lead} but {key}'s latest runs say "
                                  f"{streak}", public + " (the data says otherwise)")
     if len(windows) > 1 and not EITHER.search(ask.text):  # "did it fail both yesterday and today?": in each
@@ -306,17 +305,44 @@ def _streak(text: str, key: str, asked: dict[str, set[str]], index: EvidenceInde
     if not IN_A_ROW.search(text) or not wanted:
         return None
     count = int(next(iter(numbers_in(digits(text))), 2))
+    having, other = _run_moments(key, wanted, index)
+    if not other:
+        return None
+    return "yes" if sum(1 for moment in set(having) if moment > max(other)) >= count else "no"
+
+
+def _run_moments(key: str, wanted: set[str], index: EvidenceIndex, *,
+                 finished_only: bool = False) -> tuple[list[datetime], list[datetime]]:
+    """When the record's runs the rows show started: (those with a status wanted, the others); a history's last
+    failure and last success count. ``finished_only``: a run still going is no state yet (unless it is wanted)."""
     having, other = [], []
     for item, row in index.rows_for(key):
         for field, has in (("last_failure", "failed" in wanted), ("last_success", "succeeded" in wanted)):
             if isinstance(row.get(field), dict) and (moment := iso_moment(row[field].get("start"))):
                 (having if has else other).append(moment)
         shown = row_values(item, row, VALUE_VOCABULARIES["run_status"])
+        if finished_only and not shown & wanted and shown <= ACTIVE_RUN:
+            continue
         if shown and (moment := iso_moment(row.get("start"))):
             (having if shown & wanted else other).append(moment)
-    if not other:
+    return having, other
+
+
+STILL = re.compile(r"\b(?:still|currently|right now|at the moment|as of now|now|any ?more)\b", re.IGNORECASE)
+"""A state asked of the present ("still broken?", "is it failing now?"): the latest run says it, not any run."""
+ACTIVE_RUN = frozenset(label.lower() for label in VALUE_VOCABULARIES["run_status"].group_labels("active"))
+
+
+def _latest_state(text: str, key: str, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
+    """Yes when the record's latest finished run (or the run asked about, when a status of a run going is asked)
+    has the status asked, else no; ``None`` when the ask is not about now or no row places a run."""
+    wanted = {label.lower() for label in asked.get("run_status", ())}
+    if not STILL.search(text) or not wanted:
         return None
-    return "yes" if sum(1 for moment in set(having) if moment > max(other)) >= count else "no"
+    having, other = _run_moments(key, wanted, index, finished_only=True)
+    if not having and not other:
+        return None
+    return "yes" if having and (not other or max(having) > max(other)) else "no"
 
 
 CAUSAL = re.compile(r"\b(?:break|broke|broken|cause[ds]?|behind|responsible for|due to|because of|related to|"
@@ -396,11 +422,11 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     usual = _usual_lead(lead, ask, index, claim)
     if usual is not None:
         return usual
-    records_named = {"run" if kind == "pipeline" else kind  # a pipeline's runs are one kind with it
-                     for kind in (*_noun_records(ask.text), *(record_of_key(key) for key in record_keys(ask.text)))}
-    records_named |= {"health"} if any(re.search(rf"\b{re.escape(word)}\b", ask.text, re.IGNORECASE)
-                                       for word in PLATFORM_WORDS) else set()
-    if (CAUSAL.search(ask.text) or CAUSE_ASKED.search(ask.text)) and len(records_named) > 1 or (
+    kinds_named = {"run" if kind == "pipeline" else kind  # a pipeline's runs are one kind with it
+                   for kind in (*records_named(ask.text), *(record_of_key(key) for key in record_keys(ask.text)))}
+    kinds_named |= {"health"} if any(re.search(rf"\b{re.escape(word)}\b", ask.text, re.IGNORECASE)
+                                     for word in PLATFORM_WORDS) else set()
+    if (CAUSAL.search(ask.text) or CAUSE_ASKED.search(ask.text)) and len(kinds_named) > 1 or (
             IN_WINDOW.search(ask.text) and PLACING_WORDS.search(sentence) and not EVERY.search(ask.text)):
         # a cause between two records, or a run placed in a window: the sentence's placements are checked ("did
         # both fall inside it?" is judged on each row below)
@@ -473,10 +499,13 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     else:
         found = found_in(fitting, asked, windows, ask.text)
         counted = LEAD_COUNT.match(digits(sentence))  # "Yes, four came in today": how many have what was asked
+        if counted and re.search(r"\ball\b", counted.group(), re.IGNORECASE) and not by_rows:
+            counted = None  # "Yes — all four …" counts against a qualifier read from the rows (an age no search
+            # applied); "all 5 components are operational" over a status page says all of them, not how many have it
         left_open = by_rows or any(name not in narrowed_by(item) for item in searched for name in asked)
         complete = all(item.total == len(item.rows) for item in searched)  # every row the searches matched is shown
         # "Yes — 7 open incidents": the incidents, not the changes (the noun right after the count)
-        counted_kinds = set(_noun_records(" ".join(digits(sentence)[counted.end():].split()[:3]))) if counted else set()
+        counted_kinds = set(records_named(" ".join(digits(sentence)[counted.end():].split()[:3]))) if counted else set()
         of_kind = [item for item in fitting if any(same_kind(record_of_tool(item.tool), kind) for kind in counted_kinds)]
         rows = {str(row.get("number") or row.get("run_id") or id(row)): row for item in of_kind or fitting
                 for row in rows_read(item, ask.text) if row_matches(item, row, asked, windows)}

@@ -25,11 +25,11 @@ from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
 from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
-from opsagent.workflows.claims import NOT_SINCE, THE_RECORD, record_keys
+from opsagent.workflows.claims import LEAD_WORD, NOT_SINCE, THE_RECORD, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
 from opsagent.workflows.health_claims import regions_in
-from opsagent.tools.timewindow import iso_moment
+from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+|"
                     r"\s*\|\s*", re.IGNORECASE)
@@ -297,8 +297,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     fields = count_fields_in(own) or (
         [] if _family(own) and not BARE_NONE.match(own) else _elided_fields(sentence, context, answer))
     partial = PARTIAL.search(digits(sentence))
-    if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it
-        counting = [item for item in index.items if item.answered and fit(item)]  # any search that counts it
+    if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it — in a search that
+        # fits, or one over a wider window (none there is none in the window asked)
+        counting = [item for item in index.items if item.answered and fit(item)] or [
+            item for item in index.items if item.answered and windows and fit_any_time and fit_any_time(item)
+            and _covers(item, windows, now)]
         zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
@@ -378,6 +381,9 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     about = words[negation.end():negation.end() + 24] if negation else words  # the word the "no" is about
     last = "last_success" if re.search(r"\b(?:succe|good|ok\b|clean|green)", about) else \
         "last_failure" if "failed" in fields else None
+    lasted = _length_without(sentence, last, index, now, answer) if last else None
+    if lasted:
+        return lasted
     if since is not None and last:  # "no failures since …", "no success since …": a pipeline history's last one
         named = record_keys(sentence) or record_keys(answer)
         pipelines = [key for key in named if key.startswith("pl_")]  # a history is a pipeline's, whatever runs it names
@@ -398,6 +404,32 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if not any(moment > bound or not pointed and moment == bound for moment in starts):
             return f"no row of {covering[0].tool} starts after {bound:%Y-%m-%d %H:%M}"
     return None
+
+
+LENGTH_WITHOUT = re.compile(rf"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>{UNIT_WORD})\s+(?:without|with no)\b"
+                            rf"|\bno\b[^.;]{{0,40}}?\bfor\s+(?:~|about\s+|around\s+|roughly\s+|nearly\s+|almost\s+)?"
+                            rf"(?P<number2>\d+(?:\.\d+)?)\s*(?P<unit2>{UNIT_WORD})", re.IGNORECASE)
+"""A "none" over a length up to now ("~10 h without a successful load", "no good run for 9 hours")."""
+
+
+def _length_without(sentence: str, last: str, index: EvidenceIndex, now: datetime | None, answer: str) -> str | None:
+    """"~10 h without a successful load": the last success (or failure) of the pipeline meant is that long ago, as
+    people round it (within one unit) — its history's, or the latest of its runs with that status."""
+    match = LENGTH_WITHOUT.search(digits(sentence))
+    if match is None or now is None:
+        return None
+    number = float(match.group("number") or match.group("number2"))
+    unit = unit_minutes(match.group("unit") or match.group("unit2"))
+    named = [key for key in record_keys(sentence) or record_keys(answer) if key.startswith("pl_")]
+    key = named[0] if len(set(named)) == 1 else next(iter(index.sole_history()), None)
+    status = "succeeded" if last == "last_success" else "failed"
+    moments = [moment for _, row in (index.rows_for(key) if key else []) for moment in (
+        [iso_moment(row[last].get("start"))] if isinstance(row.get(last), dict) else
+        [iso_moment(row.get("start"))] if str(row.get("status", "")).lower() == status else []) if moment]
+    if not moments or not unit:
+        return None
+    ago = (now - max(moments)).total_seconds() / 60 / unit
+    return f"{key}'s last {status} run started {max(moments):%Y-%m-%d %H:%M}" if abs(ago - number) < 1 else None
 
 
 NONE_OF = re.compile(r"\b(?:none|neither)\s+of\s+(?:them|those|these|the\s+(?:[\w-]+\s+){0,2}?[\w-]+)\b", re.IGNORECASE)
@@ -714,9 +746,12 @@ NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
 
 
-def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]]) -> bool:
+def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]], now: datetime | None = None) -> bool:
     """The search's window holds every window asked (a search with no window, of a tool that has no default one,
-    holds all its records)."""
+    holds all its records) — up to ``now`` for records of what has happened ("this week" ends on Monday, but no run
+    of it has started after now; a change may be planned then)."""
+    if now is not None and record_of_tool(item.tool) != "change":
+        windows = [(start, min(end, now)) for start, end in windows if start < now]
     spec = tool_spec(item.tool)
     own = spec.filters_of("window") if spec else ()
     if own and not any(each.widest or item.query.get(each.parameter) or item.arguments.get(each.parameter)
@@ -876,4 +911,3 @@ def check_negative_claims(text: str, index: EvidenceIndex, fit: Fit, windows: Se
     return checks
 
 
-LEAD_WORD = re.compile(r"^\W*(?:yes|no)\s*[—–\-,:;.!]+\s*", re.IGNORECASE)

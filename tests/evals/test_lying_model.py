@@ -54,3 +54,15 @@ def test_a_follow_up_case_carries_its_earlier_turns_to_the_checks(tmp_path: Path
     assert case.history and "that window" in case.question
     report = asyncio.run(run_lies([case], tmp_path))
     assert (report.caught, report.flagged) == (1, 0), [(item.version, item.verdicts) for item in report.outcomes]
+
+
+def test_a_chat_lead_that_the_latest_run_contradicts_is_left_out(tmp_path: Path) -> None:
+    """"yep still broken" over a window whose latest run succeeded: the lead is read like "Yes —", judged on the
+    latest run (not on any run of the window), and its sentence is left out; "nope, looks ok now" passes."""
+    from evals.lying_model import DEV_LIES_FILES
+
+    [case] = [case for case in load_lies(DEV_LIES_FILES["dev23"]) if case.id == "d23-wrong_predicate-crm-still-broken"]
+    assert case.lie.words.startswith("yep") and case.truth.words.startswith("nope")
+    report = asyncio.run(run_lies([case], tmp_path))
+    assert (report.caught, report.flagged) == (1, 0), [(item.version, item.verdicts, item.answer[:200])
+                                                       for item in report.outcomes]

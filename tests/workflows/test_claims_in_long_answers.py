@@ -12,7 +12,7 @@ import pytest
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import carry_subjects
 from opsagent.workflows.derived_numbers import derived_numbers, fraction_claims
-from opsagent.workflows.evidence_index import numbers_in
+from opsagent.workflows.evidence_index import EvidenceIndex, numbers_in
 from tests.workflows.test_claim_kinds import NOW, evidence
 from tests.workflows.test_claims_as_models_format import both
 from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
@@ -593,3 +593,123 @@ def test_a_none_from_error_words_backs_only_the_words_asked() -> None:
     said = f"No — no pipeline failed with '{words}' today."
     assert not failed(f"did anything fail with '{words}' today?", said, results, "negative_claim")
     assert failed("did anything fail today?", "No — nothing failed today.", results, "negative_claim")
+
+
+def test_still_asks_the_latest_finished_run_and_chat_leads_are_leads() -> None:
+    # "still broken?" is answered by the latest finished run, not by whether any run in the window failed; "yep" and
+    # "nope" lead like "Yes —" and "No —"
+    results = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 48 hours")
+    rows = [row for row in rows_of(results) if row["status"] not in ("InProgress", "Queued")]
+    latest = max(rows, key=lambda row: iso_moment(row["start"]))
+    assert any(row["status"] == "Failed" for row in rows), "the window holds a failure"
+    still = latest["status"] == "Failed"
+    question = "is pl_copy_crm_accounts still broken?"
+    right, wrong = ("yep still broken", "nope, looks ok now") if still else ("nope, looks ok now", "yep still broken")
+    assert not failed(question, f"{right} — latest run {latest['start']} {latest['status']}.", results, "lead")
+    assert failed(question, f"{wrong} — latest run {latest['start']} {latest['status']}.", results, "lead")
+
+
+def test_a_yes_that_counts_all_of_them_counts_those_with_the_unapplied_qualifier() -> None:
+    results = evidence("list_incidents", priority=2)  # open P1/P2s; no search applied the age
+    rows = rows_of(results)
+    older = [row["number"] for row in rows if iso_moment(row["opened_at"]) < NOW - timedelta(days=1)]
+    assert older and len(older) < len(rows)
+    question = "any p1/p2 thats been open more than a day?"
+    assert not failed(question, f"Yes — {len(older)} of them: {', '.join(older)}.", results, "lead")
+    assert failed(question, f"Yes — all {len(rows)} open P1/P2s are candidates: {', '.join(older)}.", results, "lead")
+
+
+def test_a_count_opening_with_a_value_counts_what_the_question_asks_about() -> None:
+    results = evidence("list_change_requests", state="open")
+    waiting = sum(row["approval"] == "requested" for row in rows_of(results))
+    only_the_right("which open crs are still waiting on approval", "{} waiting on approval (approval = requested):",
+                   waiting, waiting - 1, results, "number")
+
+
+def _week_of_failures():
+    counts = evidence("count_pipeline_runs", status="Failed", time_window="last 7 days")
+    status = evidence("query_pipeline_status", time_window="last 7 days")
+    status[0].evidence[0] = status[0].evidence[0].model_copy(update={"call_id": "call_2"})
+    return counts + status
+
+
+def test_the_top_rows_of_a_keyed_list_sum_like_a_tables() -> None:
+    results = _week_of_failures()
+    failed_per = sorted(((row["count"], row["pipeline_name"]) for row in rows_of(results[:1])), reverse=True)
+    listing = "\n".join(f"- {name} — {count}" for count, name in failed_per)
+    total = sum(count for count, _ in failed_per)
+    top_two = failed_per[0][0] + failed_per[1][0]
+    said = f"{total} failed runs in total:\n\n{listing}\n\nThe top two account for {{}} of the {total}."
+    only_the_right("how many failures per pipeline this week?", said, top_two, top_two + 1, results, None)
+
+
+def test_the_other_pipelines_had_none_over_a_window_wider_than_asked() -> None:
+    # "this week" (Monday on) asked, the last 7 days searched: a pipeline with no failure in the 7 days had none
+    # this week either, so "the other N had none" counts the 7-day rows with no failure
+    results = _week_of_failures()
+    clean = sum(row["failed"] == 0 for row in rows_of(results[1:]))
+    assert clean and NOW.weekday() < 6  # Monday is inside the 7 days
+    only_the_right("weekly review: how many pipelines had failures this week", "The other {} pipelines had no failures.",
+                   clean, clean + 1, results, "negative_claim")
+
+
+def test_a_length_with_both_its_ends_said_is_the_gap_between_them() -> None:
+    results = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 48 hours")
+    good = sorted(iso_moment(row["end"]) for row in rows_of(results) if row["status"] == "Succeeded" and row.get("end"))
+    earlier, later = max(((a, b) for a, b in zip(good, good[1:])), key=lambda pair: pair[1] - pair[0])
+    hours = round((later - earlier).total_seconds() / 3600)
+    assert hours >= 3, "the demo has a long gap between two good loads"
+    only_the_right("how long were we without a good crm load?",
+                   f"Gap between successful loads: ~{{}} hours ({earlier:%H:%M} → {later:%H:%M}).", hours, hours - 2,
+                   results, "number")
+
+
+def test_a_day_range_is_dates_not_numbers() -> None:
+    results = evidence("list_failed_pipelines", time_window="last 7 days", factory="adf-prod-neu")
+    start = NOW - timedelta(days=7)
+    said = f"Just one failure in adf-prod-neu in the last 7 days ({start.day}–{NOW.day} {NOW:%b})."
+    assert len(rows_of(results)) == 1 and start.day not in (1, 7)
+    assert not failed("has anything in adf-prod-neu failed this past week?", said, results, "number")
+
+
+def test_a_length_without_a_success_is_the_time_since_the_last_one() -> None:
+    results = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    [row] = rows_of(results)
+    hours = round((NOW - iso_moment(row["last_success"]["start"])).total_seconds() / 3600)
+    assert hours >= 3
+    only_the_right("how bad is pl_ingest_sales this week?", "pl_ingest_sales: ~{} h without a successful load.",
+                   hours, hours - 3, results, "negative_claim")
+    only_the_right("how bad is pl_ingest_sales this week?", "No successful pl_ingest_sales load for about {} hours.",
+                   hours, hours + 3, results, "negative_claim")
+
+
+def test_a_share_of_them_is_of_a_count_said_before_it() -> None:
+    history = evidence("get_pipeline_history", pipeline_name="pl_ingest_sales")
+    status = evidence("query_pipeline_status", pipeline_name="pl_ingest_sales", time_window="last 7 days")
+    status[0].evidence[0] = status[0].evidence[0].model_copy(update={"call_id": "call_2"})
+    results = history + status
+    groups, week = rows_of(history)[0]["failure_groups"], rows_of(status)[0]
+    total, top = sum(group["count"] for group in groups), groups[0]["count"]
+    share = round(100 * top / total)
+    # a share the sentence before offers ("56 runs … 45 of them would be 80%"): not what "of them" is of
+    other = round(100 * (week["runs"] - total) / week["runs"])
+    assert len(groups) > 1 and other != share and not EvidenceIndex.build(results).vouches_for_number(float(other))
+    only_the_right("how bad is pl_ingest_sales?", f"{week['runs']} runs in 7 days, {week['failed']} failed. "
+                   f"Over 14 days: {total} failures, {top} of them file-not-found ({{}}%).", share, other, results, "number")
+
+
+def test_a_count_of_a_window_no_search_applied_is_counted_from_the_rows_placed_in_it() -> None:
+    # "9 failed runs yesterday" over a search of the last 24 hours (a small model's answer): that search holds
+    # only part of yesterday, so nothing backs a count of it; "today" lies inside it and is counted from its rows
+    day = evidence("list_failed_pipelines", time_window="last 24 hours")
+    rows = rows_of(day)
+    assert len(rows) == day[0].evidence[0].total
+    today = sum(iso_moment(row["start"]) >= NOW.replace(hour=0, minute=0) for row in rows)
+    assert 0 < today < len(rows)
+    def placed(question: str, said: str) -> list[str]:
+        return [detail for detail in failed(question, said, day, "number") if "no search applied that window" in detail]
+
+    assert placed("what failed yesterday?", f"There are {len(rows)} failed pipeline runs from yesterday.")
+    assert not placed("what failed yesterday?", f"{len(rows)} failed runs in the last 24 hours.")
+    assert not placed("what failed today?", f"{today} failed runs today.")
+    assert placed("what failed today?", f"{len(rows)} failed runs today.")
