@@ -66,7 +66,7 @@ def error_filter(error_text: str | None) -> str:
     words = squashed(error_text or "")
     if not words:
         return ""
-    return f'\n| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[\\W_]+", "") contains {kql_string(words)}'
+    return f'\n| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[^0-9a-z]+", "") contains {kql_string(words)}'
 
 
 def runs_query(start: datetime, end: datetime, limit: int, *, statuses: Sequence[str] | None,

@@ -85,9 +85,10 @@ RunGrouping = Literal["pipeline", "factory"]
 
 
 def squashed(text: str) -> str:
-    """Letters and digits only, lower case: how error words are matched, so that "file not found" finds
-    "UserErrorFileNotFound" and "Execution-Timeout" finds "execution timeout"."""
-    return re.sub(r"[\W_]+", "", text).lower()
+    """ASCII letters and digits only, lower case: how error words are matched, so that "file not found" finds
+    "UserErrorFileNotFound" and "Execution-Timeout" finds "execution timeout" (KQL's regex classes are ASCII, so
+    both backends keep the same characters)."""
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
 
 
 class RunSearch(BaseModel):

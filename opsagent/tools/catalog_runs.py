@@ -18,8 +18,7 @@ _FACTORY = FilterSpec(parameter="factory", kind="name", inventory="factory", row
                             "context wrote it ('<factory name>'). Omit for every factory"))
 
 
-_ERROR_TEXT = FilterSpec(parameter="error_text", kind="text", row_field="error_message", about="words of an error",
-                         narrows_to=(("run_status", "Failed"),), help=(
+_ERROR_TEXT = FilterSpec(parameter="error_text", kind="text", row_field="error_message", about="words of an error", help=(
                              "Words of an error to look for, e.g. an error code or a phrase the user quoted (any "
                              "case; spaces and punctuation ignored): only runs whose error code or message holds "
                              "them. Omit for every run"))
@@ -73,7 +72,8 @@ RUN_TOOLS: tuple[ToolSpec, ...] = (
                  FilterSpec(parameter="run_id", kind="lookup", row_field="run_id", help=(
                      "Run id (a UUID) of the run to compare with the usual; omit for the pipeline's latest (or "
                      "current) run")),
-                 _ERROR_TEXT.model_copy(update={"row_field": "failure_groups", "help": (
+                 _ERROR_TEXT.model_copy(update={"row_field": "failure_groups", "narrows_to": (("run_status", "Failed"),),
+                                                "help": (
                      "Words of an error to look for among its failures, e.g. an error code or a phrase the user "
                      "quoted (any case; spaces and punctuation ignored): only the kinds of failure whose code, "
                      "activity or latest message hold them. Omit for all")}))),

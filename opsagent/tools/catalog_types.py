@@ -64,7 +64,8 @@ class FilterSpec(BaseModel):
     """For ``window``: the longest window there is data for ("last 30 days"): what a question about a record's
     whole history ("has pl_x had any cancelled runs?") searches instead of the default."""
     narrows_to: tuple[tuple[str, str], ...] = ()
-    """(vocabulary, value) pairs every row has when the filter is given: an error looked for keeps failed runs."""
+    """(vocabulary, value) pairs every row has when the filter is given: the kinds of failure of a history looked up
+    by words of an error are failures."""
     help: str = ""
     """The parameter's description for models: accepted forms and placeholder examples, never a real
     name or id (small models copy examples as arguments). ``{max_rows}`` stands for the row cap."""

@@ -73,7 +73,7 @@ class LogAnalyticsTools(Toolset):
         async def work() -> ToolResult:
             window = self.window(call, time_window, "last 24 hours")
             name, factory_name = args.pipeline_filters(pipeline_name, factory)
-            words = (error_text or "").strip() or None
+            words = args.error_words_given(error_text)
             page = await self.backends.pipelines.list_runs(
                 RunSearch(start=window.start, end=window.end, statuses=["Failed"], pipeline_name=name,
                           factory=factory_name, error_text=words),
@@ -235,7 +235,7 @@ class LogAnalyticsTools(Toolset):
             call.query |= {"searched_from": iso_minute(history.searched_from),
                            "searched_to": iso_minute(history.searched_to)}
             row = history_row(history, run, now=self.clock(), max_groups=self.max_rows,
-                              error_text=(error_text or "").strip())
+                              error_text=args.error_words_given(error_text) or "")
             which = f"Run {run.run_id}" if wanted_id else "The latest run"
             matched = not row.get("error_text") or row["failures_with_error_text"]  # a filter that matched nothing:
             return call.rows([row] if matched else [], total=1 if matched else 0,  # no row, like any search
@@ -260,7 +260,7 @@ class LogAnalyticsTools(Toolset):
         name, factory_name = args.pipeline_filters(pipeline_name, factory)
         statuses = vocabulary_filter(call, status or "all", RUN_STATUS, argument="status")
         state_words = "" if statuses.is_everything else f" ({statuses.words()})"
-        text = (error_text or "").strip() or None
+        text = args.error_words_given(error_text)
         words = f"{state_words}{args.error_words(text)}{args.filter_words(name, factory_name, matching='of pipelines matching')} " \
                 f"{window_after('in', window)}"
         return RunSearch(start=window.start, end=window.end, statuses=statuses.restriction, pipeline_name=name,

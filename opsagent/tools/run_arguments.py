@@ -16,6 +16,7 @@ from opsagent.backends.base import AROUND_TOLERANCE, PipelineRun
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.rendering import ArgumentError, ToolCall, iso_minute, parse_point
 from opsagent.tools.timewindow import TimeWindow
+from opsagent.backends.pipeline_records import squashed
 
 _FACTORY_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 """Data Factory names: letters, digits and hyphens, starting and ending with a letter or digit."""
@@ -56,6 +57,12 @@ def filter_words(pipeline_name: str | None, factory: str | None, *, matching: st
     """`` of pipelines matching 'sales' in factory 'adf-x'`` (``matching``: "of pipelines matching"), or ``""``."""
     words = f" {matching} {pipeline_name!r}" if pipeline_name else ""
     return words + (f" in factory {factory!r}" if factory else "")
+
+
+def error_words_given(error_text: str | None) -> str | None:
+    """The words of an error to filter by, or ``None`` when there are none to match (empty, or only punctuation)."""
+    words = (error_text or "").strip()
+    return words if squashed(words) else None
 
 
 def error_words(error_text: str | None) -> str:

@@ -48,10 +48,11 @@ NO_SIGN = r"\s+(?:sign|evidence|indication|trace)\s+of\s+(?:it|that|this)\b"
 LEAD_WORDS = {"yes": "yes", "yeah": "yes", "yep": "yes", "yup": "yes", "no": "no", "nope": "no", "nah": "no"}
 """How a yes/no lead is written, chat shorthand too ("yep still broken", "nope —"), and what it says."""
 _SAID_ALONE = "|".join(sorted(set(LEAD_WORDS) - {"no"}))  # never a determiner, unlike "no open incidents"
-LEAD = re.compile(rf"^\W*(?:(no)(?:\s*[—–\-,:;.!]+|{NO_SIGN})|({_SAID_ALONE})\b)", re.IGNORECASE)
+LEAD = re.compile(rf"^\W*(?:(no)[*_]*(?:\s*[—–\-,:;.!]+|{NO_SIGN})|({_SAID_ALONE})\b)", re.IGNORECASE)
 """A yes/no lead: "Yes —", "No," "No sign of it.", "yep still broken" … — not the determiner of "No open incidents
 found" (only "no" is ever one)."""
-LEAD_WORD = re.compile(rf"^\W*(?:no\s*[—–\-,:;.!]+\s*|(?:{_SAID_ALONE})(?:\s*[—–\-,:;.!]+\s*|\s+))", re.IGNORECASE)
+LEAD_WORD = re.compile(rf"^\W*(?:no[*_]*\s*[—–\-,:;.!]+\s*|(?:{_SAID_ALONE})[*_]*(?:\s*[—–\-,:;.!]+\s*|\s+|$))",
+                       re.IGNORECASE)
 """A yes/no lead's own words, to cut from its sentence ("yep still broken" → "still broken")."""
 BARE_NO = re.compile(rf"^\W*no{NO_SIGN}\W*$", re.IGNORECASE)
 """A whole "no" said as "No sign of it.": the lead, checked as one."""

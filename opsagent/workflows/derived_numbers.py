@@ -57,7 +57,7 @@ def rounds_to(value: float, said: str, *, strict: bool = False) -> bool:
 OWN_SHARE = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:its|their|the|all)?\s*(\d+)\b(?!\s*%)", re.IGNORECASE)
 """A share a sentence gives with its own part and whole before its percentage ("failed 3 of its 8 runs (37.5%)")."""
 OF_THEM = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:them|those|these)\b", re.IGNORECASE)
-"""A part of the count said just before it ("11 failures, 8 of them …")."""
+"""A part of a count said before it in the sentence ("11 failures, 8 of them …")."""
 OUT_OF = re.compile(r"\b(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?(\d+)\b(?!\s*%)", re.IGNORECASE)
 """The whole a share is of: "8 failed runs out of 22", "91.2% of the 341 that finished"."""
 SMALL_WHOLE = 10
@@ -90,16 +90,18 @@ def _named_rows_sums(lines: Sequence[str], sentence: str) -> set[float]:
 def _column_sums(lines: Sequence[str], *, leading: bool | int = False) -> set[float]:
     """The sum of each column of each markdown table (the first number of each cell, rows named "total" left out);
     ``leading``: also of its first two, three, … rows ("the top two make up 12 of the 24"), or only of its first
-    ``leading`` rows when a number says how many."""
+    ``leading`` rows when a number says how many — of a table's columns and of keyed lists' numbers."""
     sums: set[float] = set()
     rows = [[numbers_in(cell)[:1] for cell in line.strip().strip("|").split("|")]
             for line in lines if line.startswith("|") and not set(line) <= set("|-: ") and "total" not in line.lower()]
     columns = [[row[column][0] for row in rows if column < len(row) and row[column]]
-               for column in range(max((len(row) for row in rows), default=0))] + _bullet_columns(lines)
+               for column in range(max((len(row) for row in rows), default=0))]
     for cells in columns:
         sums |= {sum(cells)} if len(cells) > 1 else set()
+    # the first rows of a table, or of a keyed list ("- pl_x — 8"): only where a sentence says how many it sums
+    for cells in [*columns, *_bullet_columns(lines)] if leading else []:
         ends = [leading] if leading is not True else range(2, len(cells))
-        sums |= {sum(cells[:end]) for end in ends if 2 <= end < len(cells)} if leading else set()
+        sums |= {sum(cells[:end]) for end in ends if 2 <= end < len(cells)}
     return sums
 
 

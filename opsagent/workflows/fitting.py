@@ -307,12 +307,24 @@ def fits(scope: QuestionAnalysis, call: ToolEvidence) -> bool:
                                  for qualifier, mention in qualifiers(scope))
 
 
+def text_searched(call: ToolEvidence) -> str:
+    """The words a search's text filters were given (any case), or ""."""
+    spec = tool_spec(call.tool)
+    keys = [item.parameter for item in spec.filters_of("text")] if spec else ["text"]
+    return " ".join(str(call.arguments.get(key) or "") for key in keys).strip().lower()
+
+
+def text_asked(call: ToolEvidence, question: str) -> bool:
+    """The search was narrowed by no words, or by words the question says: an empty search for words nobody asked
+    ("quantum flux") settles nothing about the question."""
+    words = text_searched(call)
+    return not words or words in question.lower()
+
+
 def text_names_something(call: ToolEvidence, known: Collection[str], analysis: QuestionAnalysis) -> bool:
     """A free-text search backs nothing unless its words name something: an id, an inventory name, a name
     the question itself gave or the words it quoted. "the degraded service" names nothing; "pl_ingest_sales" does."""
-    spec = tool_spec(call.tool)
-    keys = [item.parameter for item in spec.filters_of("text")] if spec else ["text"]
-    text = " ".join(str(call.arguments.get(key) or "") for key in keys).strip().lower()
+    text = text_searched(call)
     if not text:
         return True
     names = {name.lower() for name in known} | {item.value.lower() for item in analysis.entities if item.usable}

@@ -402,18 +402,6 @@ def _ahead_backed(said: re.Match[str], index: EvidenceIndex) -> bool:
         said.group().lower() in index.row_text
 
 
-_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d"
-LENGTH_WITH_ENDS = re.compile(rf"(?<![\w.:])(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>{UNIT_WORD})[*_\s]*[(:,—–-]?\s*"
-                              rf"(?:between\s+(?P<from>{_CLOCK})\s+and\s+(?P<to>{_CLOCK})|(?:from\s+)?(?P<from2>{_CLOCK})\s*"
-                              rf"(?:→|->|–|—|-|to|until)\s*(?P<to2>{_CLOCK}))", re.IGNORECASE)
-"""A length followed by its two ends ("~18 hours (12:26 → 06:25)", "9 h between 23:10 and 08:12")."""
-
-
-def _clock_minutes(clock: str) -> int:
-    hours, minutes = clock.split(":")
-    return int(hours) * 60 + int(minutes)
-
-
 def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = check_windows(text, index)
     derived = derived_numbers(text, index.vouches_for_number)  # "9 of 49 runs = 18.4%", "217 more runs"
@@ -451,15 +439,6 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         # a length with both its ends said ("~18 hours (12:26 → 06:25)"): two moments of the evidence that far apart
         lengths |= {number for number, unit in (elapsed_said(sentence) if len(clocks) > 1 else ())
                     if index.vouches_for_between(number, unit, clocks)}
-        for said in LENGTH_WITH_ENDS.finditer(digits(sentence)):  # … and the ends right after it: their difference
-            number, unit = float(said.group("number")), unit_minutes(said.group("unit")) or 1
-            start, end = said.group("from") or said.group("from2"), said.group("to") or said.group("to2")
-            apart = (_clock_minutes(end) - _clock_minutes(start)) % 1440
-            if number * unit < 1440:
-                checks.append(GroundingCheck.of("number", said.group(), abs(apart / unit - number) < 1,
-                                                f"{start} to {end} is {apart / unit:.1f} "
-                                                f"{said.group('unit')}, not {number:g}", "a length of time the data does not show"))
-                lengths |= {number} if abs(apart / unit - number) < 1 else set()
     if index.spans_from_now:  # "48 minutes ago" reads as a time, not a number: checked as a span from now
         checks += [GroundingCheck.of("number", f"{number:g} {names[unit]} ago", index.vouches_for_elapsed(number, unit),
                           f"nothing in the evidence happened {number:g} {names[unit]} ago", "a time the data does not show")

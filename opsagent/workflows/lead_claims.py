@@ -50,6 +50,7 @@ from opsagent.workflows.fitting import (
     narrowed_by,
     read_from_rows,
     row_meets,
+    text_asked,
     unapplied_mentions,
 )
 
@@ -269,7 +270,7 @@ def _record_lead(lead: str, key: str, ask: Ask, asked: dict[str, set[str]], inde
     if not any(seen.values()):
         # "did pl_x fail in the last 7 days?" over an empty search for pl_x's failures: no
         empty = [item for item in index.empty_searches() if key in str(item.arguments).lower()
-                 and set(seen) <= narrowed_by(item)]
+                 and set(seen) <= narrowed_by(item) and text_asked(item, index.question)]
         if empty:
             return GroundingCheck.of("lead", claim, lead == "no", f"the lead says {lead} but {empty[0].tool} for {key} found nothing",
                           public + " (the data says otherwise)")
@@ -328,7 +329,7 @@ def _run_moments(key: str, wanted: set[str], index: EvidenceIndex, *,
     return having, other
 
 
-STILL = re.compile(r"\b(?:still|currently|right now|at the moment|as of now|now|any ?more)\b", re.IGNORECASE)
+STILL = re.compile(r"\b(?:still|currently|right now|at the moment|as of now|any ?more)\b", re.IGNORECASE)
 """A state asked of the present ("still broken?", "is it failing now?"): the latest run says it, not any run."""
 ACTIVE_RUN = frozenset(label.lower() for label in VALUE_VOCABULARIES["run_status"].group_labels("active"))
 
@@ -340,9 +341,9 @@ def _latest_state(text: str, key: str, asked: dict[str, set[str]], index: Eviden
     if not STILL.search(text) or not wanted:
         return None
     having, other = _run_moments(key, wanted, index, finished_only=True)
-    if not having and not other:
-        return None
-    return "yes" if having and (not other or max(having) > max(other)) else "no"
+    if not having or not other:
+        return None  # rows of one kind only (a search of failures alone): which came last is not shown
+    return "yes" if max(having) > max(other) else "no"
 
 
 CAUSAL = re.compile(r"\b(?:break|broke|broken|cause[ds]?|behind|responsible for|due to|because of|related to|"

@@ -300,8 +300,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     if partial:  # "10 of the 15 pipelines had no failed run": that many rows count zero of it — in a search that
         # fits, or one over a wider window (none there is none in the window asked)
         counting = [item for item in index.items if item.answered and fit(item)] or [
-            item for item in index.items if item.answered and windows and fit_any_time and fit_any_time(item)
-            and _covers(item, windows, now)]
+            item for item in index.items if item.answered and windows and fit_any_time and item.total == len(item.rows)
+            and _no_narrower(fit_any_time, stated)(item) and _covers(item, windows, now)]
         zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
@@ -752,6 +752,8 @@ def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]], no
     of it has started after now; a change may be planned then)."""
     if now is not None and record_of_tool(item.tool) != "change":
         windows = [(start, min(end, now)) for start, end in windows if start < now]
+        if not windows:
+            return False  # only what is to come was asked: no search of what happened covers it
     spec = tool_spec(item.tool)
     own = spec.filters_of("window") if spec else ()
     if own and not any(each.widest or item.query.get(each.parameter) or item.arguments.get(each.parameter)

@@ -501,10 +501,12 @@ def check_from_now(sentences: Iterable[str], now: datetime | None) -> list[Groun
 
 
 CLOCK_RANGE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\s*(?:UTC\s*)?(?:→|->|–|—|to|until|till)\s*([01]?\d|2[0-3]):([0-5]\d)\b")
-RAN_FOR = re.compile(r"\b(?:ran|run|took|lasted|went|going|running|after|for)\s+(?:for\s+)?(?P<about>about\s+|around\s+|roughly\s+|"
+RAN_FOR = re.compile(r"(?P<verb>\b(?:ran|run|took|lasted|went|going|running|after|for)\s+(?:for\s+)?)?(?<![\w.:])"
+                     r"(?P<about>about\s+|around\s+|roughly\s+|"
                      r"~\s*|nearly\s+|almost\s+|just\s+over\s+|just\s+under\s+)?(?P<number>\d+(?:\.\d+)?)\s*"
                      rf"(?P<unit>{UNIT_WORD})", re.IGNORECASE)
-"""How long something ran, said beside the clock times it ran between ("ran about 45 minutes (04:00 → 05:02)")."""
+"""How long something ran, said beside the clock times it ran between ("ran about 45 minutes (04:00 → 05:02)", "a gap
+of ~18 hours (12:26 → 06:25)")."""
 
 
 def check_lengths_of_ranges(sentences: Iterable[str]) -> list[GroundingCheck]:
@@ -517,6 +519,8 @@ def check_lengths_of_ranges(sentences: Iterable[str]) -> list[GroundingCheck]:
         if len(ranges) != 1 or len(lengths) != 1 or min(abs(ranges[0].start() - lengths[0].end()),
                                                         abs(lengths[0].start() - ranges[0].end())) > 4:
             continue  # the range must be the length's own ("ran 45 minutes (04:00 → 05:02)"), not an activity's
+        if not lengths[0].group("verb") and lengths[0].start() > ranges[0].start():
+            continue  # "03:00–04:00, twelve hours later": without a verb, only a length before its range is its own
         first_hour, first_minute, last_hour, last_minute = map(int, ranges[0].groups())
         span = ((last_hour * 60 + last_minute) - (first_hour * 60 + first_minute)) % 1440
         match = lengths[0]

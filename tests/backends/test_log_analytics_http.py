@@ -75,7 +75,7 @@ async def test_failed_runs_filter_by_factory_and_pipeline(server: FakeServer, ba
             "\n| summarize arg_max(TimeGenerated, *) by RunId") in query
 
 
-ERROR_LINE = '| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[\\W_]+", "") contains '
+ERROR_LINE = '| where replace_regex(tolower(strcat(ErrorCode, " ", ErrorMessage)), @"[^0-9a-z]+", "") contains '
 
 
 @pytest.mark.parametrize(("words", "squashed"), [("File not-found", "filenotfound"), ('x" or 1==1 //', "xor11")])

@@ -713,3 +713,14 @@ def test_a_count_of_a_window_no_search_applied_is_counted_from_the_rows_placed_i
     assert not placed("what failed yesterday?", f"{len(rows)} failed runs in the last 24 hours.")
     assert not placed("what failed today?", f"{today} failed runs today.")
     assert placed("what failed today?", f"{len(rows)} failed runs today.")
+
+
+def test_an_empty_search_for_error_words_nobody_asked_settles_no_yes_or_no() -> None:
+    # failures of pl_ingest_sales whose error holds words the data never has: empty; the question asks whether it
+    # failed at all, which that search cannot say (and its rows say nothing)
+    results = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="last 7 days",
+                       error_text="quantum flux")
+    assert not rows_of(results) and rows_of(evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales",
+                                                     time_window="last 7 days"))
+    assert not any("found nothing" in detail for detail in failed(
+        "did pl_ingest_sales fail in the last 7 days?", "Yes — pl_ingest_sales failed this week.", results, "lead"))
