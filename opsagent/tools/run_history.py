@@ -101,7 +101,7 @@ def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, ma
     stats = DurationStats.of([item.duration_minutes for item in history.recent_successes
                               if item.run_id != run.run_id and item.duration_minutes is not None])
     minutes, running = run_minutes(run, now)
-    matched = [group for group in history.failure_groups if has_error_text(group, error_text)]
+    matched = [group for group in history.failure_groups if has_error_text(group, error_text)] if error_text else []
     return {
         "pipeline_name": history.pipeline_name, "factory": history.factory,
         "searched_from": iso_minute(history.searched_from), "searched_to": iso_minute(history.searched_to),

@@ -46,7 +46,7 @@ from opsagent.workflows.evidence_index import (
     records_counted,
     records_in,
 )
-from opsagent.workflows.fitting import narrowed_by, searched_values, window_applied, windows_of
+from opsagent.workflows.fitting import covers, narrowed_by, overlaps, searched_values, window_applied
 
 QUALIFIED_COUNT = re.compile(
     r"(?<![\w.:/-])(?P<number>\d+)\s+(?P<words>(?:[\w/-]+\s+){1,3}?)(?P<noun>incidents?|tickets?|changes?|change "
@@ -387,11 +387,11 @@ def check_windowed_counts(sentences: Iterable[str], index: EvidenceIndex) -> lis
         for number, noun in counts:
             kinds = records_counted(noun)
             # searches of those records over part of the window, whose rows say when each happened
-            near = [item for item in timed if tool_spec(item.tool).record in kinds and _overlaps(item, start, end)
+            near = [item for item in timed if tool_spec(item.tool).record in kinds and overlaps(item, start, end)
                     and item.rows and all(moments_of(row) for row in item.rows)]
             if not near:
                 continue  # nothing here could place a row: other checks judge the number
-            placed = [row for item in near if item.total == len(item.rows) and _spans(item, start, end)
+            placed = [row for item in near if item.total == len(item.rows) and covers(item, [(start, end)])
                       for row in item.rows if start <= min(moments_of(row)) < end]
             allowed = {len({identity(row) for row in placed})} | (
                 {len({row["pipeline_name"] for row in placed if row.get("pipeline_name")})} if "pipeline" in kinds else set())
@@ -408,15 +408,3 @@ LOOSE_WINDOW = timedelta(days=2)
 """Longer windows are said loosely ("this week" for the last seven days): only days and hours are judged here."""
 RECORDS_IN_TIME = frozenset({"run", "pipeline", "incident", "change"})
 """Records that happen at a moment a window can hold (a run's start, an incident's opening, a change's window)."""
-
-
-def _overlaps(item: ToolEvidence, start: datetime, end: datetime) -> bool:
-    """The search's window shares time with ``[start, end)``."""
-    return any((first := iso_moment(low)) and (last := iso_moment(high)) and first < end and start < last
-               for low, high in windows_of(item))
-
-
-def _spans(item: ToolEvidence, start: datetime, end: datetime) -> bool:
-    """The search's window holds ``[start, end)``."""
-    return any((first := iso_moment(low)) and (last := iso_moment(high)) and first <= start and end <= last
-               for low, high in windows_of(item))

@@ -172,6 +172,33 @@ def windows_of(call: ToolEvidence) -> list[tuple[str, str]]:
     return found
 
 
+def covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]], now: datetime | None = None) -> bool:
+    """The search's window holds every window asked (a search with no window, of a tool that has no default one,
+    holds all its records) — up to ``now`` for records of what has happened ("this week" ends on Monday, but no run
+    of it has started after now; a change may be planned then)."""
+    spec = tool_spec(item.tool)
+    if now is not None and (spec.record if spec else "") != "change":
+        windows = [(start, min(end, now)) for start, end in windows if start < now]
+        if not windows:
+            return False  # only what is to come was asked: no search of what happened covers it
+    own = spec.filters_of("window") if spec else ()
+    if own and not any(each.widest or item.query.get(each.parameter) or item.arguments.get(each.parameter)
+                       for each in own):
+        return True
+    searched = _searched_windows(item)
+    return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
+                                  for start, end in windows)
+
+
+def overlaps(item: ToolEvidence, start: datetime, end: datetime) -> bool:
+    """The search's window shares time with ``[start, end)``."""
+    return any(first < end and start < last for first, last in _searched_windows(item))
+
+
+def _searched_windows(item: ToolEvidence) -> list[tuple[datetime, datetime]]:
+    return [(first, last) for start, end in windows_of(item) if (first := iso_moment(start)) and (last := iso_moment(end))]
+
+
 def window_applied(mention: TimeMention, call: ToolEvidence, now: datetime | None = None) -> bool | None:
     """The search used the asked window — or the part of it that has happened ("this morning" at 09:00 is
     00:00 to 09:00: nothing can have been opened after now)."""

@@ -27,7 +27,7 @@ from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
 from opsagent.workflows.claims import LEAD_WORD, NOT_SINCE, THE_RECORD, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
-from opsagent.workflows.fitting import narrowed_by, searched_values, windows_of
+from opsagent.workflows.fitting import covers, narrowed_by, searched_values
 from opsagent.workflows.health_claims import regions_in
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 
@@ -301,7 +301,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         # fits, or one over a wider window (none there is none in the window asked)
         counting = [item for item in index.items if item.answered and fit(item)] or [
             item for item in index.items if item.answered and windows and fit_any_time and item.total == len(item.rows)
-            and _no_narrower(fit_any_time, stated)(item) and _covers(item, windows, now)]
+            and _no_narrower(fit_any_time, stated)(item) and covers(item, windows, now)]
         zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
         if fields and len(zero) == int(partial.group(1) or partial.group(2)):
             return f"{len(zero)} rows of {counting[0].tool} count none"
@@ -336,14 +336,14 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # last 30 minutes") or than the one the sentence gives itself
     any_time = [item for item in index.items if fit_any_time and item.answered and (not tools or item.tool in tools)
                 and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows)]
-    wide = [item for item in any_time if windows and _covers(item, windows)]
+    wide = [item for item in any_time if windows and covers(item, windows)]
     if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
                         for start, end in windows):
         return f"none of the rows of {wide[0].tool} falls inside the window asked"
     # its own day ("none of yesterday's runs failed"): none of the covering search's rows that day has what the
     # clause says
     day = _own_window(sentence, now)
-    seen_day = [item for item in any_time if day and _covers(item, [day])]
+    seen_day = [item for item in any_time if day and covers(item, [day])]
     if seen_day and day is not None:
         values = _values_said(words)
         inside = [row for item in seen_day for row in item.rows
@@ -393,7 +393,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         if lasts:  # the history says when the last one was: nothing else can back the none
             backed = max(lasts) < (since[1] if since[2] else since[0] + timedelta(minutes=1))
             return f"the history's {last.replace('_', ' ')} is {max(lasts):%Y-%m-%d %H:%M}" if backed else None
-    covering = [item for item in any_time if since and now and _covers(item, [(since[0], now)])]
+    covering = [item for item in any_time if since and now and covers(item, [(since[0], now)])]
     starts = [min(moments) for item in covering for row in item.rows if (moments := moments_of(row))]
     if covering and since is not None:
         start, end, pointed = since
@@ -744,24 +744,6 @@ BARE_NO_LINK = re.compile(r"\s*(?:of them\s+)?(?:have|has|had|links?|show)\s+no\
 NAMES_IT = re.compile(r"\b(?:it|its|it's|this one|that one)\b", re.IGNORECASE)
 """A pronoun: the sentence is about the record named just before it, not one it names by a noun ("the P1")."""
 UPDATE_FIELDS = tuple(sorted({field for kind in RECORDS.values() for field in kind.time_fields if "updated" in field}))
-
-
-def _covers(item: ToolEvidence, windows: Sequence[tuple[datetime, datetime]], now: datetime | None = None) -> bool:
-    """The search's window holds every window asked (a search with no window, of a tool that has no default one,
-    holds all its records) — up to ``now`` for records of what has happened ("this week" ends on Monday, but no run
-    of it has started after now; a change may be planned then)."""
-    if now is not None and record_of_tool(item.tool) != "change":
-        windows = [(start, min(end, now)) for start, end in windows if start < now]
-        if not windows:
-            return False  # only what is to come was asked: no search of what happened covers it
-    spec = tool_spec(item.tool)
-    own = spec.filters_of("window") if spec else ()
-    if own and not any(each.widest or item.query.get(each.parameter) or item.arguments.get(each.parameter)
-                       for each in own):
-        return True
-    searched = [(first, last) for start, end in windows_of(item) if (first := iso_moment(start)) and (last := iso_moment(end))]
-    return bool(searched) and all(any(first <= start and end <= last for first, last in searched)
-                                  for start, end in windows)
 
 
 PARENTHESIS = re.compile(r"\(([^()]*)\)")
