@@ -51,8 +51,9 @@ CLAIM = re.compile(rf"{SUBJECT}{ADVERB}\s+(?P<verb>(?i:[a-z][a-z-]+))(?P<particl
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 
 
-TOLD = re.compile(r"^\W*(?P<verb>[A-Z][a-z]+(?:ed|d))\s+(?:[A-Z][a-z]+ [A-Z][a-z]+|him|her|them|the on-call)\b")
-"""A report without its "I" ("Paged Elif Demir about INC…", "Notified them"): telling a person is the writer's
+TOLD = re.compile(r"^\W*(?:(?i:done|ok|okay|sure|right|all set)\W+)?(?P<verb>[A-Za-z][a-z]+(?:ed|d))\s+"
+                  r"(?:[A-Z][a-z]+ [A-Z][a-z]+|him|her|them|the (?:[\w-]+ ){0,3}on-?call)\b")
+"""A report without its "I" ("Paged Elif Demir about INC…", "Notified them", "Done — paged the DBA on-call"): telling a person is the writer's
 act; a record's own history names who did it ("Escalated by …") or what changed, not a person told."""
 
 
@@ -66,6 +67,22 @@ who did it and when, not that it "has been" done."""
 
 REPORTED = re.compile(r"^\W*(?P<verb>[A-Za-z][a-z-]+ed)\s*[:—–]")
 """An act reported as a heading ("Rescheduled: CHG… now runs Sunday", "Acknowledged — …")."""
+
+
+LAUNCHED = ("kicked off", "triggered", "started", "submitted", "queued", "requested", "initiated", "sent", "issued",
+            "fired", "launched", "underway", "under way", "on its way", "in progress")
+NOMINAL = re.compile(r"(?:^|[.;:!—–]\s*)[\W_]*(?P<noun>[A-Za-z][A-Za-z-]+)\s+(?:(?:has|have)\s+been\s+|was\s+|is\s+|now\s+)?"
+                     rf"(?i:{'|'.join(LAUNCHED)})\b(?!\s+(?i:by|automatically)\b)")
+"""An act reported by its noun, without an actor ("Rerun triggered for pl_x", "Page sent to the on-call"): the
+launch of a rerun, a page or a restart that no read-only tool made; a record's own text says who did it ("by …")."""
+
+
+def _noun_action(noun: str) -> str | None:
+    """The action a noun names ("rerun", "re-run", "escalation" → escalate, "acknowledgement" → acknowledge)."""
+    low = noun.lower()
+    forms = {low, low.replace("-", " "), low.removesuffix("ment"), low.removesuffix("ion") + "e",
+             low.removesuffix("ication") + "y"}
+    return next((form for form in sorted(forms) if form in VERBS or form in {"page", "scale up", "scale-up"}), None)
 
 
 RECORD_EVENTS = frozenset({phrase for vocabulary in VALUE_VOCABULARIES.values() for phrase, _ in vocabulary.phrases}
@@ -92,6 +109,7 @@ def action_claims(sentence: str) -> list[str]:
               and (stem := _action(match.group("verb"), VERBS))]
     found += ["page" for match in TOLD_PASSIVE.finditer(sentence)
               if _action(match.group("verb"), frozenset(ACTIONS["page"]) - {"escalate"})]
+    found += [stem for match in NOMINAL.finditer(sentence) if (stem := _noun_action(match.group("noun")))]
     for match in CLAIM.finditer(sentence):
         if re.match(r"\s+(?:you|u)\b", sentence[match.end():], re.IGNORECASE):
             continue  # "I'll update you", "I'll let you know": a promise to the user, not an act on a record

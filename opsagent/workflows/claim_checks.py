@@ -110,8 +110,8 @@ CONTENT_WORD = re.compile(r"[a-z0-9][\w,.-]*[a-z0-9]", re.IGNORECASE)
 
 
 def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
-    """The sentence retells one of the record's own texts — most of its words are that text's, the value among
-    them ("… hit its statement or warehouse timeout of 3,600 seconds and was cancelled": the error message says
+    """The sentence retells one of the record's own texts (or a text about it) — most of its words are that
+    text's, the value among them ("… hit its statement or warehouse timeout of 3,600 seconds and was cancelled": the error message says
     "… and was canceled"): the value is the text's word, not the record's field."""
     words = {word.lower() for word in CONTENT_WORD.findall(claim.item) if len(word) > 3} - COMMON_WORDS
     words -= {word.lower() for word in claim.words.split()}
@@ -121,7 +121,10 @@ def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
     if at < 0 or FIELD_BEFORE.search(claim.item[:at]):
         return False  # "… and its run status is Cancelled": the record's field, said outright
     after = _next_word(claim.item[at + len(claim.words):])
-    for _, row in index.rows_for(claim.key):
+    # its own rows, and any record whose text tells of it ("the next pl_x run succeeded", from a ticket's work notes)
+    rows = [row for _, row in index.rows_for(claim.key)] + [
+        row for row in index.records if any(isinstance(value, str) and claim.key in value.lower() for value in row.values())]
+    for row in rows:
         for text in (value for value in row.values() if isinstance(value, str) and len(value) > 40):
             low = text.lower()
             if sum(word in low for word in words) >= 0.7 * len(words) and any(
@@ -226,13 +229,24 @@ def check_causal_links(sentences: Iterable[str], index: EvidenceIndex) -> list[G
             continue  # a record's own title told again ("… access policy change broke ADF linked services")
         keys = record_keys(sentence)
         changes = [key for key in keys if key.startswith("chg")]
-        others = [key for key in keys if not key.startswith("chg")]
+        others = [key for key in keys if not key.startswith("chg")] or [
+            key for key in [index.sole_record()] if key and not key.startswith("chg") and IT_WAS.match(sentence)]
         for change in changes:
             for other in others:
-                checks.append(GroundingCheck.of("link", sentence, index.linked(change, other),
+                causes = {str(link.get("number", "")).lower() for _, row in index.rows_for(other)
+                          for link in row.get("links") or [] if isinstance(link, dict) and "caused_by" in (link.get("via") or [])}
+                ok = change in causes if causes and CAUSED_BY.search(said.group()) else index.linked(change, other)
+                checks.append(GroundingCheck.of("link", sentence, ok,
+                                                f"{other}'s cause is {', '.join(sorted(causes))}, not {change}" if causes else
                                                 f"no row links {change} and {other}, which the sentence says caused it",
                                                 "a cause between two records that no data showed"))
     return checks
+
+
+IT_WAS = re.compile(r"^\W*(?:it|this|that|the (?:incident|ticket|failure|outage|issue|problem))\s+(?:was|is|got|has been)\b",
+                    re.IGNORECASE)
+"""A sentence about the record the answer is about ("It was caused by CHG…")."""
+CAUSED_BY = re.compile(r"\bcaused by\b", re.IGNORECASE)
 
 
 def _windows_searched(items: Sequence[ToolEvidence]) -> dict[str, set[str]]:
@@ -368,6 +382,11 @@ def row_values(item: ToolEvidence, row: dict[str, Any], vocabulary: Vocabulary) 
         shown.add(fixed.lower())
     if vocabulary is RUN_STATUS:
         shown |= {status for status, field in COUNTED_STATUS.items() if isinstance(row.get(field), int) and row[field] > 0}
+        if isinstance(row.get("failure_groups"), list):  # a history: the statuses of the runs it holds
+            shown |= {status for status, held in (("failed", row["failure_groups"] or row.get("last_failure")),
+                                                  ("succeeded", row.get("last_success"))) if held}
+            latest = row.get("run") if isinstance(row.get("run"), dict) else {}
+            shown |= {str(latest["status"]).lower()} if latest.get("status") else set()
     return shown
 
 
@@ -494,13 +513,18 @@ def single_key(unit: str) -> str | None:
     return keys[0] if len(keys) == 1 else None
 
 
+ANOTHER = re.compile(r"\b(?:a|an|one)\s+(?:different|other|earlier|older|previous|separate)\s+(?:failure|error|run|kind)\b"
+                     r"|\banother\s+(?:failure|error|run)\b", re.IGNORECASE)
+"""A sentence about another record than the answer's one ("A different failure (2402 in …) on Sun 5 Jan")."""
+
+
 def check_codes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
     """"pl_x failed with error 3200": an error code said of one record is one of its rows' codes (a sentence
     that names no record: of ``only``, the one record the answer is about)."""
     checks = []
     for unit in units:
         named = single_key(unit)
-        key = named or (only if not record_keys(unit) else None)
+        key = named or (only if not record_keys(unit) and not ANOTHER.search(unit) else None)
         codes = {str(row.get("error_code")) for _, row in index.rows_for(key) if row.get("error_code")} if key else set()
         own = " ".join(text_of(row) for _, row in index.rows_for(key)) if codes else ""
         for match in CODE.finditer(unit):

@@ -280,10 +280,11 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or PURPOSE.search(item[:match.start()]) or SET_SUBJECT.search(item[:match.start()]) \
                     or IMPERATIVE.match(item) and re.search(r"\bso(?:\s+that)?\s+it\s+$", item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
+                    or TARGET.search(item[:match.start()]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
-                # a condition, not its state
+                # a condition, not its state; "move it to In Progress": where advice would put it
             if labels and EVENT_MOMENT.match(item, match.end()) and match.group().lower().endswith("ed") \
                     and not COPULA_BEFORE.search(item[:match.start()]):  # "resolved 11:00 UTC": the event, and what
                 labels = _since_then(vocabulary, value) or labels  # follows it in a ticket's life ("is scheduled
@@ -308,6 +309,11 @@ IMPERATIVE = re.compile(r"^\W*(?:open|raise|file|log|create|assign|add|put|give|
                         r"(?:a|an|the|it|one|[A-Z]{3}\d+)\b", re.IGNORECASE)
 """An item that tells the reader what to do ("Open a Data Platform Ops incident … so it has an owner"): what follows
 "so it" is what the action would bring about."""
+TARGET = re.compile(r"(?<!been )(?<!was )(?<!is )(?<!were )(?<!got )(?<!are )\b(?:move|set|change|mark|put|switch|bump|transition|flip|update)\s+(?:(?:it|this|that|them|the\s+"
+                    r"(?:ticket|incident|state|status|change|priority|record)|[A-Z]{3}\d+)\s+)?(?:back\s+)?(?:to|as|in|into)\s+$",
+                    re.IGNORECASE)
+"""Before a value, where an action would put the record ("move it to In Progress", "set the priority to P2"); not
+what was done to it ("it was set to P1")."""
 COPULA_BEFORE = re.compile(r"\b(?:is|are|'s|remains|stays)\s+(?:still\s+|now\s+)?$", re.IGNORECASE)
 """Before a state word, what makes it the state now ("is scheduled 08:00–11:00"), not an event with its moment."""
 
@@ -358,7 +364,8 @@ BEFORE_NOUN = re.compile(r"\s+(?!(?:and|or|but|with|since|for|in|at|on|by|to|fro
 not the state."""
 COPULA = re.compile(r"\b(?:is|was|are|were|still|now|remains?|stays?|as)\s+$|[:=]\s*$", re.IGNORECASE)
 """Before "new", what makes it the state ("INC… is new today", "state: new")."""
-ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their)\s+$", re.IGNORECASE)
+ATTRIBUTIVE = re.compile(r"\b(?:the|a|an|this|that|these|those|its|their|anything|something|nothing|everything)\s+$",
+                         re.IGNORECASE)
 LATE = re.compile(r"\s+(?:(?:about|over|nearly|some)\s+)?(?:\d+|an?|one|two|three)?\s*(?:minutes?|mins?|hours?|h)?\s*"
                   r"(?:late|behind|early|ahead of schedule)\b", re.IGNORECASE)
 """After a status word, lateness ("running 40 minutes late"): how it keeps time, not its state."""
@@ -424,8 +431,8 @@ def placement_claims(clause: str, the_change: str | None = None) -> Iterator[Pla
     """"pl_x failed during CHG…'s window", "no run failed inside the window of CHG…", "… right as the window
     closed"; "both failed during the window" is about ``the_change``, the one change the answer names."""
     placed = PLACEMENT.search(clause) or AT_THE_END.search(clause)
-    if not placed or not RUN_WORDS.search(clause):
-        return
+    if not placed or not RUN_WORDS.search(clause) or re.search(r"\b(?:whether|if)\b", clause[:placed.start()], re.IGNORECASE):
+        return  # ("check whether the runs are paused during the window": a question to ask, no placement)
     own = next((item for item in items(clause) if placed.group() in item), clause)
     if not RUN_WORDS.search(own) and OTHER_STATE.search(own):
         return  # "left the runtime offline during its window, so pl_x failed": what the window holds is the outage
@@ -439,3 +446,12 @@ def placement_claims(clause: str, the_change: str | None = None) -> Iterator[Pla
     at_end = AT_THE_END.search(clause) is not None and not PLACEMENT.search(clause)
     for change in changes:
         yield PlacementClaim(clause, change, pipelines, negated, every, at_end)
+
+
+def not_looked_at(name: str, sentence: str) -> bool:
+    """The sentence says ``name`` was not searched ("I only checked North Europe, not West Europe", "I didn't look
+    at adf-prod-eus")."""
+    name = re.escape(name)
+    return re.search(rf"\b(?:only|just)\s+(?:checked|looked at|searched|queried)\b[^.;]*\bnot\s+(?:the\s+)?{name}\b"
+                     rf"|\b(?:didn't|did not|haven't|have not|couldn't|could not|not)\s+(?:check|look at|search|query)\w*\s+"
+                     rf"(?:[\w-]+\s+){{0,3}}?{name}\b", sentence) is not None

@@ -178,6 +178,7 @@ SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:(?:them|thos
 "3 of the 4 are In Progress")."""
 
 
+NEW_SINCE = re.compile(r"new\s+(?:since|today|overnight|this|last|in|from|after)\b", re.IGNORECASE)
 LABELLED_COUNT = re.compile(r"(?:^|[,;|(]\s*|\s[-–—·]\s*)(?P<words>[A-Za-z][A-Za-z ]{1,20}?)\s*:\s*\**(?P<number>\d+)\b"
                             r"(?![:.]\d|\s*%|\s*(?:of|out of|/)\b)")
 """A count under its value's label ("open: 4, on hold: 2"): the label is a value's own word, nothing more ("failure
@@ -195,6 +196,8 @@ def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[
     for sentence in sentences:
         for match in [*SHARE_WITH_VALUE.finditer(digits(sentence)),
                       *(found for found in LABELLED_COUNT.finditer(digits(sentence)) if _value_label(found.group("words")))]:
+            if NEW_SINCE.match(match.group("words") or ""):
+                continue  # "3 of them new since midnight": opened lately (a share placed in time), not in state New
             asked = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
                 Ask(id="", text=match.group("words"), span=Span(start=0, end=0))).items()}
             allowed = set()
@@ -290,13 +293,15 @@ def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) ->
     (a factory, a pipeline) are that row's own per-status counts, not a count of anything else the rows show."""
     grouped = [row for row in index.records if isinstance(row.get("count"), int)
                and any(field in row for field in STATUS_FIELDS.values())]
-    names = {str(value).lower(): row for row in grouped for value in row.values()
-             if isinstance(value, str) and len(value) >= 4}
+    names: dict[str, list[dict]] = {}  # (a name may have a row in each of several counts: this week's, last week's)
+    for row in grouped:
+        for value in {str(value).lower() for value in row.values() if isinstance(value, str) and len(value) >= 4}:
+            names.setdefault(value, []).append(row)
     checks = []
     for sentence in sentences:
         said = digits(sentence)
-        named = [row for name, row in names.items() if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said.lower())]
-        own = {str(value).lower() for row in named for value in row.values() if isinstance(value, str)}
+        named = [rows for name, rows in names.items() if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said.lower())]
+        own = {str(value).lower() for rows in named for row in rows for value in row.values() if isinstance(value, str)}
         if len(named) != 1 or set(record_keys(said)) - own:
             continue  # about none of the rows, or several ("weu 38, neu 9 succeeded"), or a record within one
         after = min(found.end() for name in own if (found := re.search(re.escape(name), said.lower())))
@@ -304,19 +309,30 @@ def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) ->
             fields = count_fields_in(match.group("status"))
             if len(fields) != 1:
                 continue  # no status right after the number ("40 runs"), or a group of them ("2 running or queued")
-            shown = named[0][fields[0]]
-            checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) == shown,
-                                            f"its row counts {shown} {fields[0]}, not {match.group('number')}",
+            shown = sorted({row[fields[0]] for row in named[0] if isinstance(row.get(fields[0]), int)})
+            checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) in shown,
+                                            f"its row counts {' or '.join(map(str, shown))} {fields[0]}, not "
+                                            f"{match.group('number')}",
                                             "a count by status the data contradicts"))
     return checks
 
 
 TIMED_SHARE = re.compile(
-    r"(?<![\w.:])(?P<number>\d+)\s+of\s+(?:them|those|these|the\s+(?P<whole>\d+)(?:\s+[\w-]+){0,2}?)\s+"
-    r"(?:(?:happened|were|was|came|ran|started|failed|occurred|opened|fell|are|is)\s+)?"
-    r"(?P<relation>before|after|since)\s+(?P<when>[^,.;:()\n]{3,40})", re.IGNORECASE)
+    r"(?<![\w.:])(?<!of those )(?<!of these )(?<!of the )(?<!of all )(?<!out of )"  # (not the whole of a share said)
+    r"(?P<number>\d+)\s+(?:of\s+(?:them|(?:those|these)(?:\s+(?P<whole2>\d+))?|the\s+(?P<whole>\d+)(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:(?:happened|were|was|came|ran|started|failed|occurred|opened|fell|are|is|have been|had been|been|got|"
+    r"came in|raised|logged|created|new)\s+){0,2}"
+    r"|(?:happened|were|came|ran|started|failed|occurred|opened|fell|are)\s+(?:(?:opened|raised|logged|created)\s+)?)"
+    r"(?:(?P<relation>before|after|since)\s+(?P<when>[^,.;:()\n]{3,40})|(?:(?:on|from|in)\s+)?"
+    r"(?P<day>(?:today|yesterday|(?:this|last)\s+(?:morning|night|evening)|overnight)(?:'s)?\b))", re.IGNORECASE)
 """A share of the rows just counted placed in time ("8 of the 9 failures happened after midnight", "5 of them
-before today"): how many of one complete search's moments fall on that side of the moment said."""
+before today", "two of the four are today", "Two are today"): how many of one complete search's moments fall on that side of the
+moment said, or inside the day said."""
+
+
+DAYS_COUNT = re.compile(r"\b(?P<day>today|yesterday)['’]s\s+(?P<number>\d+)\b(?!\s*(?:%|:\d|min|h\b|hours?))",
+                        re.IGNORECASE)
+"""How many of the moments just counted fall on a day, said as the day's own ("4 failures, today's two included")."""
 
 
 def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], set[int]]]:
@@ -324,16 +340,20 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
 
     found, sets = [], None
-    for match in TIMED_SHARE.finditer(digits(text)) if index.now is not None else ():
-        said = next(find_times(match.group("when"), index.now), None)
+    for match in [*TIMED_SHARE.finditer(digits(text)), *DAYS_COUNT.finditer(digits(text))] if index.now is not None else ():
+        said = next(find_times(match.groupdict().get("when") or re.sub(r"['’]s$", "", match.group("day")), index.now), None)
         if said is None:
             continue
-        relation = match.group("relation").lower()
+        relation = (match.groupdict().get("relation") or "during").lower()
         day = said.end - said.start >= timedelta(days=1) and said.point is None
         bound = said.point or (said.end if relation == "after" and day else said.start)
-        whole, allowed = int(match.group("whole") or 0), set()
-        sets = _moment_sets(index) if sets is None else sets
+        whole, allowed = int(match.groupdict().get("whole") or match.groupdict().get("whole2") or 0), set()
+        sets = moment_sets(index) if sets is None else sets
         for moments, total in sets:
+            if relation == "during":  # inside the day said: of a list of the latest, only when it reaches back that far
+                if whole in (0, total) and (total == len(moments) or said.start >= min(moments)):
+                    allowed.add(sum(1 for moment in moments if said.start <= moment < said.end))
+                continue
             later = sum(1 for moment in moments if moment >= bound)
             if whole in (0, total) and (total == len(moments) or bound >= min(moments)):  # a list of the latest:
                 allowed.add(total - later if relation == "before" else later)  # every one after the bound is in it
@@ -342,7 +362,7 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
     return found
 
 
-def _moment_sets(index: EvidenceIndex) -> list[tuple[list[datetime], int]]:
+def moment_sets(index: EvidenceIndex) -> list[tuple[list[datetime], int]]:
     """The moments a share may be of, each with how many there are: each complete search's rows (by their first
     moments), and each list of moments inside one row (a failure group's latest starts, of its ``count``)."""
     sets = []

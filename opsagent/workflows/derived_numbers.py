@@ -40,6 +40,9 @@ BEYOND = re.compile(rf"(?<![\w.])(?:\+|(?<![\w.)])[−–](?=\d)|(?<=[\s(|])-(?=
 one of them in the same sentence or the one before."""
 
 
+CHANGE_SAID = re.compile(r"\b(?:more|fewer|less|up|down|increase[ds]?|decrease[ds]?|rise|rose|drop(?:ped)?|vs\.?|versus|"
+                         r"than)\b", re.IGNORECASE)
+"""A comparison of two numbers, whose relative change a percentage may be ("24 vs 21 — 3 more (~14%)")."""
 BY_MARGIN = re.compile(rf"\b(?:beat|beats|exceeded|exceeds|overran|overruns|longer|slower|faster|shorter|later|earlier|"
                        rf"over|above|below|under|up|down)\s+(?:[\w()]+\s+){{0,3}}?by\s+(?:about\s+|roughly\s+|~)?"
                        rf"(\d+(?:\.\d+)?)\s*(?:{UNIT_WORD})?", re.IGNORECASE)
@@ -203,6 +206,10 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
             if any(rounds_to(100 * part / whole, match.group(1)) or rounds_to(100 * (whole - part) / whole, match.group(1))
                    for part in parts for whole in whole_of if 0 <= part <= whole and whole > 0):  # "9 of 9 succeeded — 100%"
                 found.append(match.group())
+            elif CHANGE_SAID.search(sentence) and any(  # "24 vs 21 — 3 more (~14%)": a change relative to the smaller
+                    rounds_to(100 * (first - second) / second, match.group(1)) for first, second in
+                    permutations(set(numbers_in(sentence[:match.start()])), 2) if first > second > 0):
+                found.append(match.group())
         for match in ONE_IN.finditer(sentence):
             said = {1.0, float(match.group(1))}  # its own numbers are no operands
             if any(rounds_to(whole / part, match.group(1)) for part in near - said for whole in wholes - said
@@ -297,3 +304,48 @@ def _counts_of(noun: str, counted: Sequence[tuple[float, str | None]], text: str
     last = noun.lower().split()[-1]
     return [number for number, said in counted if said == last and number > 1]
 
+
+
+LONGER = re.compile(r"(?<![\w.+-])(?P<number>\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\s+(?:longer|shorter|slower|faster)\b",
+                    re.IGNORECASE)
+MINUTES_SAID = re.compile(r"(?<![\w.+-])(\d+(?:\.\d+)?)\s*-?\s*(?:min|mins|minutes)\b", re.IGNORECASE)
+
+
+def margin_claims(text: str) -> list[tuple[str, bool, str]]:
+    """"55 min vs a usual 32 min — about 23 minutes longer": a margin in minutes beside two or more lengths in minutes
+    in its own sentence is the difference of one of them and a length the answer gives (as people round it: within
+    a minute, or a tenth)."""
+    found = []
+    text = digits(text)
+    everywhere = {float(number) for number in MINUTES_SAID.findall(text)}
+    for sentence in sentences(text):
+        for match in LONGER.finditer(sentence):
+            said = float(match.group("number"))
+            here = {float(number) for number in MINUTES_SAID.findall(sentence)} - {said}
+            if len(here) < 2:
+                continue  # one side said elsewhere: the nearby-operand reading (``derived_numbers``) judges it
+            gaps = sorted({round(abs(first - second), 1) for first in here for second in everywhere - {said}
+                           if first != second})
+            holds = any(abs(gap - said) <= max(1.0, 0.1 * said) for gap in gaps)
+            found.append((match.group(), holds, ", ".join(f"{gap:g}" for gap in gaps)))
+    return found
+
+
+BARE_MORE = re.compile(r"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s+(?:more|fewer|less)\b(?=\s*(?:[.;,)!(—–]|-\s|$))",
+                       re.IGNORECASE)
+"""A difference said bare after its two sides ("24 failed runs vs 21 the week before — 3 more")."""
+
+
+def bare_difference_claims(text: str) -> list[tuple[str, bool, str]]:
+    """"… 24 vs 21 — 3 more": beside two or more other numbers in its sentence, the difference of two of them."""
+    found = []
+    for sentence in sentences(digits(text)):
+        for match in BARE_MORE.finditer(sentence):
+            said = float(match.group("number"))
+            sides = [number for number in numbers_in(sentence[:match.start()])]
+            if len(sides) < 2:
+                continue  # a side said in another sentence: the nearby readings judge it
+            gaps = sorted({round(first - second, 2) for first, second in permutations(sides, 2) if first > second})
+            found.append((match.group().strip(), any(rounds_to(gap, match.group("number")) for gap in gaps),
+                          ", ".join(f"{gap:g}" for gap in gaps)))
+    return found

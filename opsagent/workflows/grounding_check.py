@@ -65,9 +65,18 @@ from opsagent.workflows.count_claims import (
     check_named_status_counts,
     check_qualified_counts,
     check_windowed_counts,
+    moment_sets,
     timed_shares,
 )
-from opsagent.workflows.derived_numbers import PERCENT, derived_numbers, fraction_claims, leading_sum_claims, rounds_to
+from opsagent.workflows.derived_numbers import (
+    PERCENT,
+    bare_difference_claims,
+    derived_numbers,
+    fraction_claims,
+    leading_sum_claims,
+    margin_claims,
+    rounds_to,
+)
 from opsagent.workflows.evidence_index import (
     COMPOUND,
     ISO_MOMENT,
@@ -87,6 +96,7 @@ from opsagent.workflows.evidence_index import (
 )
 from opsagent.workflows.fitting import (
     asked_windows,
+    covers,
     fits,
     read_from_rows,
     row_meets,
@@ -107,7 +117,7 @@ from opsagent.workflows.identified_claims import (
     check_runs_of_the_pipeline,
     check_titles,
 )
-from opsagent.workflows.lead_claims import check_leads
+from opsagent.workflows.lead_claims import check_leads, streak_claims
 from opsagent.workflows.relation_claims import check_relations
 from opsagent.workflows.negative_claims import (
     COMMON_WORDS,
@@ -118,6 +128,7 @@ from opsagent.workflows.negative_claims import (
     check_negative_claims,
     words_in,
 )
+from opsagent.workflows.sequence_claims import check_each_day, check_sequences
 from opsagent.workflows.time_claims import (
     check_clock_times,
     check_every_inside,
@@ -237,6 +248,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause.lower(), [low])):
             continue  # "nothing failed in adf-prod-neu", "Data Factory isn't on the problem list": its absence, in its
             # own clause, which the negative and health checks judge ("doesn't exist" is no absence from a list)
+        if any(read.not_looked_at(low, sentence) for sentence in sentences(lowered)):
+            continue  # "I only checked North Europe, not West Europe": what was left out, no claim about its data
         checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                         "a reference to a record or name that no data showed"))
     known = {name.lower() for name in known_names}
@@ -247,6 +260,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
         low = name.lower()
         if low.split()[0] in STOPWORDS and name in sentence_first:
             continue  # "Since Leila …": a sentence's first word before one name ("assigned to Will Jensen" is a name)
+        if any(read.not_looked_at(low, sentence) for sentence in sentences(lowered)):
+            continue
         if low not in index.text and low not in known and low not in systems and low not in values:
             # a person nobody's data names ("move it to In Progress" names a state)
             checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
@@ -282,10 +297,15 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
 
 def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     """A window the answer names ("in the last 24 hours", "the past half hour") is as long as one a search
-    used or the question asked."""
+    used or the question asked, or lies inside the window of a search whose every row was shown."""
     searched = _searched_minutes(index)
-    return [GroundingCheck.of("number", said, minutes in searched, f"no search covered \"the {said}\"",
-                   "a time window no search covered") for said, minutes in sorted(_windows_said(text).items())]
+    # (a window inside a complete search's: its rows show what fell in it — "only one is from the last 24 hours"; the
+    # count and none checks judge what the sentence says of it)
+    complete = [item for item in index.items if item.answered and item.total == len(item.rows)]
+    return [GroundingCheck.of("number", said, minutes in searched or index.now is not None and any(
+                covers(item, [(index.now - timedelta(minutes=minutes), index.now)]) for item in complete),
+                f"no search covered \"the {said}\"", "a time window no search covered")
+            for said, minutes in sorted(_windows_said(text).items())]
 
 
 TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:about |around |roughly |approximately |nearly "
@@ -333,8 +353,11 @@ def _enumerated_counts(text: str) -> set[float]:
     return found
 
 
-OTHER_COUNT = re.compile(r"\b(?:other|remaining)\s+(\d+)\b|\b(\d+)\s+(?:other|more|remaining)\b", re.IGNORECASE)
-"""A count of the rest ("the other 15 components", "3 more runs"): the rows less those the answer names."""
+OTHER_COUNT = re.compile(r"\b(?:other|remaining|earlier|older|previous)\s+(\d+)\b|\b(\d+)\s+(?:other|more|remaining)\b",
+                         re.IGNORECASE)
+"""A count of the rest ("the other 15 components", "3 more runs", "the earlier two"): the rows less those the answer
+names, or the whole of a share said less its part ("2 of the 4 are today, the other two …")."""
+PART_SAID = re.compile(r"(?<![\w.])(\d+)\s+(?:out\s+)?of\s+(?:the|all|its)?\s*(\d+)\b(?!\s*%)", re.IGNORECASE)
 
 
 SHARE_OF_THEM = re.compile(r"(?<![\w.])(\d+)\s+of\s+(?:them|those|these|which)\b([^.;:()]*)", re.IGNORECASE)
@@ -371,23 +394,27 @@ WHETHER = re.compile(r"\bwhether\b[^.;\n]*", re.IGNORECASE)
 """A question inside a sentence ("worth checking whether 2.14 dropped a setting too"): asked, not asserted."""
 
 
-CLOCK_AGO = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*UTC)?\s*[(,—–-]\s*(?:about|around|roughly|nearly|almost|"
-                       rf"just over|over|~)?\s*(\d+(?:\.\d+)?)\s*({UNIT_WORD})\s+ago\b", re.IGNORECASE)
-"""A clock time with how long ago it was ("opened today at 02:40 UTC (about 4 hours ago)"): the span from that time
-to now, on that day or one of the week before."""
+CLOCK_AGO = re.compile(rf"\b(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?P<aside>(?:\s*UTC)?\s*\([^()]{{0,40}}\)|\s*UTC)?\s*"
+                       rf"[(,—–-]\s*(?:about|around|roughly|nearly|almost|just over|over|~)?\s*(?P<number>\d+(?:\.\d+)?)\s*"
+                       rf"(?P<unit>{UNIT_WORD})\s+ago\b", re.IGNORECASE)
+"""A clock time with how long ago it was ("opened today at 02:40 UTC (about 4 hours ago)", "23:10 UTC (finished 23:33,
+23 min) — about 10 hours ago"): the span from that time (or one in its aside) to now, on that day or one of the week
+before."""
 
 
 def _clocks_ago(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     checks = []
     for match in CLOCK_AGO.finditer(digits(text)) if index.now is not None else ():
-        minutes_per_unit = unit_minutes(match.group(4)) or 1
-        at = index.now.replace(hour=int(match.group(1)), minute=int(match.group(2)), second=0, microsecond=0)
+        minutes_per_unit = unit_minutes(match.group("unit")) or 1
+        clocks = [(int(match.group("hour")), int(match.group("minute"))), *(
+            (int(hour), int(minute)) for hour, minute in read.CLOCK_TIME.findall(match.group("aside") or ""))]
         spans = [(index.now - (at - timedelta(days=days))).total_seconds() / 60 / minutes_per_unit
+                 for hour, minute in clocks for at in [index.now.replace(hour=hour, minute=minute, second=0, microsecond=0)]
                  for days in range(8) if at - timedelta(days=days) <= index.now]
-        said = float(match.group(3))
+        said = float(match.group("number"))
         checks.append(GroundingCheck.of("number", match.group(), any(abs(span - said) < 1 for span in spans),
-                                        f"{match.group(1)}:{match.group(2)} was not {said:g} {match.group(4)} ago",
-                                        "a time the data does not show"))
+                                        f"{match.group('hour')}:{match.group('minute')} was not {said:g} "
+                                        f"{match.group('unit')} ago", "a time the data does not show"))
     return checks
 
 
@@ -449,6 +476,10 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                for said in (elapsed_ahead(digits(text)) if index.now else ())]  # "starts in 4 days", "2 hours away"
     listed = _enumerated_counts(digits(text))
     others = {float(match.group(1) or match.group(2)) for match in OTHER_COUNT.finditer(digits(text))}
+    rests = {float(int(whole) - int(part)) for part, whole in PART_SAID.findall(digits(text))} | \
+        {float(total - len(moments) + sum(moment < today for moment in moments)) for moments, total in moment_sets(index)
+         if (today := index.now.replace(hour=0, minute=0, second=0, microsecond=0) if index.now else None)} \
+        if others else set()  # "the other two": the rest of a share said, or of a list's moments before today
     named = sum(1 for item in index.items for row in item.rows  # only "the other N" needs it
                 if (key := identity(row)) and key.lower() in text.lower()) if others else 0
     # a sentence telling a record's own words again ("failed … on its last two runs"): the record's numbers
@@ -470,6 +501,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
                                         f"{said.group().strip()}: the rows have {', '.join(map(str, sorted(allowed)))} "
                                         "such", "a count the data contradicts"))
         own = _blanked(own, said.start("number"), said.end("number"))
+    for said, check in reversed(streak_claims(own, index)):  # "two in a row today": failures since the last other run
+        checks.append(check)
+        own = _blanked(own, said.start(), said.end())
     sharing = _rows_sharing(own, index)
     for sentence in sentences(digits(text)):  # "weu had 40 runs; 22.5% of them failed": the named row's counts' share
         percents = list(PERCENT.finditer(sentence))
@@ -490,12 +524,15 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             ok = any(index.vouches_for_count(number + less, records_counted(noun),
                                              pipelines=record_of_noun(noun or "") == "pipeline")
                      for less in ({0} | (set(range(1, named + 1)) if number in others else set())))
-            ok = ok or number in index.group_counts and number in grouped
+            ok = ok or number in index.group_counts and number in grouped or number in others and number in rests
             detail = f"{shown} is not a count of the {noun or 'rows'} in the evidence"
         checks.append(GroundingCheck.of("number", shown, ok, detail, "a number that no data showed"))
     checks += [GroundingCheck.of("number", said, holds, f"{said} would be {share}, not the count said beside it",
                                  "a share the answer's own numbers contradict")
                for said, holds, share in fraction_claims(text)]
+    checks += [GroundingCheck.of("number", said, holds, f"{said}: the numbers its sentence gives differ by {gaps}",
+                                 "a difference the answer's own numbers contradict")
+               for said, holds, gaps in [*margin_claims(text), *bare_difference_claims(text)]]
     checks += [GroundingCheck.of("number", said, holds, f"the table's first rows sum to {sums}, not the number said",
                                  "a sum the answer's own table contradicts")
                for said, holds, sums in leading_sum_claims(text)]
@@ -748,9 +785,14 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_comparisons((claim for clause in clauses for claim in read.comparison_claims(clause)), index),
         *check_placements(placements, index),
         *check_action_claims(sentences(text)),
+        *check_sequences(text, index),
+        *check_each_day(text, index, index.question),
         *check_universal_claims(sentences(text), index, now),
         *check_existential_claims(sentences(text), index),
     ]
+
+
+SEMICOLON = re.compile(r";\s+")
 
 
 def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime | None,
@@ -758,7 +800,10 @@ def time_checks(text: str, index: EvidenceIndex, *, question: str, now: datetime
     """Clock times said of one record, "the latest / oldest is …" (``time_claims.py``) and components'
     statuses (``health_claims.py``)."""
     said = sentences(text)
-    return [*check_clock_times(said, index, question=question, now=now, earlier=earlier),
+    # (independent clauses joined by a semicolon may each be about their own record: "the status incident started at
+    # 02:00; INC… was opened at 03:50")
+    joined = [part for sentence in said for part in read.split_outside(SEMICOLON, sentence) if part.strip()]
+    return [*check_clock_times(joined, index, question=question, now=now, earlier=earlier),
             *check_opening_clocks(said, index),
             *check_since_times(said, index, question=f"{question}\n{earlier}", now=now), *check_ordinals(said, index.items),
             *check_last_failures(said, index, question=question, now=now), *check_weekdays(said, now),

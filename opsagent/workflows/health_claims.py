@@ -18,7 +18,7 @@ from opsagent.intake.vocabulary import PLATFORMS, REGION_CODES, REGIONS
 from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.vocabularies import HEALTH_STATUS
-from opsagent.workflows.claims import NEGATED_VALUE, says
+from opsagent.workflows.claims import NEGATED_VALUE, not_looked_at, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
 
 EXCEPT = re.compile(r"\b(?:except|besides|apart from|other than|but|not|n't|isn't|aren't)\b|"
@@ -146,7 +146,8 @@ def check_regions(sentences: Iterable[str], index: EvidenceIndex) -> list[Ground
     shown = regions_in(index.text) | {region for item in index.items for region in regions_in(str(item.query))}
     return [GroundingCheck.of("identifier", sentence, False, f"{region} appears in no tool output",
                               "a region no data showed")
-            for sentence, regions in said for region in sorted(regions - shown)]
+            for sentence, regions in said for region in sorted(regions - shown)
+            if not not_looked_at(region.lower(), sentence.lower())]  # "I only checked North Europe, not West Europe"
 
 
 STAGES = ("investigating", "identified", "monitoring", "resolved")

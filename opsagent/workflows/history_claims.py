@@ -16,7 +16,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import record_keys, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
-from opsagent.workflows.time_claims import DATE, DAY_AT, clock_of, nested_records, on_day
+from opsagent.workflows.time_claims import DATE, DAY_AT, clock_of, nested_records, on_day, said_clocks
 
 FIRST_FAILURE = re.compile(
     r"\b(?:(?:is|was|are|were|it's|its) (?:the |its )?first (?:[\w-]+ ){0,3}?(?:time|failures?)|for the first time|first time (?:[\w-]+ ){0,2}"
@@ -30,13 +30,16 @@ PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|w
                           re.IGNORECASE)
 RATHER_THAN = re.compile(r"\b(?:rather than|instead of|not|no longer|isn't|is not|wasn't|was not)\s+(?:just\s+)?(?:an?\s+)?$",
                          re.IGNORECASE)
+EARLIER_ONE_OFF = re.compile(r"\bbefore\b[^.;:]{0,20}\bone[- ]offs?$", re.IGNORECASE)
 ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
 
 
 def _pipelines_of(unit: str, index: EvidenceIndex, only: str | None) -> list[str]:
-    """The pipelines a sentence about the past is about: those it names, else the answer's one record, else the one
-    pipeline whose history was fetched."""
-    return [key for key in record_keys(unit) if key.startswith("pl_")] or ([only] if only else index.sole_history())
+    """The pipelines a sentence about the past is about: those it names, else the answer's one pipeline, else the
+    one pipeline whose history was fetched, else the answer's one record."""
+    named = [key for key in record_keys(unit) if key.startswith("pl_")]
+    # (a run the answer looked up is a pipeline's: its history, when one was fetched, is what the past is about)
+    return named or ([only] if only and only.startswith("pl_") else index.sole_history() or ([only] if only else []))
 
 
 def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None) -> list[GroundingCheck]:
@@ -44,7 +47,9 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
     sentence says "like this"): two or more, and it was not the first."""
     checks = []
     for unit in (unit for unit in units if (first := FIRST_FAILURE.search(unit)) and not RATHER_THAN.search(
-            unit[:first.start()])):  # "failing intermittently rather than a one-off": the one-off is denied
+            unit[:first.start()]) and not EARLIER_ONE_OFF.search(unit[:first.end()]) and not STREAK.search(unit, first.end())):
+        # "failing intermittently rather than a one-off": the one-off is denied; "it happened before as a one-off":
+        # the earlier failure was the one-off; "the first time it failed twice in a row": the first streak
         for key in _pipelines_of(unit, index, only):
             histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
             if not histories:
@@ -78,8 +83,8 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     for unit in units:
         match = TIMES_BEFORE.search(digits(unit)) if FAILING.search(unit) else None  # not "retried 3 times before"
         for key in _pipelines_of(unit, index, only) if match else []:
-            groups = [group for _, row in index.rows_for(key) for group in row.get("failure_groups") or []
-                      if isinstance(group, dict)]
+            histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
+            groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)]
             named = [group for group in groups if any(says(unit, str(group.get(field) or "-"))
                                                       for field in ("error_code", "failed_activity"))]
             # what "before" counts: the error the sentence names, else the latest run's ("like this"), else any
@@ -92,6 +97,8 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
                 # before the latest, before today, or every one the history shows ("4 times in 14 days")
                 counts |= {len(starts) - 1, len(starts), sum(moment < today for moment in starts)} \
                     if starts and today else set()
+            if histories and not groups:
+                counts = {0}  # a history with no failure in it: none before, however counted
             if not counts:
                 continue
             said = (match.group("said") or match.group("said2")).lower()
@@ -102,11 +109,23 @@ def check_times_before(units: Iterable[str], index: EvidenceIndex, *, only: str 
     return checks
 
 
-LAST_FAILURE = re.compile(r"\b(?:last|latest|most recent)\s+(?:failed|failure|failed run)\b(?:\s+was)?\s*:?\s*"
+LAST_FAILURE = re.compile(r"\b(?:(?:last|latest|most recent)\s+(?:failed|failure|failed run|happened|occurred|broke|errored)"
+                          r"|previous\s+(?:one|failure|failed run|time))\b"
+                          r"(?:\s+(?:before|prior to)\s+[^,.;:]{1,30}?(?=\s+(?:was|is|came|on|at)\b))?(?:\s+was)?\s*:?\s*"
                           r"(?:was\s+)?(?:on\s+|at\s+)?", re.IGNORECASE)
 BEFORE_TODAY = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:today|this morning|tonight)\b", re.IGNORECASE)
 OTHER_BOUND = re.compile(r"\b(?:before|prior to|earlier than|until|till)\s+(?=\w)", re.IGNORECASE)
 """A bound the words give ("before that", "until the 8th"); a question's bare "failed before?" gives none."""
+BEFORE_THOSE = re.compile(r"\b(?:before|prior to|earlier than)\s+(?:that|then|those|these|them)\b", re.IGNORECASE)
+"""A bound set by the failures just said ("Two are today (03:21 and 07:20); before that it last happened on …")."""
+
+
+def _said_bound(said_before: str, failures: list[datetime]) -> datetime | None:
+    """The earliest of the failures a text names by their clock (each clock as its latest failure), if any."""
+    clocks = said_clocks(said_before)
+    named = [max(moment for moment in failures if clock_of(moment) == clock) for clock in clocks
+             if any(clock_of(moment) == clock for moment in failures)]
+    return min(named) if named else None
 
 
 def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, question: str,
@@ -119,13 +138,14 @@ def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, quest
         day = DATE.search(sentence, match.end(), match.end() + 16) if match and now is not None else None
         if match is None or day is None or now is None:
             continue
-        bound = now.replace(hour=0, minute=0, second=0, microsecond=0) if BEFORE_TODAY.search(
-            f"{sentence} {question}") else now
-        if bound == now and (OTHER_BOUND.search(sentence) or OTHER_BOUND.search(question)):
-            continue  # "before that": a bound this check cannot place
-        clock = DAY_AT.match(sentence, day.end())
         keys = [key for key in record_keys(sentence) if key.startswith("pl_")] or _failed_pipelines(index)
-        failures = sorted(_failures(index, keys[0])) if len(keys) == 1 else []
+        failures = sorted(failures_of(index, keys[0])) if len(keys) == 1 else []
+        those = BEFORE_THOSE.search(sentence, 0, match.start())
+        bound = now.replace(hour=0, minute=0, second=0, microsecond=0) if BEFORE_TODAY.search(
+            f"{sentence} {question}") else (those and _said_bound(sentence[:those.start()], failures)) or now
+        if bound == now and (OTHER_BOUND.search(sentence) or OTHER_BOUND.search(question)):
+            continue  # "before that" with nothing said before it, "until the 8th": a bound this check cannot place
+        clock = DAY_AT.match(sentence, day.end())
         is_that_day = on_day(day)
         said = [moment for moment in failures if is_that_day(moment) and (
             clock is None or clock_of(moment) == f"{int(clock.group(1)):02d}:{clock.group(2)}")]
@@ -140,10 +160,10 @@ def check_last_failures(sentences: Iterable[str], index: EvidenceIndex, *, quest
 def _failed_pipelines(index: EvidenceIndex) -> list[str]:
     """The pipelines whose failures the evidence shows: the one a sentence naming none is about, when alone."""
     names = {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}
-    return sorted(name for name in names if _failures(index, name))
+    return sorted(name for name in names if failures_of(index, name))
 
 
-def _failures(index: EvidenceIndex, pipeline: str) -> set[datetime]:
+def failures_of(index: EvidenceIndex, pipeline: str) -> set[datetime]:
     """When ``pipeline`` failed, by every row the evidence shows of it: failed runs and a history's failure groups."""
     found: set[datetime] = set()
     for _, row in index.rows_for(pipeline):
@@ -196,3 +216,10 @@ def check_usual_lengths(sentences: Iterable[str], index: EvidenceIndex) -> list[
             checks.append(GroundingCheck.of("number", match.group(), ok, f"the history says {shown}, not {said:g} min",
                                             "a usual run length the history contradicts"))
     return checks
+
+
+STREAK = re.compile(r"(?<![\w.:])(?P<said>\d+|twice)\s+(?:(?:failures?|failed runs?|runs?|times|fails)\s+)?"
+                    r"(?:in a row|consecutive(?:ly)?|back[- ]to[- ]back|straight)\b"
+                    r"|(?<![\w.:])(?P<said2>\d+)\s+(?:consecutive|back[- ]to[- ]back|straight)\s+(?:failures|failed runs|fails)\b",
+                    re.IGNORECASE)
+"""A streak of failures ("two in a row today", "failed 3 times in a row", "2 consecutive failures")."""

@@ -13,6 +13,7 @@ import re
 
 from opsagent.contracts.analysis import QuestionAnalysis
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.vocabulary import STOPWORDS
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.workflows.claims import record_keys, sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
@@ -49,10 +50,10 @@ def check_identified(summary: str, analysis: QuestionAnalysis | None, index: Evi
 TITLED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}[\"“](?P<title>[^\"”]{{8,}})[\"”]", re.IGNORECASE)
 """A ticket with its title quoted ("INC…: \"Databricks job clusters slow to start\"")."""
 TITLE_FIELDS = ("short_description", "description", "title")
-DASHED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}\s[—–:-]\s+(?P<title>(?:(?!{TICKET.pattern})[^;.(\n|]){{12,}})",
-                    re.IGNORECASE)
+DASHED = re.compile(rf"(?P<key>{TICKET.pattern})\W{{0,4}}\s[—–:-]\s+(?P<title>(?:(?!{TICKET.pattern})(?:[^;.(\n|]|"
+                    r"(?<=\d)\.(?=\d))){12,})", re.IGNORECASE)
 """A ticket with words after a dash ("**INC…** — Databricks job clusters slow to start; …"): a title, or not. It ends
-at a table cell's edge or at another ticket ("INC… — portal 503s | P1 | CHG… — roll back 2.14" pairs two)."""
+at a sentence's end (not inside a version: "SHIR 5.44 upgrade"), a table cell's edge or at another ticket ("INC… — portal 503s | P1 | CHG… — roll back 2.14" pairs two)."""
 
 
 def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
@@ -72,7 +73,8 @@ def check_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
 
 
 def _title_words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9_]{3,}", text.lower()))
+    """A title's telling words ("the", "with" are in every title)."""
+    return set(re.findall(r"[a-z0-9_]{3,}", text.lower())) - STOPWORDS
 
 
 def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:

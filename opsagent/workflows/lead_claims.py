@@ -43,6 +43,7 @@ from opsagent.workflows.claim_checks import (
 from opsagent.workflows.claims import LEAD, LEAD_WORDS, lead_said, record_keys
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, numbers_in, record_of_tool
+from opsagent.workflows.history_claims import STREAK, failures_of
 from opsagent.workflows.fitting import (
     Qualifier,
     asked_windows,
@@ -522,3 +523,31 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     return GroundingCheck.of("lead", claim, lead == expected,
                   f"the lead says {lead} but the search that applied what \"{ask.text}\" asks says {expected}",
                   public + " (the data says otherwise)")
+
+
+def failure_streaks(index: EvidenceIndex) -> dict[str, int]:
+    """How many failures each pipeline has had since its last run of another status, where the rows show one."""
+    streaks = {}
+    for key in {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}:
+        having, other = _run_moments(key, {"failed"}, index)
+        if other:
+            streaks[key] = len({moment for moment in {*having, *failures_of(index, key)} if moment > max(other)})
+    return streaks
+
+
+def streak_claims(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], GroundingCheck]]:
+    """Each streak of failures said, checked against the failures since the last other run of the pipeline it names
+    (else of any pipeline the rows place so)."""
+    streaks = failure_streaks(index) if STREAK.search(text) else {}
+    found = []
+    for match in STREAK.finditer(text) if streaks else ():
+        said = match.group("said") or match.group("said2")
+        count = 2 if said.lower() == "twice" else int(said)
+        sentence_start = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start())) + 1
+        named = [key for key in record_keys(text[sentence_start:match.end()]) if key in streaks]
+        allowed = {streaks[key] for key in named[-1:]} or set(streaks.values())
+        found.append((match, GroundingCheck.of(
+            "number", match.group(), count in allowed,
+            f"the runs show {' or '.join(map(str, sorted(allowed)))} failures in a row, not {count}",
+            "a streak of failures the runs contradict")))
+    return found

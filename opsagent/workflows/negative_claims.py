@@ -28,6 +28,7 @@ from opsagent.workflows import claims as read
 from opsagent.workflows.claims import LEAD_WORD, NOT_SINCE, THE_RECORD, record_keys
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import covers, narrowed_by, searched_values
+from opsagent.workflows.failure_history import NO_FAILURES, history_none
 from opsagent.workflows.health_claims import regions_in
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 
@@ -36,7 +37,7 @@ CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\
 """Where a sentence's claims part ("pl_a has INC… , but pl_b has no incident"; a table row's cells): negations are
 checked per clause."""
 NEGATION = re.compile(
-    r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier))"
+    r"\b(?:no|none|nothing|nobody|zero|without)\b(?!\s+(?:longer|more than|later|sooner|earlier\s+than))"
     r"|\b(?:did not|didn't|could not|couldn't|cannot) find\b|\bnot (?:find|found|any)\b"
     r"|\b(?:not|\w+n't)\s+(?:\w+\s+){0,2}any(?:one|thing|body)?\b",  # "hasn't resolved any incidents"
     re.IGNORECASE,
@@ -265,6 +266,8 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     elif OTHER_KIND.search(sentence) and (kinds := _failure_kinds(sentence, context, answer, index)) is not None:
         if len(kinds) == 1 and kinds[0] in answer:  # "2108 twice in its history. No other kind of failure."
             return "the history groups one kind of failure, the one named"
+    elif (history := _history_none(sentence, context, answer, index)) is not None:
+        return history
     elif _a_detail(sentence, context or sentence, index):
         return "a detail of a record, naming no kind of record"
     stated = _stated(context or sentence)
@@ -290,6 +293,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     tickets = [item for item in relevant if tool_spec(item.tool) and tool_spec(item.tool).record == "incident"]
     if "incident" in words and tickets:  # "no matching incident": the ticket searches, not status pages
         relevant = tickets
+    pages = [item for item in index.items if item.answered and fit(item) and (spec := tool_spec(item.tool)) and spec.platform]
+    if ON_THE_STATUS_PAGE.search(words) and pages:  # "nothing on the status page for that region": no incident, and
+        quiet = all(row.get("kind") != "incident" and str(row.get("status", "operational")).lower() == "operational"
+                    for item in pages for row in item.rows)  # every component operational
+        return f"{pages[0].tool} shows no incident and every component operational" if quiet else None
     if "incident" in words and relevant and all(tool_spec(item.tool).platform for item in relevant):
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
@@ -336,9 +344,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # last 30 minutes") or than the one the sentence gives itself
     any_time = [item for item in index.items if fit_any_time and item.answered and (not tools or item.tool in tools)
                 and _no_narrower(fit_any_time, stated)(item) and item.total == len(item.rows)]
-    wide = [item for item in any_time if windows and covers(item, windows)]
+    # (asked no window, "no change window overlaps 03:00–05:30 today" gives its own)
+    within = windows or ([] if now is None else _own_range(sentence, now))
+    wide = [item for item in any_time if within and covers(item, within)]
     if wide and not any(start <= moment < end for item in wide for row in item.rows for moment in moments_of(row)
-                        for start, end in windows):
+                        for start, end in within):
         return f"none of the rows of {wide[0].tool} falls inside the window asked"
     # its own day ("none of yesterday's runs failed"): none of the covering search's rows that day has what the
     # clause says
@@ -371,6 +381,12 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
                             and f"{updated:%H:%M}" == f"{since[0]:%H:%M}" and since[0].time() != time(0)):
                 # "no update since 07:20 (on the day it opened)": a clock time alone names the last update's
                 return f"the record's last update is {updated:%Y-%m-%d %H:%M}"
+    opened = SINCE_OPENED.search(sentence)
+    if opened and NO_UPDATE.search(sentence):  # "nothing has moved on it since the day it was opened"
+        record = _record_meant(sentence, context, answer, index, pointed=True)
+        updated, born = _last_update(record, index), _opened_at(record, index)
+        if updated and born and (updated.date() == born.date() if opened.group("day") else updated <= born + timedelta(minutes=1)):
+            return f"the record's last update is {updated:%Y-%m-%d %H:%M}, the day it was opened"
     quiet = AGE.search(sentence)
     if quiet and now is not None and NO_UPDATE.search(sentence) and (NAMES_IT.search(sentence) or record_keys(sentence)):
         # "nothing written on it for more than a day": its last update at least that long ago ("the P1" names no key)
@@ -565,6 +581,12 @@ def _failure_kinds(sentence: str, context: str, answer: str, index: EvidenceInde
     return [str(group.get("error_code")) for group in groups] if groups else None
 
 
+def _history_none(sentence: str, context: str, answer: str, index: EvidenceIndex) -> str | None:
+    """A none of failures (of a kind) read against the history of the pipeline meant (``failure_history``)."""
+    return history_none(sentence, _record_meant(sentence, context, answer, index, pointed=True), index) \
+        if NO_FAILURES.search(sentence) else None
+
+
 STATES = frozenset({"incident_state", "change_state"})
 """What "no open ticket …" may be narrowed by: the open states it says."""
 
@@ -629,6 +651,17 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
     return f"the links of {', '.join(keys)} hold no {' or '.join(sorted(kinds))}"
 
 
+SINCE_OPENED = re.compile(r"\bsince\s+(?P<day>the day\s+)?(?:it|the ticket|the incident|they)\s+(?:was|were)\s+"
+                          r"(?:opened|raised|logged|created)\b", re.IGNORECASE)
+"""A bound at the record's own opening ("nothing has moved since the day it was opened")."""
+
+
+def _opened_at(key: str | None, index: EvidenceIndex) -> datetime | None:
+    field = RECORDS["incident"].time_fields[0]  # opened_at
+    return min((moment for _, row in (index.rows_for(key) if key else []) if (moment := iso_moment(row.get(field)))),
+               default=None)
+
+
 def _last_update(key: str | None, index: EvidenceIndex) -> datetime | None:
     """When the record was last updated, from its rows' update fields."""
     updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
@@ -671,6 +704,19 @@ def _empty_field(sentence: str, index: EvidenceIndex, context: str = "") -> str 
             if shown and all(value in (None, "", []) for value in shown):
                 return f"the rows show {field} empty"
     return None
+
+
+ON_THE_STATUS_PAGE = re.compile(r"\b(?:nothing|none|no (?:incidents?|issues?|problems?|notices?))\s+(?:(?:is\s+)?(?:posted|"
+                                r"reported|listed|showing|open)\s+)?on\s+(?:the|its|their|any)\s+status\s+pages?\b")
+"""A none of a status page's notices ("nothing on the status page for that region")."""
+
+
+def _own_range(sentence: str, now: datetime) -> list[tuple[datetime, datetime]]:
+    """The one range of time a sentence gives itself ("03:00–05:30 UTC today"), if it gives exactly one."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    ranges = [(mention.start, mention.end) for mention in find_times(sentence, now) if mention.point is None]
+    return ranges if len(ranges) == 1 else []
 
 
 def _own_window(sentence: str, now: datetime | None) -> tuple[datetime, datetime] | None:
@@ -823,10 +869,11 @@ page anyone", "I wouldn't add anything to her plate"), a condition ("if they fin
 ("possibly the same delays, without quite failing") or a judgement of what was just said ("none of that helps a
 job cluster launch"), not a search's result."""
 PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
-                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might)\s+(?:[\w-]+\s+){1,4}?"
-                        r"without\b", re.IGNORECASE)
+                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might|can't|cannot|can not|"
+                        r"won't|shouldn't|mustn't|must not)\s+(?:[^\s.;]+\s+){1,5}?without\b", re.IGNORECASE)
 """A clause that only foretells or supposes ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs
-then", "a slow cluster start would add minutes without failing the run"): an
+then", "a slow cluster start would add minutes without failing the run", "it can't go in at 10:00 without
+authorisation"): an
 inference about the future, which no search can have come back empty for (its own clause: "No runs failed, so expect
 no late reports" leaves "No runs failed" to be checked)."""
 

@@ -163,7 +163,7 @@ def check_clock_times(sentences: Iterable[str], index: EvidenceIndex, *, questio
                                       detail=f"{clock} is not a time the status pages show",
                                       public="a time the data does not show") for clock in sorted(elsewhere - health)]
             said -= elsewhere
-        if rows:
+        if rows and _clocks(rows):  # (a record whose rows show no time — a link's summary — is no subject of one)
             own = _clocks(rows)
             # a time the question gave may be restated — not as the moment of this record's own event
             # ("that's run 3a1a… — it started 05:12" when the question asked for the 05:12 run)

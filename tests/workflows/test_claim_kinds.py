@@ -44,6 +44,15 @@ NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
     ("Notified them at 06:40.", ["page"]),
     ("Escalated to Database Administration at 06:00.", []),  # a record's history: no person told
     ("Resized WH_FINANCE to Large and reran the load.", []),  # a past fix, as a record's notes write it
+    ("Rerun kicked off for pl_ingest_sales.", ["rerun"]),  # an act reported by its noun, without an actor
+    ("**Retry triggered for pl_load_finance_dwh.** The failed run it replaces:", ["retry"]),
+    ("Done — page sent to the Database Administration on-call.", ["page"]),
+    ("Escalation has been requested for INC0010052.", ["escalate"]),
+    ("The run started at 04:00 and failed at 04:03.", []),  # a run is a record: its start is a fact
+    ("Restart requested by Priya Nair at 07:10.", []),  # a record's history names who asked
+    ("Retry started automatically after the first attempt failed.", []),
+    ("Done — paged the Analytics Engineering on-call.", ["page"]),
+    ("Ticket acknowledged and assigned to you.", ["assign"]),
 ])
 def test_an_action_is_a_claim_only_when_the_writer_says_it_acted(sentence: str, claimed: list[str]) -> None:
     assert action_claims(sentence) == claimed
