@@ -69,12 +69,15 @@ REPORTED = re.compile(r"^\W*(?P<verb>[A-Za-z][a-z-]+ed)\s*[:—–]")
 """An act reported as a heading ("Rescheduled: CHG… now runs Sunday", "Acknowledged — …")."""
 
 
-LAUNCHED = ("kicked off", "triggered", "started", "submitted", "queued", "requested", "initiated", "sent", "issued",
-            "fired", "launched", "underway", "under way", "on its way", "in progress")
+LAUNCHED = ("kicked off", "triggered", "submitted", "requested", "initiated", "sent", "issued", "fired", "launched")
+"""What launching an act is called ("started", "queued", "underway" are states a run's own rows carry)."""
 NOMINAL = re.compile(r"(?:^|[.;:!—–]\s*)[\W_]*(?P<noun>[A-Za-z][A-Za-z-]+)\s+(?:(?:has|have)\s+been\s+|was\s+|is\s+|now\s+)?"
-                     rf"(?i:{'|'.join(LAUNCHED)})\b(?!\s+(?i:by|automatically)\b)")
+                     rf"(?i:{'|'.join(LAUNCHED)})\b"
+                     r"(?!\s+(?i:by|automatically|at|via|in|per|on|from|according)\b|\s+\d{1,2}:\d{2})"
+                     r"(?![^.;]*\b(?i:failed|errored|bounced|was rejected)\b)")
 """An act reported by its noun, without an actor ("Rerun triggered for pl_x", "Page sent to the on-call"): the
-launch of a rerun, a page or a restart that no read-only tool made; a record's own text says who did it ("by …")."""
+launch of a rerun, a page or a restart that no read-only tool made. A record's own history says who, when or where
+("Rollback requested via CHG…", "Page sent at 06:35", "… by Priya"), or that it failed."""
 
 
 def _noun_action(noun: str) -> str | None:

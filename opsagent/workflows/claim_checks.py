@@ -25,7 +25,7 @@ from opsagent.contracts.grounding import GroundingCheck
 from opsagent.intake.times import WEEKDAY_NAME
 from opsagent.intake.vocabulary import REGIONS
 from opsagent.tools.catalog import RECORDS, record_of_noun, same_kind, tool_spec
-from opsagent.tools.identifiers import TICKET_PREFIXES
+from opsagent.tools.identifiers import RUN_ID, TICKET, TICKET_PREFIXES
 from opsagent.tools.pipeline_rows import statuses_in
 from opsagent.tools.vocabularies import RUN_STATUS, Vocabulary
 from opsagent.tools.vocabularies import VALUE_VOCABULARIES
@@ -122,8 +122,12 @@ def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
         return False  # "… and its run status is Cancelled": the record's field, said outright
     after = _next_word(claim.item[at + len(claim.words):])
     # its own rows, and any record whose text tells of it ("the next pl_x run succeeded", from a ticket's work notes)
+    # with every run, time and ordinal the sentence gives ("the next run at 00:10 succeeded" is not the notes' words)
+    named = re.compile(rf"(?<![\w-]){re.escape(claim.key)}(?![\w-])", re.IGNORECASE)
+    details = {word.lower() for word in PINNED.findall(claim.item)}
     rows = [row for _, row in index.rows_for(claim.key)] + [
-        row for row in index.records if any(isinstance(value, str) and claim.key in value.lower() for value in row.values())]
+        row for row in index.records if any(isinstance(value, str) and named.search(value) for value in row.values())
+        and all(detail in text_of(row).lower() for detail in details)]
     for row in rows:
         for text in (value for value in row.values() if isinstance(value, str) and len(value) > 40):
             low = text.lower()
@@ -134,6 +138,9 @@ def _retells_text(claim: ValueClaim, index: EvidenceIndex) -> bool:
     return False
 
 
+PINNED = re.compile(rf"{RUN_ID.pattern}|\b[0-9a-f]{{8}}\b|\b\d{{1,2}}:\d{{2}}\b|\b(?:first|second|third|fourth|last)\b",
+                    re.IGNORECASE)
+"""What pins a sentence to one run: its id (or the id's first part), a clock time, an ordinal."""
 FIELD_BEFORE = re.compile(r"\b(?:status|state|priority|risk|approval)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 
 
@@ -231,10 +238,16 @@ def check_causal_links(sentences: Iterable[str], index: EvidenceIndex) -> list[G
         changes = [key for key in keys if key.startswith("chg")]
         others = [key for key in keys if not key.startswith("chg")] or [
             key for key in [index.sole_record()] if key and not key.startswith("chg") and IT_WAS.match(sentence)]
+        # "caused by CHG…": the change right after it is the one said to be the cause ("…, not by CHG…" is denied)
+        first = TICKET.search(sentence, said.end(), said.end() + 60)
+        blamed = {first.group().lower()} if first and not re.search(r"\bnot\b", sentence[said.end():first.start()],
+                                                                       re.IGNORECASE) else set()
         for change in changes:
             for other in others:
                 causes = {str(link.get("number", "")).lower() for _, row in index.rows_for(other)
                           for link in row.get("links") or [] if isinstance(link, dict) and "caused_by" in (link.get("via") or [])}
+                if causes and CAUSED_BY.search(said.group()) and change not in blamed:
+                    continue  # another change the sentence names beside the cause ("the fix is CHG…")
                 ok = change in causes if causes and CAUSED_BY.search(said.group()) else index.linked(change, other)
                 checks.append(GroundingCheck.of("link", sentence, ok,
                                                 f"{other}'s cause is {', '.join(sorted(causes))}, not {change}" if causes else

@@ -280,7 +280,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or PURPOSE.search(item[:match.start()]) or SET_SUBJECT.search(item[:match.start()]) \
                     or IMPERATIVE.match(item) and re.search(r"\bso(?:\s+that)?\s+it\s+$", item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
-                    or TARGET.search(item[:match.start()]) \
+                    or _advised_target(item[:match.start()]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
@@ -314,6 +314,18 @@ TARGET = re.compile(r"(?<!been )(?<!was )(?<!is )(?<!were )(?<!got )(?<!are )\b(
                     re.IGNORECASE)
 """Before a value, where an action would put the record ("move it to In Progress", "set the priority to P2"); not
 what was done to it ("it was set to P1")."""
+ADVICE_LEAD = re.compile(r"(?:^|[.;:,!(—–-]|\b(?:and|then|or|to|please|pls|should|can|could|must|would|I'd|recommend|"
+                         r"consider|suggest|want|need|just))\s*(?:\*+\s*)?$", re.IGNORECASE)
+"""Before an action's verb, what makes it advice: a clause's start, "and", a modal ("you can set …", "I'd move …")."""
+
+
+def _advised_target(before: str) -> bool:
+    """A value right after an action advised ("… and move it to In Progress"), not one reported done ("Priya set it
+    to On Hold")."""
+    target = TARGET.search(before)
+    return target is not None and ADVICE_LEAD.search(before[:target.start()]) is not None
+
+
 COPULA_BEFORE = re.compile(r"\b(?:is|are|'s|remains|stays)\s+(?:still\s+|now\s+)?$", re.IGNORECASE)
 """Before a state word, what makes it the state now ("is scheduled 08:00–11:00"), not an event with its moment."""
 

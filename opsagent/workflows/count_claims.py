@@ -318,7 +318,8 @@ def check_named_status_counts(sentences: Iterable[str], index: EvidenceIndex) ->
 
 
 TIMED_SHARE = re.compile(
-    r"(?<![\w.:])(?<!of those )(?<!of these )(?<!of the )(?<!of all )(?<!out of )"  # (not the whole of a share said)
+    # (not the whole of a share said, nor the rest of one: "the other three are from this morning")
+    r"(?<![\w.:])(?<!of those )(?<!of these )(?<!of the )(?<!of all )(?<!out of )(?<!other )(?<!remaining )"
     r"(?P<number>\d+)\s+(?:of\s+(?:them|(?:those|these)(?:\s+(?P<whole2>\d+))?|the\s+(?P<whole>\d+)(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:(?:happened|were|was|came|ran|started|failed|occurred|opened|fell|are|is|have been|had been|been|got|"
     r"came in|raised|logged|created|new)\s+){0,2}"
@@ -339,8 +340,8 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
     """Each time-placed share with the counts the evidence allows (none read: not a claim this reads)."""
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
 
-    found, sets = [], None
-    for match in [*TIMED_SHARE.finditer(digits(text)), *DAYS_COUNT.finditer(digits(text))] if index.now is not None else ():
+    found, sets, text = [], None, digits(text)
+    for match in [*TIMED_SHARE.finditer(text), *DAYS_COUNT.finditer(text)] if index.now is not None else ():
         said = next(find_times(match.groupdict().get("when") or re.sub(r"['’]s$", "", match.group("day")), index.now), None)
         if said is None:
             continue
@@ -349,7 +350,14 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
         bound = said.point or (said.end if relation == "after" and day else said.start)
         whole, allowed = int(match.groupdict().get("whole") or match.groupdict().get("whole2") or 0), set()
         sets = moment_sets(index) if sets is None else sets
-        for moments, total in sets:
+        shared = " of " in match.group().lower()  # "5 of them …", "2 of the 4 …": of the list just said
+        if not shared:  # "2 failed today", "today's 2": of the record the sentence names, else of the one record shown
+            start = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start())) + 1
+            named = record_keys(text[start:match.end()]) or [key for key in [index.sole_record()] if key] or \
+                index.sole_history()
+            if not named:
+                continue
+        for moments, total in (sets if shared else moment_sets(index, named)):
             if relation == "during":  # inside the day said: of a list of the latest, only when it reaches back that far
                 if whole in (0, total) and (total == len(moments) or said.start >= min(moments)):
                     allowed.add(sum(1 for moment in moments if said.start <= moment < said.end))
@@ -362,15 +370,18 @@ def timed_shares(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], s
     return found
 
 
-def moment_sets(index: EvidenceIndex) -> list[tuple[list[datetime], int]]:
+def moment_sets(index: EvidenceIndex, keys: Sequence[str] = ()) -> list[tuple[list[datetime], int]]:
     """The moments a share may be of, each with how many there are: each complete search's rows (by their first
-    moments), and each list of moments inside one row (a failure group's latest starts, of its ``count``)."""
+    moments), and each list of moments inside one row (a failure group's latest starts, of its ``count``); with
+    ``keys``, only the rows of those records."""
     sets = []
     for item in index.items:
-        if item.rows and item.total == len(item.rows):
-            firsts = [min(moments) for row in item.rows if (moments := moments_of(row))]
-            sets += [(firsts, len(firsts))] if len(firsts) == len(item.rows) else []
-        for row in item.rows:
+        rows = [row for row in item.rows if not keys or any(str(row.get(field, "")).lower() in keys
+                                                            for field in ("pipeline_name", "number", "run_id"))]
+        if rows and item.total == len(item.rows):
+            firsts = [min(moments) for row in rows if (moments := moments_of(row))]
+            sets += [(firsts, len(firsts))] if len(firsts) == len(rows) else []
+        for row in rows:
             for part in (row, *parts_of(row)):
                 total = part.get("count") if isinstance(part.get("count"), int) else 0
                 sets += [(moments, max(total, len(moments))) for value in part.values()
@@ -411,8 +422,10 @@ def check_windowed_counts(sentences: Iterable[str], index: EvidenceIndex) -> lis
                     and item.rows and all(moments_of(row) for row in item.rows)]
             if not near:
                 continue  # nothing here could place a row: other checks judge the number
+            named = [key for key in record_keys(sentence) if key.startswith("pl_")]  # "pl_x failed 3 times today": its rows
             placed = [row for item in near if item.total == len(item.rows) and covers(item, [(start, end)])
-                      for row in item.rows if start <= min(moments_of(row)) < end]
+                      for row in item.rows if start <= min(moments_of(row)) < end
+                      and (not named or str(row.get("pipeline_name", "")).lower() in named)]
             allowed = {len({identity(row) for row in placed})} | (
                 {len({row["pipeline_name"] for row in placed if row.get("pipeline_name")})} if "pipeline" in kinds else set())
             checks.append(GroundingCheck.of(

@@ -313,22 +313,30 @@ MINUTES_SAID = re.compile(r"(?<![\w.+-])(\d+(?:\.\d+)?)\s*-?\s*(?:min|mins|minut
 
 def margin_claims(text: str) -> list[tuple[str, bool, str]]:
     """"55 min vs a usual 32 min — about 23 minutes longer": a margin in minutes beside two or more lengths in minutes
-    in its own sentence is the difference of one of them and a length the answer gives (as people round it: within
-    a minute, or a tenth)."""
+    in its own sentence is the difference of two of them (to the precision it is written with; "about": within a
+    minute or 5 %)."""
     found = []
-    text = digits(text)
-    everywhere = {float(number) for number in MINUTES_SAID.findall(text)}
-    for sentence in sentences(text):
+    for sentence in sentences(HOURS_AND_MINUTES.sub(lambda both: f"{60 * int(both.group(1)) + int(both.group(2))} min",
+                                                    digits(text))):
         for match in LONGER.finditer(sentence):
             said = float(match.group("number"))
-            here = {float(number) for number in MINUTES_SAID.findall(sentence)} - {said}
+            here = {float(length.group(1)) for length in MINUTES_SAID.finditer(sentence)  # (not other margins: "and
+                    if not MARGIN_AFTER.match(sentence, length.end())} - {said}  # 17 min more than the longest")
             if len(here) < 2:
                 continue  # one side said elsewhere: the nearby-operand reading (``derived_numbers``) judges it
-            gaps = sorted({round(abs(first - second), 1) for first in here for second in everywhere - {said}
-                           if first != second})
-            holds = any(abs(gap - said) <= max(1.0, 0.1 * said) for gap in gaps)
+            gaps = sorted({round(first - second, 1) for first, second in permutations(here, 2) if first > second})
+            loose = APPROXIMATELY.search(sentence[max(0, match.start() - 12):match.start()]) is not None
+            holds = any(rounds_to(gap, match.group("number")) or loose and abs(gap - said) <= max(1.0, 0.05 * said)
+                        for gap in gaps)
             found.append((match.group(), holds, ", ".join(f"{gap:g}" for gap in gaps)))
     return found
+
+
+HOURS_AND_MINUTES = re.compile(r"(?<![\w.])(\d+)\s*(?:h|hrs?|hours?)\s*(?:and\s+)?(\d+)\s*(?:min|mins|minutes)\b",
+                               re.IGNORECASE)
+"""A length in two units ("1 h 5 min"): one length in minutes, not 5."""
+MARGIN_AFTER = re.compile(r"\s+(?:longer|shorter|slower|faster|more|less|over|past|under|beyond)\b", re.IGNORECASE)
+APPROXIMATELY = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some)\s*$|~\s*$", re.IGNORECASE)
 
 
 BARE_MORE = re.compile(r"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s+(?:more|fewer|less)\b(?=\s*(?:[.;,)!(—–]|-\s|$))",
@@ -336,15 +344,20 @@ BARE_MORE = re.compile(r"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s+(?:more|fewer|les
 """A difference said bare after its two sides ("24 failed runs vs 21 the week before — 3 more")."""
 
 
+COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|against|from\s+\d+(?:\.\d+)?\s+to)\b", re.IGNORECASE)
+"""Two sides set against each other before a bare difference ("24 vs 21 — 3 more")."""
+ANOTHER_FEW = re.compile(r"\b(?:and|for|plus|with|another)\s*$", re.IGNORECASE)
+
+
 def bare_difference_claims(text: str) -> list[tuple[str, bool, str]]:
     """"… 24 vs 21 — 3 more": beside two or more other numbers in its sentence, the difference of two of them."""
     found = []
     for sentence in sentences(digits(text)):
         for match in BARE_MORE.finditer(sentence):
-            said = float(match.group("number"))
-            sides = [number for number in numbers_in(sentence[:match.start()])]
-            if len(sides) < 2:
-                continue  # a side said in another sentence: the nearby readings judge it
+            before = sentence[:match.start()]
+            sides = numbers_in(before)
+            if len(sides) < 2 or not COMPARED.search(before) or ANOTHER_FEW.search(before):
+                continue  # a side said in another sentence, no two sides compared, or "and 2 more": more items
             gaps = sorted({round(first - second, 2) for first, second in permutations(sides, 2) if first > second})
             found.append((match.group().strip(), any(rounds_to(gap, match.group("number")) for gap in gaps),
                           ", ".join(f"{gap:g}" for gap in gaps)))

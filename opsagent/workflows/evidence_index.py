@@ -524,6 +524,12 @@ class EvidenceIndex:
         return [(item, row) for item in self.items for top in item.rows for row in records_in(top)
                 if any(str(row.get(field, "")).lower() == needle for field in KEY_FIELDS)]
 
+    def opened_at(self, key: str | None) -> datetime | None:
+        """When a ticket was opened, by its rows (``None`` for a record that is not opened, or not shown)."""
+        field = RECORDS["incident"].time_fields[0]  # opened_at
+        return min((moment for _, row in (self.rows_for(key) if key else []) if (moment := iso_moment(row.get(field)))),
+                   default=None)
+
     def sole_history(self) -> list[str]:
         """The pipeline whose history the evidence holds, when it holds one: what a sentence about the past that
         names no pipeline is about."""

@@ -8,8 +8,10 @@ failures (of a kind) is backed when no group holds one — of that kind, or befo
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from opsagent.backends.pipeline_records import squashed
+from opsagent.intake.vocabulary import PLATFORM_WORDS
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.evidence_index import EvidenceIndex
 
@@ -19,6 +21,8 @@ NO_FAILURES = re.compile(r"\b(?:no|zero)\s+(?P<kind>(?:[\w-]+\s+){0,3}?)failures
 ANY_KIND = frozenset({"other", "new", "recent", "earlier", "previous", "prior", "more", "further", "real", "actual",
                       "such", "similar", "of", "its", "the", "any", "failed"})
 """Words before "failures" that name no kind of failure ("no other failures" is OTHER_KIND's)."""
+EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
+"""Any moment: only whether the words name a time is read."""
 EARLIER = re.compile(r"\b(?:earlier|previous|prior|before)\b", re.IGNORECASE)
 
 
@@ -42,6 +46,16 @@ def history_none(sentence: str, record: str | None, index: EvidenceIndex) -> str
     held = [text for text, moment in starts if not (earlier and moment == latest)]
     if not held:
         return f"{record}'s history holds no {'earlier ' if earlier else ''}failure"
-    if kind and not any(all(squashed(word) in text for word in kind) for text in held):
+    if kind and _a_kind_of_error(kind, index) and not any(all(squashed(word) in text for word in kind) for text in held):
         return f"none of {record}'s failure groups says {' '.join(kind)}"
     return None
+
+
+def _a_kind_of_error(kind: list[str], index: EvidenceIndex) -> bool:
+    """The words name a kind of error the user asked about (or a code) — not a time ("weekend", "overnight") or a
+    platform ("Databricks"), whose failures the error words need not name."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    question = index.question.lower()
+    return all(word.isdigit() or re.search(rf"(?<![\w-]){re.escape(word)}", question) for word in kind) and not any(
+        word in PLATFORM_WORDS for word in kind) and next(find_times(" ".join(kind), index.now or EPOCH), None) is None

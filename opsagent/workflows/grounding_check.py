@@ -90,6 +90,7 @@ from opsagent.workflows.evidence_index import (
     elapsed_apart,
     elapsed_said,
     identifiers_in,
+    moments_of,
     numbers_in,
     parts_of,
     records_counted,
@@ -221,6 +222,12 @@ def _values_said(text: str) -> set[tuple[str, str]]:
             for phrase, value in vocabulary.phrases if words_in(text, [phrase])}
 
 
+def _only_as_not_looked_at(name: str, text: str) -> bool:
+    """Every sentence that names ``name`` says it was not looked at."""
+    said = [sentence for sentence in sentences(text) if name in sentence]
+    return bool(said) and all(read.not_looked_at(name, sentence) for sentence in said)
+
+
 def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[str], told: str = "") -> list[GroundingCheck]:
     """Every id and name the answer gives is one the data showed, or one OpsAgent's own earlier answer ``told``
     gave and the answer only names again. One the user named earlier is no exception: "Yes, INC0010099 is still
@@ -248,7 +255,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
                for clause in read.split_outside(CLAUSE_BREAK, sentence) if words_in(clause.lower(), [low])):
             continue  # "nothing failed in adf-prod-neu", "Data Factory isn't on the problem list": its absence, in its
             # own clause, which the negative and health checks judge ("doesn't exist" is no absence from a list)
-        if any(read.not_looked_at(low, sentence) for sentence in sentences(lowered)):
+        if _only_as_not_looked_at(low, lowered):
             continue  # "I only checked North Europe, not West Europe": what was left out, no claim about its data
         checks.append(GroundingCheck.of("identifier", name, False, f"{name} appears in no tool output",
                                         "a reference to a record or name that no data showed"))
@@ -260,7 +267,7 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
         low = name.lower()
         if low.split()[0] in STOPWORDS and name in sentence_first:
             continue  # "Since Leila …": a sentence's first word before one name ("assigned to Will Jensen" is a name)
-        if any(read.not_looked_at(low, sentence) for sentence in sentences(lowered)):
+        if _only_as_not_looked_at(low, lowered):
             continue
         if low not in index.text and low not in known and low not in systems and low not in values:
             # a person nobody's data names ("move it to In Progress" names a state)
@@ -297,15 +304,28 @@ def _searched_minutes(index: EvidenceIndex) -> set[int]:
 
 def check_windows(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     """A window the answer names ("in the last 24 hours", "the past half hour") is as long as one a search
-    used or the question asked, or lies inside the window of a search whose every row was shown."""
+    used or the question asked — or lies inside the window of a search whose every row was shown, and its sentence
+    counts what those rows hold inside it ("only one is from the last 24 hours")."""
     searched = _searched_minutes(index)
-    # (a window inside a complete search's: its rows show what fell in it — "only one is from the last 24 hours"; the
-    # count and none checks judge what the sentence says of it)
-    complete = [item for item in index.items if item.answered and item.total == len(item.rows)]
-    return [GroundingCheck.of("number", said, minutes in searched or index.now is not None and any(
-                covers(item, [(index.now - timedelta(minutes=minutes), index.now)]) for item in complete),
-                f"no search covered \"the {said}\"", "a time window no search covered")
-            for said, minutes in sorted(_windows_said(text).items())]
+    return [GroundingCheck.of("number", said, minutes in searched or _counted_inside(sentence, minutes, index),
+                              f"no search covered \"the {said}\"", "a time window no search covered")
+            for sentence in sentences(text) for said, minutes in sorted(_windows_said(sentence).items())]
+
+
+def _counted_inside(sentence: str, minutes: int, index: EvidenceIndex) -> bool:
+    """A complete search covers the last ``minutes``, and a number the sentence says (or its none) is how many of its
+    rows — of the pipelines it names — started inside them."""
+    if index.now is None:
+        return False
+    window = (index.now - timedelta(minutes=minutes), index.now)
+    named = [key for key in read.record_keys(sentence) if key.startswith("pl_")]
+    counts = {sum(1 for row in item.rows if (not named or str(row.get("pipeline_name", "")).lower() in named)
+                  and (moments := moments_of(row)) and window[0] <= min(moments) < window[1])
+              for item in index.items if item.answered and item.total == len(item.rows) and covers(item, [window])}
+    plain = WINDOW_PHRASE.sub(" ", digits(sentence))  # (not the window's own number)
+    said = {int(number) for number in re.findall(r"(?<![\w.:])\d+(?![\w.:])", plain)} | {
+        WORD_NUMBERS[word.lower()] for word in re.findall(rf"\b(?:{'|'.join(WORD_NUMBERS)})\b", plain, re.IGNORECASE)}
+    return bool(counts & (said | ({0} if NEGATION.search(sentence) else set())))
 
 
 TOOK = re.compile(r"\b(?:took|lasted|ran for|running for|run for|went for)\s+(?:about |around |roughly |approximately |nearly "

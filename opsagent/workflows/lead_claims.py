@@ -525,29 +525,40 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
                   public + " (the data says otherwise)")
 
 
-def failure_streaks(index: EvidenceIndex) -> dict[str, int]:
-    """How many failures each pipeline has had since its last run of another status, where the rows show one."""
-    streaks = {}
+def failure_streaks(index: EvidenceIndex) -> dict[str, set[int]]:
+    """The streaks of failures each pipeline's rows show: those since its last run of another status, and every
+    run of failures between two others in a listing of its runs."""
+    streaks: dict[str, set[int]] = {}
     for key in {str(row["pipeline_name"]).lower() for row in index.records if row.get("pipeline_name")}:
         having, other = _run_moments(key, {"failed"}, index)
         if other:
-            streaks[key] = len({moment for moment in {*having, *failures_of(index, key)} if moment > max(other)})
+            streaks.setdefault(key, set()).add(
+                len({moment for moment in {*having, *failures_of(index, key)} if moment > max(other)}))
+            failures = sorted(set(having))
+            bounds = sorted(set(other))
+            streaks[key] |= {count for first, last in zip(bounds, bounds[1:])
+                             if (count := sum(first < moment < last for moment in failures))}
     return streaks
 
 
 def streak_claims(text: str, index: EvidenceIndex) -> list[tuple[re.Match[str], GroundingCheck]]:
-    """Each streak of failures said, checked against the failures since the last other run of the pipeline it names
-    (else of any pipeline the rows place so)."""
+    """Each streak of failures said, checked against the streaks the rows show of the pipeline it names (else of any
+    pipeline); a streak of successes is not read."""
     streaks = failure_streaks(index) if STREAK.search(text) else {}
     found = []
     for match in STREAK.finditer(text) if streaks else ():
+        if SUCCEEDING.search(text[max(0, match.start() - 40):match.end() + 10]):
+            continue  # "it had succeeded 4 times in a row"
         said = match.group("said") or match.group("said2")
         count = 2 if said.lower() == "twice" else int(said)
         sentence_start = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start())) + 1
         named = [key for key in record_keys(text[sentence_start:match.end()]) if key in streaks]
-        allowed = {streaks[key] for key in named[-1:]} or set(streaks.values())
+        allowed = set().union(*(streaks[key] for key in named[-1:])) or set().union(*streaks.values())
         found.append((match, GroundingCheck.of(
             "number", match.group(), count in allowed,
             f"the runs show {' or '.join(map(str, sorted(allowed)))} failures in a row, not {count}",
             "a streak of failures the runs contradict")))
     return found
+
+
+SUCCEEDING = re.compile(r"\b(?:succe\w*|good|green|clean|ok|passed)\b", re.IGNORECASE)

@@ -25,7 +25,7 @@ from opsagent.tools.identifiers import TICKET, TICKET_PREFIXES
 from opsagent.tools.pipeline_rows import count_fields_in
 from opsagent.tools.vocabularies import ASSIGNEE, VALUE_VOCABULARIES, Vocabulary
 from opsagent.workflows import claims as read
-from opsagent.workflows.claims import LEAD_WORD, NOT_SINCE, THE_RECORD, record_keys
+from opsagent.workflows.claims import LEAD_WORD, NOT_SINCE, THE_RECORD, record_keys, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers_in, moments_of, record_of_tool
 from opsagent.workflows.fitting import covers, narrowed_by, searched_values
 from opsagent.workflows.failure_history import NO_FAILURES, history_none
@@ -295,9 +295,15 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         relevant = tickets
     pages = [item for item in index.items if item.answered and fit(item) and (spec := tool_spec(item.tool)) and spec.platform]
     if ON_THE_STATUS_PAGE.search(words) and pages:  # "nothing on the status page for that region": no incident, and
+        # every component operational — on the page of the platform and in the region the sentence names, if it does
+        platforms = {platform for platform in health_tools() if says(sentence, platform)}
+        pages = [item for item in pages if not platforms or tool_spec(item.tool).platform in platforms]
+        named = regions_in(PARENTHESIS.sub(" ", sentence))
+        rows = [row for item in pages for row in item.rows if not named or regions_in(" ".join(
+            [str(row.get("region") or ""), *map(str, row.get("components") or [])])) & named]
         quiet = all(row.get("kind") != "incident" and str(row.get("status", "operational")).lower() == "operational"
-                    for item in pages for row in item.rows)  # every component operational
-        return f"{pages[0].tool} shows no incident and every component operational" if quiet else None
+                    for row in rows)
+        return f"{pages[0].tool} shows no incident and every component operational" if quiet and rows else None
     if "incident" in words and relevant and all(tool_spec(item.tool).platform for item in relevant):
         if not any(row.get("kind") == "incident" for item in relevant for row in item.rows):
             return f"{relevant[0].tool} reports no active incident"
@@ -384,7 +390,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     opened = SINCE_OPENED.search(sentence)
     if opened and NO_UPDATE.search(sentence):  # "nothing has moved on it since the day it was opened"
         record = _record_meant(sentence, context, answer, index, pointed=True)
-        updated, born = _last_update(record, index), _opened_at(record, index)
+        updated, born = _last_update(record, index), index.opened_at(record)
         if updated and born and (updated.date() == born.date() if opened.group("day") else updated <= born + timedelta(minutes=1)):
             return f"the record's last update is {updated:%Y-%m-%d %H:%M}, the day it was opened"
     quiet = AGE.search(sentence)
@@ -656,12 +662,6 @@ SINCE_OPENED = re.compile(r"\bsince\s+(?P<day>the day\s+)?(?:it|the ticket|the i
 """A bound at the record's own opening ("nothing has moved since the day it was opened")."""
 
 
-def _opened_at(key: str | None, index: EvidenceIndex) -> datetime | None:
-    field = RECORDS["incident"].time_fields[0]  # opened_at
-    return min((moment for _, row in (index.rows_for(key) if key else []) if (moment := iso_moment(row.get(field)))),
-               default=None)
-
-
 def _last_update(key: str | None, index: EvidenceIndex) -> datetime | None:
     """When the record was last updated, from its rows' update fields."""
     updates = [moment for _, row in (index.rows_for(key) if key else []) for field in UPDATE_FIELDS
@@ -712,7 +712,8 @@ ON_THE_STATUS_PAGE = re.compile(r"\b(?:nothing|none|no (?:incidents?|issues?|pro
 
 
 def _own_range(sentence: str, now: datetime) -> list[tuple[datetime, datetime]]:
-    """The one range of time a sentence gives itself ("03:00–05:30 UTC today"), if it gives exactly one."""
+    """The one range of time a sentence gives itself ("03:00–05:30 UTC today", read as one range), if it gives
+    exactly one (``_own_window`` reads a day or window said beside a none, and wants it alone)."""
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
 
     ranges = [(mention.start, mention.end) for mention in find_times(sentence, now) if mention.point is None]
@@ -869,8 +870,9 @@ page anyone", "I wouldn't add anything to her plate"), a condition ("if they fin
 ("possibly the same delays, without quite failing") or a judgement of what was just said ("none of that helps a
 job cluster launch"), not a search's result."""
 PREDICTING = re.compile(r"^\W*(?:so\s+|then\s+)?(?:(?:you\s+can\s+|I'd\s+)?(?:expect|anticipate)\s+(?:to\s+see\s+)?(?:no|nothing|zero)"
-                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might|can't|cannot|can not|"
-                        r"won't|shouldn't|mustn't|must not)\s+(?:[^\s.;]+\s+){1,5}?without\b", re.IGNORECASE)
+                        r"|there\s+(?:will|won't)\s+be\s+(?:no|nothing|any))\b|\b(?:would|could|might)\s+(?:[\w-]+\s+){1,4}?"
+                        r"without\b|^\W*(?:(?:it|this|that|they|we|you)\s+)?(?:can't|cannot|can not|won't|shouldn't|mustn't|"
+                        r"must not)\s+(?:[^\s.;]+\s+){1,5}?without\b", re.IGNORECASE)
 """A clause that only foretells or supposes ("so expect no CRM copies between 05:00 and 07:00", "there will be no runs
 then", "a slow cluster start would add minutes without failing the run", "it can't go in at 10:00 without
 authorisation"): an

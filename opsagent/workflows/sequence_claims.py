@@ -13,11 +13,14 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import RECORDS, tool_spec
+from opsagent.tools.catalog import tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.timewindow import iso_moment
+from opsagent.tools.vocabularies import RUN_STATUS
+from opsagent.workflows.claim_checks import record_window, row_values
 from opsagent.workflows.claims import PIPELINE, clauses, sentences
 from opsagent.workflows.evidence_index import EvidenceIndex
+from opsagent.workflows.fitting import covers
 
 ORDER = re.compile(r"\b(?P<verb>started|began|begun|kicked in|showed up|appeared|(?:was |were )?(?:opened|raised|logged|"
                    r"created)|came in|failed|hit)\s+(?:(?P<near>right|just|shortly|soon|immediately|only|minutes|hours)\s+)?"
@@ -32,31 +35,28 @@ FAILURES = re.compile(r"\bfail(?:ures?|ing|ed)\b|\berrors?\b", re.IGNORECASE)
 IT_WENT_IN = re.compile(r"\s*(?:it|that|this)\s+(?:went in|went live|started|began|kicked off|landed|was implemented|"
                         r"was deployed|was applied|was rolled out|opened|closed|ended|finished|completed)\b", re.IGNORECASE)
 """A pronoun for the change just named, with what its window did."""
+FAILED_AGAIN = re.compile(r"failed|hit", re.IGNORECASE)
+"""A failure said, not a start ("failed after", against "the failures started after")."""
 NEAR = timedelta(hours=3)
 """How soon "right after" is: a failure three hours on is no longer "right after" the change."""
 
 
-def _opened(index: EvidenceIndex, key: str) -> datetime | None:
-    fields = RECORDS["incident"].time_fields[:1] if key.upper().startswith("INC") else ()  # opened_at
-    return min((moment for _, row in index.rows_for(key) for field in fields if (moment := iso_moment(row.get(field)))),
-               default=None)
-
-
 def _window_edge(index: EvidenceIndex, key: str, end: bool) -> datetime | None:
-    fields = RECORDS["change"].window_fields or ("start_date", "end_date")
-    return next((moment for _, row in index.rows_for(key) if (moment := iso_moment(row.get(fields[1 if end else 0])))),
-                None)
+    window = record_window(index, key)
+    return window[1 if end else 0] if window else None
 
 
-def _first_failure(index: EvidenceIndex, pipelines: list[str]) -> datetime | None:
-    """The first failed run the run searches show of those pipelines (of the one pipeline the rows show failing)."""
-    failed = [(str(row.get("pipeline_name", "")).lower(), moment) for item in index.items
-              if (spec := tool_spec(item.tool)) and spec.record == "run" for row in item.rows
-              if str(row.get("status") or spec.fixed.get("run_status", "")).lower() == "failed"
-              and (moment := iso_moment(row.get("start")))]
+def _failures_shown(index: EvidenceIndex, pipelines: list[str]) -> list[datetime]:
+    """The failed runs the run searches show of those pipelines (of the one pipeline the rows show failing), by start."""
+    failed = [(str(row.get("pipeline_name", "")).lower(), moment) for item in _run_searches(index) for row in item.rows
+              if row_values(item, row, RUN_STATUS) & {"failed"} and (moment := iso_moment(row.get("start")))]
     named = [moment for name, moment in failed if name in pipelines] if pipelines else \
         [moment for _, moment in failed] if len({name for name, _ in failed}) == 1 else []
-    return min(named, default=None)
+    return sorted(named)
+
+
+def _run_searches(index: EvidenceIndex) -> list:
+    return [item for item in index.items if (spec := tool_spec(item.tool)) and spec.record == "run" and item.answered]
 
 
 def _status_incident(index: EvidenceIndex) -> datetime | None:
@@ -79,10 +79,11 @@ def _moment(side: str, index: EvidenceIndex, *, subject: bool, verb: str = "", s
         key = tickets[0]
         if key.startswith("chg"):
             return _window_edge(index, key, end=bool(ENDED.search(side)))
-        return _opened(index, key) if subject is False or re.search(r"open|rais|logg|creat|came", verb, re.IGNORECASE) \
+        return index.opened_at(key) if subject is False or re.search(r"open|rais|logg|creat|came", verb, re.IGNORECASE) \
             else None
     if pipelines or subject and FAILURES.search(side):
-        return _first_failure(index, pipelines) if FAILURES.search(side) or FAILURES.search(verb) else None
+        failures = _failures_shown(index, pipelines) if FAILURES.search(side) or FAILURES.search(verb) else []
+        return failures[0] if failures else None  # the first failure shown (a run search's window may start later)
     if not subject and (re.search(r"\bchange\b", side, re.IGNORECASE) or IT_WENT_IN.match(side)):
         # "the firewall change", "once it went in": the one change the sentence names, else the evidence holds
         changes = [key for key in (match.group().lower() for match in TICKET.finditer(sentence)) if key.startswith("chg")]
@@ -106,6 +107,15 @@ def check_sequences(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
             continue
         after = match.group("relation").lower() in ("after", "once", "as soon as")
         near = (match.group("near") or "").lower() in ("right", "just", "shortly", "soon", "immediately", "minutes")
+        subject = clause[:match.end("verb")]
+        if FAILED_AGAIN.match(match.group("verb")) and (PIPELINE.search(subject) or FAILURES.search(subject)):
+            # "it also failed after INC… was opened": any failure shown on that side, not the first
+            shown = _failures_shown(index, [found.group().lower() for found in PIPELINE.finditer(subject)])
+            first = next((moment for moment in shown if (moment >= second - timedelta(minutes=5)) == after), first)
+        elif (PIPELINE.search(subject) or FAILURES.search(subject)) and first >= second and not any(
+                covers(item, [(second, first)]) for item in _run_searches(index)):
+            continue  # "the failures started after CHG…": no run search reaches back to the other event, so an earlier
+            # failure would not be shown (a failure shown on the wrong side of it is judged)
         ok = (second - timedelta(minutes=5) <= first and (not near or first - second <= NEAR)) if after else first < second
         checks.append(GroundingCheck.of(
             "placement", clause, ok, f"the rows date the first at {first:%a %d %b %H:%M} and the second at "
@@ -124,7 +134,6 @@ def check_each_day(text: str, index: EvidenceIndex, question: str) -> list[Groun
     """"pl_x failed on both days": a failed run of it inside each day (the days said, else the question's), in a
     search that covered the day."""
     from opsagent.intake.times import find_times  # the one time parser, the same that read the question
-    from opsagent.workflows.fitting import covers
 
     now = index.now
     checks = []
@@ -139,11 +148,9 @@ def check_each_day(text: str, index: EvidenceIndex, question: str) -> list[Groun
         runs = [item for item in index.items if (spec := tool_spec(item.tool)) and spec.record == "run"]
         if len(days) < 2 or not runs or not all(covers(item, days, now) for item in runs):
             continue
-        failed = [moment for item in runs for row in item.rows
-                  if (not pipelines or str(row.get("pipeline_name", "")).lower() in pipelines)
-                  and str(row.get("status") or tool_spec(item.tool).fixed.get("run_status", "")).lower() == "failed"
-                  and (moment := iso_moment(row.get("start")))]
-        missing = [start for start, end in days if not any(start <= moment < end for moment in failed)]
+        # each pipeline named on each day (one failing both days backs no other); naming none, the one shown failing
+        missing = sorted({start for each in (pipelines or [""]) for start, end in days
+                          if not any(start <= moment < end for moment in _failures_shown(index, [each] if each else []))})
         checks.append(GroundingCheck.of("placement", sentence, not missing,
                                         f"no failed run shown on {', '.join(f'{day:%a %d %b}' for day in missing)}",
                                         "a failure on each day that the runs do not show"))

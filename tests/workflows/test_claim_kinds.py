@@ -53,6 +53,10 @@ NOW = datetime(2025, 1, 10, 9, 0, tzinfo=UTC)
     ("Retry started automatically after the first attempt failed.", []),
     ("Done — paged the Analytics Engineering on-call.", ["page"]),
     ("Ticket acknowledged and assigned to you.", ["assign"]),
+    ("Rerun started at 05:12 and failed after 3 minutes.", []),  # a run's own state and time
+    ("Rollback requested via CHG0030022, still in Authorize.", []),  # a record's history: where it was asked
+    ("Page sent at 06:35 per the incident timeline.", []),
+    ("Notification sent to the Teams channel failed.", []),
 ])
 def test_an_action_is_a_claim_only_when_the_writer_says_it_acted(sentence: str, claimed: list[str]) -> None:
     assert action_claims(sentence) == claimed

@@ -129,6 +129,7 @@ def test_a_state_advice_would_put_a_ticket_in_is_no_claim_of_its_state() -> None
     assert not failed(question, "To take it, open INC0010054 in ServiceNow, set Assigned to to yourself and move it to "
                                 "In Progress.", ticket, "value")
     assert failed(question, "INC0010054 has been set to In Progress.", ticket, "value")
+    assert failed(question, "Database Administration set INC0010054 to In Progress this morning.", ticket, "value")
 
 
 @pytest.mark.parametrize("pipeline", ["pl_load_inventory_snapshot", "pl_export_marketing"])
@@ -189,6 +190,11 @@ def test_caused_by_names_the_change_the_ticket_records_as_its_cause() -> None:
     [other] = [link["number"] for link in links if "caused_by" not in link["via"]]
     only_the_right("which change broke it?", "It was caused by {}, the SHIR upgrade on vm-shir-01.", cause, other,
                    ticket, "link")
+    # the other change named beside the cause, or denied, is no cause said
+    assert not failed("which change broke it?", f"It was caused by {cause}; the fix is {other}, scheduled for Saturday.",
+                      ticket, "link")
+    assert not failed("which change broke it?", f"It was caused by the SHIR upgrade ({cause}), not by {other}.", ticket,
+                      "link")
 
 
 def test_nothing_moved_since_it_was_opened_is_read_from_its_opening_and_last_update() -> None:
@@ -272,6 +278,14 @@ def test_a_window_inside_a_complete_searchs_window_is_covered_and_a_wider_one_is
         return [detail for detail in failed(question, said, runs, "number") if "no search covered" in detail]
     assert not uncovered(f"{len(rows)} cancelled runs in the last 7 days; only {recent} of them in the last 24 hours.")
     assert uncovered(f"{len(rows)} cancelled runs in the last 30 days.")
+    # the count said of the narrower window is what the rows hold in it, for the pipeline named
+    failures = evidence("list_failed_pipelines", time_window="last 24 hours")
+    sales = sum(row["pipeline_name"] == "pl_ingest_sales" and iso_moment(row["start"]) >= NOW - timedelta(hours=6)
+                for row in rows_of(failures))
+    def uncovered_by(said: str) -> list[str]:
+        return [detail for detail in failed("what failed?", said, failures, "number") if "no search covered" in detail]
+    assert not uncovered_by(f"pl_ingest_sales failed {sales} times in the last 6 hours.")
+    assert uncovered_by(f"pl_ingest_sales failed {sales + 1} times in the last 6 hours.")
 
 
 def _two_weeks() -> tuple[list, dict[str, int], dict[str, int]]:
@@ -340,3 +354,111 @@ def test_a_tickets_notes_told_again_keep_their_words_about_a_pipeline() -> None:
     assert not failed(question, f"INC0010048 confirms the sequence. {told.replace(' on vm-shir-01', '')}",
                       ticket + runs, "value")
     assert failed(question, "INC0010048 confirms the sequence. pl_copy_crm_accounts succeeded.", ticket + runs, "value")
+
+
+def test_a_share_of_a_day_said_of_one_pipeline_counts_that_pipelines_rows() -> None:
+    failures = evidence("list_failed_pipelines", time_window="last 24 hours")
+    rows = rows_of(failures)
+    today = NOW.replace(hour=0, minute=0)
+    mine = sum(row["pipeline_name"] == "pl_transform_customer360" and iso_moment(row["start"]) >= today for row in rows)
+    every = sum(iso_moment(row["start"]) >= today for row in rows)
+    assert 0 < mine < every
+    question = "what failed overnight?"
+    only_the_right(question, "pl_transform_customer360: {} failed today, both error 3200.", mine, every, failures, "number")
+    only_the_right(question, "pl_transform_customer360 — today's {} failures are both error 3200.", mine, mine + 1,
+                   failures, "number")
+
+
+# Found by a second reading of these shapes: what each must not let through, and what it must not flag.
+
+def _with(first: list, second: list) -> list:
+    second[0].evidence[0] = second[0].evidence[0].model_copy(update={"call_id": "call_2"})
+    return first + second
+
+
+def test_a_none_of_a_kind_of_failure_reads_only_error_words_the_user_asked() -> None:
+    history = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
+    starts = _failure_starts(history)
+    assert any(moment.weekday() >= 5 for moment in starts) and any(moment.hour < 6 for moment in starts)
+    for said in ("There were no weekend failures in its history.", "No overnight failures in the history.",
+                 "It has had no Databricks failures in the 14 days of history."):
+        assert failed("has it failed before?", said, history, "negative_claim"), said
+
+
+def test_another_records_notes_back_a_status_only_with_the_sentences_own_run_and_time() -> None:
+    ticket = evidence("get_incident", number="INC0010048")
+    runs = _with(ticket, evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts",
+                                  time_window="last 24 hours"))
+    failed_at = sorted(iso_moment(row["start"]) for row in rows_of(runs[1:]))
+    assert failed_at
+    said = (f"The IR service on vm-shir-01 was restarted by hand after the first failure and the next "
+            f"pl_copy_crm_accounts run at {failed_at[-1]:%H:%M} succeeded.")
+    assert failed("and the 00:10 one?", said, runs, "value")
+
+
+def test_an_order_in_words_reads_any_failure_for_failed_after_and_waits_for_a_search_reaching_back() -> None:
+    runs = evidence("list_failed_pipelines", pipeline_name="pl_ingest_sales", time_window="last 24 hours")
+    ticket = evidence("get_incident", number="INC0010049")
+    starts = sorted(iso_moment(row["start"]) for row in rows_of(runs))
+    opened = iso_moment(rows_of(ticket)[0]["opened_at"])
+    assert starts[0] < opened < starts[-1]
+    assert not failed("?", "pl_ingest_sales failed again later: it also failed after INC0010049 was opened.",
+                      _with(runs, ticket), "placement")
+    # a search of the last 12 hours does not reach back to a change of yesterday evening: no order is judged
+    short = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts", time_window="last 12 hours")
+    change = evidence("get_change_request", number="CHG0030017")
+    assert iso_moment(rows_of(change)[0]["start_date"]) < NOW - timedelta(hours=12)
+    assert not failed("?", "The failures started right after CHG0030017 went in.", _with(short, change), "placement")
+
+
+def test_both_days_is_each_pipeline_named_on_each_day() -> None:
+    runs = evidence("list_failed_pipelines", time_window="since yesterday")
+    today = NOW.replace(hour=0, minute=0)
+    days = {name: {iso_moment(row["start"]) >= today for row in rows_of(runs) if row["pipeline_name"] == name}
+            for name in ("pl_ingest_sales", "pl_copy_crm_accounts")}
+    assert days["pl_copy_crm_accounts"] == {True, False} and days["pl_ingest_sales"] == {True}
+    question = "what failed yesterday and today?"
+    assert not failed(question, "pl_copy_crm_accounts failed on both days.", runs, "placement")
+    assert failed(question, "pl_ingest_sales and pl_copy_crm_accounts failed on both days.", runs, "placement")
+
+
+def test_a_past_streak_and_more_items_are_no_current_streak_or_difference() -> None:
+    runs = evidence("list_pipeline_runs", pipeline_name="pl_copy_crm_accounts", time_window="last 3 days")
+    ordered = sorted(rows_of(runs), key=lambda row: row["start"])
+    statuses = [row["status"] for row in ordered]
+    longest = max(len(streak) for streak in "".join("F" if status == "Failed" else "." for status in statuses).split("."))
+    assert statuses[-1] != "Failed" and longest >= 2
+    only_the_right("crm?", "Earlier it failed {} times in a row, then a run succeeded.", longest, longest + 1, runs,
+                   "number")
+    failures = evidence("list_failed_pipelines", time_window="last 24 hours")
+    counts = {}
+    for row in rows_of(failures):
+        counts[row["pipeline_name"]] = counts.get(row["pipeline_name"], 0) + 1
+    top = sorted(counts.items(), key=lambda pair: -pair[1])[:2]
+    rest = sum(counts.values()) - top[0][1] - top[1][1]
+    assert rest > 0
+    assert not [detail for detail in failed("what failed?", f"{sum(counts.values())} failed runs: {top[0][0]} "
+                                            f"{top[0][1]}, {top[1][0]} {top[1][1]} and {rest} more.", failures, "number")
+                if "differ" in detail]
+
+
+def test_a_person_is_let_off_only_in_the_sentence_that_says_it_was_not_looked_at() -> None:
+    ticket = evidence("get_incident", number="INC0010050")
+    assert "Nair" not in str(rows_of(ticket))
+    assert failed("who is on it?", "Priya Nair acknowledged it this morning. I didn't check Priya Nair's calendar.",
+                  ticket, "identifier")
+
+
+def test_a_none_before_a_relative_clause_of_necessity_is_still_read() -> None:
+    tickets = evidence("list_incidents", text="pl_ingest_sales")
+    assert any(row["state"] not in ("Resolved", "Closed", "Canceled") for row in rows_of(tickets))
+    assert failed("is there a ticket?", "No open incident covers pl_ingest_sales, which can't be fixed without someone "
+                                        "owning it.", tickets, "negative_claim")
+
+
+def test_an_approximate_margin_is_held_to_a_few_minutes() -> None:
+    history = evidence("get_pipeline_history", pipeline_name="pl_transform_pricing_model")
+    row = rows_of(history)[0]
+    took, median = row["run"]["duration_min"], row["durations"]["median_min"]
+    only_the_right("slower than usual?", f"It took {took:g} min vs a usual {median:g} min — about {{}} minutes longer.",
+                   f"{took - median:g}", f"{took - median + 2:g}", history, "number")
