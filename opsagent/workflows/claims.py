@@ -119,13 +119,15 @@ def split_outside(pattern: re.Pattern[str], text: str, *, labelled: bool = False
 
 
 def items(clause: str) -> list[str]:
-    """The clause cut at commas and " and " outside parentheses ("pl_a (INC…, P2), pl_b" → two items)."""
+    """The clause cut at commas, " and " and " or " outside parentheses ("pl_a (INC…, P2), pl_b" → two items; "no
+    change on INC… (pl_x …) or INC… (…)" → two)."""
     found, depth, start = [], 0, 0
     for index, char in enumerate(clause):
         depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
-        if depth == 0 and (clause.startswith(", ", index) or clause.startswith(" and ", index)):
+        joint = next((joint for joint in (", ", " and ", " or ") if clause.startswith(joint, index)), None)
+        if depth == 0 and joint:
             found.append(clause[start:index])
-            start = index + (2 if char == "," else 5)
+            start = index + len(joint)
     found.append(clause[start:])
     return [item.strip() for item in found if item.strip()]
 
@@ -280,7 +282,7 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or PURPOSE.search(item[:match.start()]) or SET_SUBJECT.search(item[:match.start()]) \
                     or IMPERATIVE.match(item) and re.search(r"\bso(?:\s+that)?\s+it\s+$", item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
-                    or _advised_target(item[:match.start()]) \
+                    or _advised_target(item[:match.start()]) or COMPARED_WITH.search(item[:match.start()]) \
                     or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
@@ -314,6 +316,9 @@ TARGET = re.compile(r"(?<!been )(?<!was )(?<!is )(?<!were )(?<!got )(?<!are )\b(
                     re.IGNORECASE)
 """Before a value, where an action would put the record ("move it to In Progress", "set the priority to P2"); not
 what was done to it ("it was set to P1")."""
+COMPARED_WITH = re.compile(r"\b(?:than|vs\.?|versus|compared (?:with|to))\s+(?:any|all|each|most|every)?\s*(?:one\s+)?"
+                           r"(?:of\s+)?(?:the|its|their)?\s*(?:\d+\s+)?(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+"""Before a value, what a record is compared with ("longer than any of the 10 recent successes"), not its own."""
 ADVICE_LEAD = re.compile(r"(?:^|[.;:,!(—–-]|\b(?:and|then|or|to|please|pls|should|can|could|must|would|I'd|recommend|"
                          r"consider|suggest|want|need|just))\s*(?:\*+\s*)?$", re.IGNORECASE)
 """Before an action's verb, what makes it advice: a clause's start, "and", a modal ("you can set …", "I'd move …")."""

@@ -148,7 +148,9 @@ def check_qualified_counts(sentences: Iterable[str], index: EvidenceIndex) -> li
 def _elided_counts(sentences: Sequence[str], index: EvidenceIndex) -> list[GroundingCheck]:
     """"3 waiting on approval" opening a sentence, a value where the noun would be: a count of the one kind of
     record the question asks about, with that value."""
-    asked = [kind for kind in records_named(index.question) if kind in ("incident", "change", "run", "pipeline")]
+    asked = [kind for kind in records_named(index.question) if kind in ("incident", "change", "run", "pipeline")] or \
+        sorted({spec.record for item in index.items if item.answered and (spec := tool_spec(item.tool)) and spec.record
+                in ("incident", "change", "run", "pipeline")})  # ("what came in overnight?": the records searched)
     if len(asked) != 1:
         return []
     checks = []
@@ -178,6 +180,10 @@ SHARE_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+of\s+(?:(?:them|thos
 "3 of the 4 are In Progress")."""
 
 
+SET_WITH_VALUE = re.compile(r"(?<![\w.])(?P<number>\d+)\s+(?:are|were|is|remain|stay)\s+(?:still\s+|now\s+)?"
+                            r"(?P<words>(?:[\w-]+\s*){1,3}?)(?=\s*(?:,|and\b|;|—|$))", re.IGNORECASE)
+"""A set of the rows counted with a value ("6 are still open"), which "N of those …" right after is a share of."""
+THOSE = re.compile(r"\d+\s+of\s+(?:those|these|them)\b", re.IGNORECASE)
 NEW_SINCE = re.compile(r"new\s+(?:since|today|overnight|this|last|in|from|after)\b", re.IGNORECASE)
 LABELLED_COUNT = re.compile(r"(?:^|[,;|(]\s*|\s[-–—·]\s*)(?P<words>[A-Za-z][A-Za-z ]{1,20}?)\s*:\s*\**(?P<number>\d+)\b"
                             r"(?![:.]\d|\s*%|\s*(?:of|out of|/)\b)")
@@ -206,14 +212,23 @@ def _shares_with_values(sentences: Sequence[str], index: EvidenceIndex) -> list[
                         and whole in (0, len(item.rows))]
             named = [item for item in searches if any(isinstance(value, str) and len(value) > 3
                                                       and value.lower() in sentence.lower() for value in item.arguments.values())]
+            # "6 are still open and 2 of those have nobody on them": of the rows with the value said just before
+            before = SET_WITH_VALUE.search(digits(sentence)[:match.start()]) if THOSE.match(match.group()) else None
+            subset = {name: {label.lower() for label in wanted} for name, wanted in asked_values(
+                Ask(id="", text=before.group("words"), span=Span(start=0, end=0))).items()} if before else {}
             for item in named or searches:  # "Analytics Engineering: 3 of the 4 …": that team's search
                 spec = tool_spec(item.tool)  # "open": a ticket's states, read in ticket searches
                 values = {name: wanted for name, wanted in asked.items()
                           if spec and same_kind(VALUE_VOCABULARIES[name].record, spec.record)}
+                rows = [row for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
+                                                        for name, wanted in subset.items()
+                                                        if spec and same_kind(VALUE_VOCABULARIES[name].record, spec.record))]
+                if subset and before and len(rows) != int(before.group("number")):
+                    rows = item.rows  # the set said before is not these rows': the share is of all of them
                 if values and all(any(row_values(item, row, VALUE_VOCABULARIES[name]) for row in item.rows)
                                   for name in values):
-                    allowed.add(sum(1 for row in item.rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
-                                                                  for name, wanted in values.items())))
+                    allowed.add(sum(1 for row in rows if all(row_values(item, row, VALUE_VOCABULARIES[name]) & wanted
+                                                             for name, wanted in values.items())))
             if not allowed:
                 continue
             checks.append(GroundingCheck.of("number", match.group(), int(match.group("number")) in allowed,

@@ -32,7 +32,7 @@ from opsagent.contracts.grounding import GroundingCheck, GroundingReport, Ground
 from opsagent.contracts.messages import RunTrail
 from opsagent.contracts.plans import QuestionPart
 from opsagent.intake.vocabulary import PLATFORM_WORDS, STOPWORDS
-from opsagent.tools.catalog import RECORDS, record_of_noun, tool_spec
+from opsagent.tools.catalog import RECORDS, TOOLS, record_of_noun, tool_spec
 from opsagent.tools.identifiers import RUN_ID, TICKET
 from opsagent.tools.rendering import identity
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
@@ -235,8 +235,8 @@ def check_identifiers(text: str, index: EvidenceIndex, known_names: Collection[s
     checks = [GroundingCheck.of("identifier", token, token in index.identifiers or _shortened(token, index.identifiers)
                                 or _retold(token, text, told),
                                 f"{token} appears in no tool output", "a reference to a record or name that no data showed")
-              for token in sorted(identifiers_in(text) - {item.tool for item in index.items})]  # a tool it called
-    # ("`list_failed_pipelines` for adf-prod-weu would be the next drill-down"); one it did not call backs nothing
+              for token in sorted(identifiers_in(text) - {spec.name for spec in TOOLS})]  # a tool's name is no record
+    # ("`list_failed_pipelines` for adf-prod-weu would be the next drill-down"); an invented tool's name still fails
     lowered = text.lower()
     systems = {system.lower() for item in index.items if (spec := tool_spec(item.tool))
                for system in RECORDS[spec.record].systems}  # "rerun it from the Data Factory monitor"
@@ -532,6 +532,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         shares = index.shares_of_named_rows(sentence) if alone else []
         sharing |= {float(match.group(1)) for match in alone if any(rounds_to(share, match.group(1)) for share in shares)}
     grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
+    # "6 are still open": a count with a value for its noun, backed by the rows having it (check_qualified_counts)
+    sharing |= {float(found.group(1)) for check in check_qualified_counts(sentences(text), index)
+                if check.passed and (found := re.match(r"\W*(\d+)", check.claim))}
     for number, noun in dict.fromkeys(counted_nouns_in(own)):
         if number in listed or number in sharing:
             continue  # "two failures (03:21 and 07:20)": the count is its own list, whose items are checked

@@ -46,8 +46,10 @@ NEGATION = re.compile(
 BARE_NONE = re.compile(r"^\W*(?:nothing|none)\s+(?:since|after|across|out of|in)\b")
 """"Nothing since 31 Dec across the 28 runs": a none of no noun of its own (the runs are where it looked)."""
 SHARE = re.compile(r"\b(\d+) of the (\d+)\b", re.IGNORECASE)
-PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b", re.IGNORECASE)
-"""A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none")."""
+PARTIAL = re.compile(r"\b(\d+) of the \d+\b|\bthe (?:other|remaining|rest of the) (\d+)\b"
+                     r"|^\W*(\d+)\s+(?:[\w-]+\s+){0,2}?(?:had|have|has|saw|showed|show)\s+no\b", re.IGNORECASE)
+"""A share of the rows said to have none ("10 of the 15 pipelines had no failed run", "the other 7 had none", "7
+pipelines had no failures at all")."""
 BARE_ANSWERS = frozenset({"no", "none", "nope", "nothing"})
 CONJUNCTION = re.compile(r"^(?:and|but|so|also)\s+")
 """Before a bare answer ("And no: the last update is …")."""
@@ -316,9 +318,11 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
         counting = [item for item in index.items if item.answered and fit(item)] or [
             item for item in index.items if item.answered and windows and fit_any_time and item.total == len(item.rows)
             and _no_narrower(fit_any_time, stated)(item) and covers(item, windows, now)]
-        zero = [row for item in counting for row in item.rows if any(row.get(name) == 0 for name in fields)]
-        if fields and len(zero) == int(partial.group(1) or partial.group(2)):
-            return f"{len(zero)} rows of {counting[0].tool} count none"
+        said = int(partial.group(1) or partial.group(2) or partial.group(3))
+        for item in counting:  # (each search on its own: a count per pipeline beside one per factory)
+            zero = [row for row in item.rows if any(row.get(name) == 0 for name in fields)]
+            if fields and len(zero) == said:
+                return f"{len(zero)} rows of {item.tool} count none"
     said = PARENTHESIS.sub(" ", (context or sentence).lower())  # a record named in an aside is not the none's
     if fields and not partial and any(all(row.get(name) == 0 for name in fields)  # "adf-prod-neu ran 9 and none
                                       for row in index.named_rows(said)):  # failed", "neu had none": its row counts none
@@ -556,7 +560,8 @@ LINKING = re.compile(r"\b(?:link(?:s|ed)?|attached|related|parent)\b", re.IGNORE
 """Words that make a "no change" about a record's links ("no linked records: no problem, no change")."""
 IN_THE_ERROR = re.compile(r"\bin (?:the|its) (?:error|error message|message|failure)\b", re.IGNORECASE)
 ERROR_FIELDS = ("error_message", "error_code", "failed_activity")
-NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})"
+NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})\b"
+                           r"(?!\s+(?:status|side|page|dashboard|portal))"  # ("nothing on the Snowflake status page")
                            r"|\bno\s+([a-z][\w-]{2,})\s+(?:yet\s+)?(?:in|on)\s+(?:the|its|this|that)\s+(?:ticket|incident|record|"
                            r"notes|work notes|description|updates?)\b", re.IGNORECASE)
 """What a record's own text is said not to mention: "nothing about clusters in the error", "no ETA in the ticket"."""

@@ -252,6 +252,8 @@ def test_a_quiet_status_page_backs_nothing_on_it_and_a_region_left_unchecked_is_
     assert not all(row.get("kind") != "incident" and row.get("status") == "operational" for row in rows_of(busy))
     assert failed("is dbx west europe ok?", "Nothing on the status page for that region.", busy, "negative_claim")
     assert failed(question, "North Europe is fine, and so is West Europe.", health, "identifier")
+    # another platform's page was not fetched: nothing backs a none about it
+    assert failed(question, "Nothing on the Snowflake status page either.", health, "negative_claim")
 
 
 def test_a_none_over_the_range_it_says_is_backed_by_an_empty_search_of_that_range() -> None:
@@ -462,3 +464,64 @@ def test_an_approximate_margin_is_held_to_a_few_minutes() -> None:
     took, median = row["run"]["duration_min"], row["durations"]["median_min"]
     only_the_right("slower than usual?", f"It took {took:g} min vs a usual {median:g} min — about {{}} minutes longer.",
                    f"{took - median:g}", f"{took - median + 2:g}", history, "number")
+
+
+def test_a_comparison_in_an_aside_that_tells_a_tickets_words_again_is_the_tickets() -> None:
+    ticket = evidence("get_incident", number="INC0010054")
+    description = rows_of(ticket)[0]["description"]
+    assert "than usual" in description
+    question = "ack it and put it on me"
+    assert not failed(question, "INC0010054 is P3, New, unassigned (finance analysts seeing WH_FINANCE queries 5–10x "
+                                "slower than usual this morning).", ticket, "comparison")
+    assert failed(question, "INC0010054 is P3, New, unassigned; WH_FINANCE is slower than yesterday.", ticket,
+                  "comparison")
+
+
+def test_a_tool_named_in_advice_is_no_record_and_an_invented_one_still_fails() -> None:
+    counts = evidence("count_pipeline_runs", group_by="factory", time_window="last 24 hours")
+    question = "runs per factory in the last 24 hours?"
+    assert not failed(question, "For the failed runs themselves, `list_failed_pipelines` for adf-prod-weu is the next "
+                                "drill-down.", counts, "identifier")
+    assert failed(question, "For the failed runs themselves, `list_failed_adf_runs` for adf-prod-weu is the next "
+                            "drill-down.", counts, "identifier")
+
+
+def test_what_a_run_is_compared_with_is_not_its_status() -> None:
+    history = evidence("get_pipeline_history", pipeline_name="pl_load_finance_dwh")
+    run = rows_of(history)[0]["run"]
+    assert run["status"] == "Failed"
+    question = "how long did finance dwh run before it died?"
+    assert not failed(question, f"Run {run['run_id']} failed after {run['duration_min']:g} min, longer than any of the "
+                                "recent successes.", history, "value")
+    assert failed(question, f"Run {run['run_id']} succeeded after {run['duration_min']:g} min.", history, "value")
+
+
+def test_how_many_had_none_is_the_rows_counting_none() -> None:
+    status = evidence("query_pipeline_status", time_window="last 7 days")
+    rows = rows_of(status)
+    quiet = sum(row["failed"] == 0 for row in rows)
+    assert 0 < quiet < len(rows) and status[0].evidence[0].total == len(rows)
+    only_the_right("weekly numbers: how many of our pipelines failed?", "{} pipelines had no failures at all.", quiet,
+                   quiet - 1, status, "negative_claim")
+
+
+def test_a_share_of_those_just_counted_with_a_value_counts_within_them() -> None:
+    tickets = evidence("list_incidents", state="all", opened_within="2025-01-09T18:00Z to 2025-01-10T06:00Z")
+    rows = rows_of(tickets)
+    still = [row for row in rows if row["state"] not in ("Resolved", "Closed", "Canceled")]
+    nobody = sum(not row.get("assigned_to") for row in still)
+    assert 0 < nobody < sum(not row.get("assigned_to") for row in rows) and len(still) < len(rows)
+    question = "what came in overnight? 18:00-06:00 utc, all teams"
+    only_the_right(question, f"{len(rows)} tickets came in. {len(still)} are still open and {{}} of those have nobody "
+                   "on them.", nobody, nobody + 1, tickets, "number")
+    only_the_right(question, f"{len(rows)} tickets came in. {{}} are still open and {nobody} of those have nobody on "
+                   "them.", len(still), len(still) - 2, tickets, "number")
+
+
+def test_records_listed_with_or_keep_their_own_asides() -> None:
+    tickets = _with(evidence("get_incident", number="INC0010049"), evidence("get_incident", number="INC0010026"))
+    assert "pl_ingest_sales" in str(rows_of(tickets[:1])) and "pl_ingest_sales" not in str(rows_of(tickets[1:]))
+    question = "which dpo tickets have a change?"
+    assert not failed(question, "No change on INC0010049 (P2, pl_ingest_sales file not found) or INC0010026 (P4, "
+                                "supplier API 429s).", tickets, "link")
+    assert failed(question, "INC0010026 (P4) tracks the pl_ingest_sales failures.", tickets, "link")
