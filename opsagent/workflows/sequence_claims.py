@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from opsagent.contracts.grounding import GroundingCheck
-from opsagent.tools.catalog import tool_spec
+from opsagent.tools.catalog import RECORDS, health_tools, tool_spec
 from opsagent.tools.identifiers import TICKET
 from opsagent.tools.timewindow import iso_moment
 from opsagent.tools.vocabularies import RUN_STATUS
@@ -29,8 +29,9 @@ ORDER = re.compile(r"\b(?P<verb>started|began|begun|kicked in|showed up|appeared
 """One event placed before or after another ("started right after the change went in", "was opened before …")."""
 NEGATED = re.compile(r"\b(?:not|never|didn't|did not|wasn't|was not|weren't|were not|no)\b", re.IGNORECASE)
 ENDED = re.compile(r"\b(?:ended|closed|finished|completed|was over|wrapped up|was done)\b", re.IGNORECASE)
-STATUS_PAGE = re.compile(r"\b(?:status (?:page|incident)|posted|acknowledged it|(?:databricks|snowflake|azure)'s incident)\b",
-                         re.IGNORECASE)
+STATUS_PAGE = re.compile(r"\b(?:status (?:page|incident)|posted|acknowledged it|"
+                         rf"(?:{'|'.join(re.escape(platform) for platform in health_tools())})['’]s incident)\b", re.IGNORECASE)
+"""The status page's own incident ("before Databricks posted the status incident")."""
 FAILURES = re.compile(r"\bfail(?:ures?|ing|ed)\b|\berrors?\b", re.IGNORECASE)
 IT_WENT_IN = re.compile(r"\s*(?:it|that|this)\s+(?:went in|went live|started|began|kicked off|landed|was implemented|"
                         r"was deployed|was applied|was rolled out|opened|closed|ended|finished|completed)\b", re.IGNORECASE)
@@ -67,7 +68,8 @@ def _status_incident(index: EvidenceIndex) -> datetime | None:
 
 
 def _changes(index: EvidenceIndex) -> list[str]:
-    return sorted({str(row["number"]).lower() for row in index.records if str(row.get("number", "")).upper().startswith("CHG")})
+    prefix = RECORDS["change"].id_prefix or "CHG"
+    return sorted({str(row["number"]).lower() for row in index.records if str(row.get("number", "")).upper().startswith(prefix)})
 
 
 def _moment(side: str, index: EvidenceIndex, *, subject: bool, verb: str = "", sentence: str = "") -> datetime | None:
