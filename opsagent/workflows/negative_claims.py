@@ -631,10 +631,21 @@ def _record_meant(sentence: str, context: str, answer: str, index: EvidenceIndex
     return index.subject(record_keys(sentence) or record_keys(context) or before[-1:])
 
 
+LINKED_NOTHING = re.compile(r"\b(?:nothing|no (?:other )?(?:record|ticket|change|incident)s?)\s+(?:is\s+|are\s+|has been\s+)?"
+                            r"(?:linked|attached|related)\s+(?:to|with)\b|\bno linked (?:records?|tickets?|items?)\b",
+                            re.IGNORECASE)
+"""A none of any linked record ("Nothing is linked to it yet", "no linked records")."""
+
+
 def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, tools: set[str]) -> str | None:
     """"INC… → no change", "the ticket links no change": each ticket the clause names (or points back at) was looked
     up, its "links" (the change raised for it or that caused it, its parent, the tickets its text names) hold none of
     the kind denied, and no row of that kind names it."""
+    if LINKED_NOTHING.search(sentence):  # "nothing is linked to it yet": a looked-up record whose links are empty
+        key = _record_meant(sentence, context, answer, index, pointed=True)
+        links = [row["links"] for _, row in index.rows_for(key) if isinstance(row.get("links"), list)] if key else []
+        if links and not any(found for found in links):
+            return f"{key} links no record"
     denial = NEGATION.search(sentence)
     denied = _family(sentence[denial.end():].lower()) if denial else set()  # "the ticket links no change": changes
     kinds = {spec.record for tool in denied or tools if (spec := tool_spec(tool))} & {"incident", "change"}

@@ -525,3 +525,12 @@ def test_records_listed_with_or_keep_their_own_asides() -> None:
     assert not failed(question, "No change on INC0010049 (P2, pl_ingest_sales file not found) or INC0010026 (P4, "
                                 "supplier API 429s).", tickets, "link")
     assert failed(question, "INC0010026 (P4) tracks the pl_ingest_sales failures.", tickets, "link")
+
+
+@pytest.mark.parametrize("ticket", ["INC0010055", "INC0010048"])
+def test_nothing_linked_is_read_from_the_tickets_links(ticket: str) -> None:
+    found = evidence("get_incident", number=ticket)
+    links = rows_of(found)[0]["links"]
+    complaints = failed("anyone picked it up?", f"{ticket} is in the queue. Nothing is linked to it yet.", found,
+                        "negative_claim")
+    assert bool(complaints) == bool(links)
