@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import permutations
 
-from opsagent.tools.timewindow import UNIT_WORD
+from opsagent.tools.timewindow import UNIT_WORD, unit_minutes
 from opsagent.workflows.claims import record_keys, sentences
-from opsagent.workflows.evidence_index import ELAPSED, counted_nouns_in, digits, numbers_in
+from opsagent.workflows.evidence_index import COMPOUND, ELAPSED, counted_nouns_in, digits, numbers_in
 
 WHOLES = frozenset({"runs", "pipelines", "incidents", "tickets", "changes", "components", "failures", "rows",
                     "records", "items"})
@@ -316,8 +316,7 @@ def margin_claims(text: str) -> list[tuple[str, bool, str]]:
     in its own sentence is the difference of two of them (to the precision it is written with; "about": within a
     minute or 5 %)."""
     found = []
-    for sentence in sentences(HOURS_AND_MINUTES.sub(lambda both: f"{60 * int(both.group(1)) + int(both.group(2))} min",
-                                                    digits(text))):
+    for sentence in sentences(COMPOUND.sub(_in_minutes, digits(text))):
         for match in LONGER.finditer(sentence):
             said = float(match.group("number"))
             here = {float(length.group(1)) for length in MINUTES_SAID.finditer(sentence)  # (not other margins: "and
@@ -332,9 +331,12 @@ def margin_claims(text: str) -> list[tuple[str, bool, str]]:
     return found
 
 
-HOURS_AND_MINUTES = re.compile(r"(?<![\w.])(\d+)\s*(?:h|hrs?|hours?)\s*(?:and\s+)?(\d+)\s*(?:min|mins|minutes)\b",
-                               re.IGNORECASE)
-"""A length in two units ("1 h 5 min"): one length in minutes, not 5."""
+def _in_minutes(length: re.Match[str]) -> str:
+    """A length in hours and minutes ("1 h 5 min", a ``COMPOUND``) as one length in minutes ("65 min"), not 5."""
+    hours, minutes = length.group(2), length.group(4)
+    if unit_minutes(hours) != 60 or not minutes.lower().startswith("min"):
+        return length.group()
+    return f"{60 * int(length.group(1)) + int(length.group(3))} min"
 MARGIN_AFTER = re.compile(r"\s+(?:longer|shorter|slower|faster|more|less|over|past|under|beyond)\b", re.IGNORECASE)
 APPROXIMATELY = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some)\s*$|~\s*$", re.IGNORECASE)
 
