@@ -58,9 +58,13 @@ class DurationStats:
         """Where a run's minutes fall against the middle half of the successful runs."""
         return "longer" if minutes > self.p75 else "shorter" if minutes < self.p25 else "within"
 
-    def compare(self, minutes: float) -> str:
-        """"1.8x the median: longer than any of the 20 recent successful runs"."""
+    def compare(self, minutes: float, *, running: bool = False) -> str:
+        """"1.8x the median: longer than any of the 20 recent successful runs"; a run still going has only run
+        that long so far: it is not short, and it is "already" long."""
         place = self.place(minutes)
+        ratio = f"{minutes / self.median:.1f}x the median" if self.median else "the median is 0 min"
+        if running and place != "longer":
+            return f"{ratio} so far: still running, not past the usual range yet"
         if minutes > self.longest or minutes < self.shortest:  # beyond the extremes, so beyond the middle half
             where = f"{place} than any of the {self.count} recent successful runs"
         elif place == "longer":
@@ -69,8 +73,7 @@ class DurationStats:
             where = "shorter than usual (below the middle half)"
         else:
             where = "within the usual range (the middle half)"
-        ratio = f"{minutes / self.median:.1f}x the median" if self.median else "the median is 0 min"
-        return f"{ratio}: {where}"
+        return f"{ratio}{' so far' if running else ''}: {'already ' if running else ''}{where}"
 
 
 def run_minutes(run: PipelineRun, now: datetime) -> tuple[float, bool]:
@@ -108,7 +111,8 @@ def history_row(history: PipelineHistory, run: PipelineRun, *, now: datetime, ma
         "runs_searched": history.runs, "last_failure": _failure(history.last_failure),
         "last_success": _brief(history.last_success), "durations": stats.as_row() if stats else None,
         "run": _brief(run) | {"running_for_min" if running else "duration_min": minutes,
-                              "compared": stats.compare(minutes) if stats else "no successful run to compare with"},
+                              "compared": stats.compare(minutes, running=running) if stats
+                              else "no successful run to compare with"},
         "failure_groups": [_group(group, run) for group in (
             matched[:min(max_groups, MAX_GROUPS)] if error_text else shown_groups(history, run, max_groups))],
     } | ({"error_text": error_text, "failures_with_error_text": sum(group.count for group in matched),

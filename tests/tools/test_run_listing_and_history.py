@@ -144,6 +144,22 @@ async def test_history_compares_a_given_run_and_a_slow_success(run_tool: RunTool
     assert given.items[0]["durations"]["successful_runs"] == len(baseline)
 
 
+async def test_history_of_a_run_still_going_calls_it_neither_short_nor_finished(run_tool: RunTool,
+                                                                                 demo_sql: DemoSql) -> None:
+    running = demo_sql("SELECT pipeline_name, start_min FROM pipeline_runs WHERE status = 'InProgress' "
+                       "ORDER BY start_min DESC")
+    assert running, "the demo has a run in progress"
+    pipeline, start = running[0]
+    oracle = history_oracle(demo_sql, pipeline)
+    assert oracle["runs"][0][1] == "InProgress"
+    durations = sorted(end - begun for _, _, begun, end, *_ in oracle["successes"][:20])
+    so_far = -start  # minutes from its start to now
+    assert so_far < durations[0], "it has run less than any success so far: the case a finished run would be short"
+    row = (await run_tool("get_pipeline_history", pipeline_name=pipeline)).items[0]
+    assert row["run"]["running_for_min"] == round(so_far, 1) and row["run"].get("duration_min") is None
+    assert "shorter" not in row["run"]["compared"] and "still running" in row["run"]["compared"]
+
+
 async def test_history_errors_are_results(run_tool: RunTool, demo_sql: DemoSql) -> None:
     missing = await run_tool("get_pipeline_history", pipeline_name="pl_does_not_exist")
     assert (missing.status, missing.error_kind) == ("error", "not_found")
