@@ -56,10 +56,8 @@ def holds(row: Mapping[str, Any], vocabulary: str, value: str) -> bool | None:
     field = next((name for name in vocab.row_fields if name in row), None) if vocab else None
     if vocab is None or field is None:
         return None
-    negated, value = value.startswith("not "), value.removeprefix("not ")
-    labels = vocab.group_labels(value) or ((choice.label,) if (choice := vocab.choice(value)) else (value,))
     shown = {str(row[field]).lower(), *([("any assignee" if row[field] else "unassigned")] if vocabulary == "assignee" else [])}
-    return bool(shown & {label.lower() for label in labels}) != negated
+    return bool(shown & (vocab.selected(value) or {value.lower()}))
 
 
 def label(row: Mapping[str, Any]) -> str:
