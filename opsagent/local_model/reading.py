@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from opsagent.contracts.analysis import Ask, EntityMention, QuestionAnalysis, RecordWindow, Span, TimeMention
+from opsagent.contracts.analysis import Ask, AskShape, EntityMention, QuestionAnalysis, RecordWindow, Span, TimeMention
 from opsagent.intake.asks import ASKING, shape_of
 from opsagent.intake.entities import find_entities
 from opsagent.intake.filters import find_filters
@@ -257,15 +257,18 @@ def read_question(analysis: QuestionAnalysis, lexicon: Lexicon, context: str = "
     return readings
 
 
+def _one_ask(text: str, now: datetime, entities: list[EntityMention], shape: AskShape = "other") -> QuestionAnalysis:
+    """``text`` as one ask, with its own names, filters and times."""
+    return QuestionAnalysis(question=text, resolved_question=text, now=now, entities=entities,
+                            times=list(find_times(text, now)), filters=find_filters(text),
+                            record_windows=list(find_record_windows(text)),
+                            asks=[Ask(id="p1", text=text, span=Span(start=0, end=len(text)), shape=shape)])
+
+
 def read_text(text: str, now: datetime, lexicon: Lexicon) -> list[Reading]:
     """A runbook step, read whole as one ask from its own names, filters and times (never a yes or no)."""
-    def read() -> list[Reading]:
-        analysis = QuestionAnalysis(question=text, resolved_question=text, now=now, entities=mentions(text),
-                                    times=list(find_times(text, now)), filters=find_filters(text),
-                                    record_windows=list(find_record_windows(text)),
-                                    asks=[Ask(id="p1", text=text, span=Span(start=0, end=len(text)))])
-        return _read(analysis, lexicon, "", chained=True)
-    return lexicon.remember(("text", text, now), read)
+    return lexicon.remember(("text", text, now), lambda: _read(_one_ask(text, now, mentions(text)), lexicon, "",
+                                                               chained=True))
 
 
 def read_offer(text: str, named: EntityMention, now: datetime, lexicon: Lexicon) -> list[Reading]:
@@ -274,11 +277,7 @@ def read_offer(text: str, named: EntityMention, now: datetime, lexicon: Lexicon)
         start = text.index(named.value)
         placed = named.model_copy(update={"text": named.value, "span": Span(start=start, end=start + len(named.value))})
         entities = [placed, *(item for item in mentions(text) if not placed.span.start <= item.span.start < placed.span.end)]
-        analysis = QuestionAnalysis(question=text, resolved_question=text, now=now, entities=entities,
-                                    times=list(find_times(text, now)), filters=find_filters(text),
-                                    record_windows=list(find_record_windows(text)),
-                                    asks=[Ask(id="p1", text=text, span=Span(start=0, end=len(text)), shape=shape_of(text))])
-        return _read(analysis, lexicon, "")
+        return _read(_one_ask(text, now, entities, shape_of(text)), lexicon, "")
     return lexicon.remember(("offer", text, now), read)  # read once: an option is offered again on every ask-back
 
 
