@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from opsagent.contracts.analysis import Ask, QuestionAnalysis, Span
 from opsagent.intake.filters import PATTERNS
+from opsagent.intake.intent import WORD
 from opsagent.intake.vocabulary import PLATFORMS, REGIONS, SERVICE_ALIASES, STOPWORDS
 from opsagent.tools.catalog import RECORDS
 from opsagent.tools.vocabularies import VOCABULARIES
@@ -149,7 +150,6 @@ def _one_slip(typed: str, known: str) -> bool:
     return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and sorted(typed) == sorted(known))
 
 
-WORD = re.compile(r"[a-z0-9][a-z0-9_'.-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
 CLITIC = re.compile(r"'(?:s|d|ll|re|ve|m)$")  # "run's" is "run", "why'd" is "why"; "n't" stays (a negation)
 NEGATIONS = frozenset({"not", "no", "never", "except", "excluding"})
 
