@@ -15,8 +15,8 @@ from typing import Any
 
 from agent_framework import Content, Message
 
+from opsagent.contracts.evidence import ToolEvidence
 from opsagent.contracts.role_inputs import SpecialistInput
-from opsagent.contracts.tool_result import ToolResult
 from opsagent.intake.vocabulary import PLATFORMS
 from opsagent.local_model.calls import CATALOG, MAX_CALLS, Call, Choice, choose, parameter
 from opsagent.local_model.knowledge import Lexicon
@@ -128,8 +128,8 @@ def _calls(role_input: SpecialistInput, lexicon: Lexicon, tools: Mapping[str, Ma
     return [call for key, call in kept.items() if key not in made][:MAX_CALLS]
 
 
-def _results(messages: Sequence[Message]) -> tuple[list[tuple[str, str, dict[str, Any]]], int]:
-    """(tool, result text, arguments) of the calls since the last user message, and how many rounds asked."""
+def _results(messages: Sequence[Message]) -> tuple[list[ToolEvidence], int]:
+    """The calls since the last user message as evidence (as the product reads them), and how many rounds asked."""
     start = max((index for index, message in enumerate(messages) if str(message.role) == "user"), default=-1) + 1
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     results, rounds = [], 0
@@ -142,17 +142,13 @@ def _results(messages: Sequence[Message]) -> tuple[list[tuple[str, str, dict[str
                 text = content.result if isinstance(content.result, str) else "".join(
                     getattr(item, "text", "") or "" for item in (content.items or []))
                 name, arguments = calls.get(content.call_id or "", ("?", {}))
-                results.append((name, text or str(content.result or ""), arguments))
+                results.append(ToolEvidence.from_output(name, arguments, text or str(content.result or "")))
     return results, rounds
 
 
-def _line(name: str, text: str) -> str:
-    envelope = ToolResult.from_text(text)
-    if envelope is None:
-        return f"{name}: failed ({text.strip()[:200] or 'no output'})"
-    if envelope.status == "error":
-        return f"{name}: failed ({envelope.error_kind or 'error'}): {envelope.message}"
-    return f"{name}: {envelope.message or 'no matching data.'}"
+def _line(item: ToolEvidence) -> str:
+    failed = f"failed ({item.error_kind or 'error'}): " if item.status == "error" else ""
+    return f"{item.tool}: {failed}{item.message or 'no matching data.'}"
 
 
 def specialist_reply(role_input: SpecialistInput, messages: Sequence[Message], tools: Mapping[str, Mapping[str, Any]],
@@ -160,12 +156,11 @@ def specialist_reply(role_input: SpecialistInput, messages: Sequence[Message], t
     """Tool calls on the first turn (and one linked round), then one line per call from the tools' messages."""
     results, rounds = _results(messages)
     if results:
-        rows = [dict(row) for _, text, _ in results if (envelope := ToolResult.from_text(text)) and envelope.status == "ok"
-                for row in envelope.items]
-        made = {name + str(sorted(arguments.items())) for name, _, arguments in results}
+        rows = [dict(row) for item in results if item.status == "ok" for row in item.rows]
+        made = {item.tool + str(sorted(item.arguments.items())) for item in results}
         calls = _calls(role_input, lexicon, tools, rows, made) if rounds == 1 else []
         if not calls:
-            return "\n".join(_line(name, text) for name, text, _ in results)
+            return "\n".join(_line(item) for item in results)
     elif not tools_of(role_input.agent):  # not in the catalog: its first tool
         calls = [Call(name, {}) for name in list(tools)[:1]]
     else:
