@@ -209,7 +209,8 @@ APPROVAL = Vocabulary(
         "rejected": ("declined", "turned down"),
     }),
     groups={"unapproved": ("not_requested", "requested", "rejected")},
-    group_synonyms={"unapproved": ("not approved", "not yet approved", "no approval", "without approval")},
+    group_synonyms={"unapproved": ("not approved", "not yet approved", "no approval", "without approval", "need approval",
+                                   "needs approval", "needing approval", "need sign-off", "needs sign-off")},
 )
 CHANGE_TYPE = Vocabulary(
     name="change_type", record="change", row_fields=("type",),

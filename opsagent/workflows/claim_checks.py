@@ -159,6 +159,12 @@ RUN_COUNT = re.compile(r"(?<![\w.:/-])(\d+)(?=\s+(?:of\s+(?:the\s+)?\d+\s+)?(?:f
 """A count of a pipeline's runs in prose: "3 failed runs", "8 of 56 runs", "failed 3 times"."""
 
 
+BARE_COUNT = (r"(?:\s+(?:is|was|has|had)\s+(?:the\s+)?[\w-]+)?\s*(?:[:(–—-]|\bwith\b|[x×])\s*(\d{1,3})\b"
+              r"(?!\s*(?:%|[.:/,–-]\s*\d|[a-z]))")
+"""After a pipeline's name, a count without its noun: "pl_x – 3 (Copy_Sales …)", "pl_x is the worst with 4", "pl_x
+(2)", "pl_x x2" (not a code, "(2200)", nor a length, "– 3 min")."""
+
+
 def key_counts(index: EvidenceIndex, key: str) -> set[int]:
     """Every count the evidence gives for one pipeline: its rows, its summary's count fields, and the
     totals of searches made for it."""
@@ -187,6 +193,21 @@ def check_key_counts(units: Iterable[str], index: EvidenceIndex) -> list[Groundi
     return checks
 
 
+def check_bare_key_counts(sentences: Iterable[str], index: EvidenceIndex) -> list[GroundingCheck]:
+    """A count right after a pipeline's name, without its noun ("pl_x – 3 (Copy_Sales …)"), is one of its counts."""
+    checks = []
+    for sentence in sentences:
+        for key in {key for key in record_keys(sentence) if key.startswith("pl_") and index.rows_for(key)}:
+            counts = key_counts(index, key)
+            if not counts:
+                continue  # its rows give no count of it (7 of 24 runs shown): nothing to hold the number to
+            for match in re.finditer(rf"(?<![\w-]){re.escape(key)}(?![\w-])[*_`]*{BARE_COUNT}", sentence, re.IGNORECASE):
+                checks.append(GroundingCheck.of("number", match.group(), int(match.group(1)) in counts,
+                                                f"{key} has no count of {match.group(1)} in the evidence ({sorted(counts)})",
+                                                "a count about a pipeline that the data contradicts"))
+    return checks
+
+
 def _kind(name: str) -> str:
     keys = record_keys(name)
     return keys and (name[:3] if name[:3] in KEY_RECORDS else "pl" if name.startswith("pl_") else "run") or "name"
@@ -195,13 +216,16 @@ def _kind(name: str) -> str:
 ADVICE = re.compile(r"\b(?:you|someone|a [\w-]+ lead)\s+(?:\([^)]*\)\s+)?(?:can|could|should|may|might|need to|"
                     r"want to)\s+(?!confirm|see|tell|say|check that)|(?:^\W*(?:(?:then|on|in|for)\s+[\w-]+,?\s+)?|"
                     r"[(;]\s*(?:or|and|then)\s+)(?:(?:ask|set|assign|page|ping|call|message|reassign|move|add|attach|put|"
-                    r"hand|escalate|link)\b|(?:open|raise|file|log|create|update)\s+(?:a|an|one|the|it)\b)(?!\s*:)",
+                    r"hand|escalate|link)\b|(?:open|raise|file|log|create|update)\s+(?:a|an|one|the|it)\b)(?!\s*:)|"
+                    r"(?:^\W*|\b(?:I|I['’]d|we|we['’]d)\s+(?:would\s+)?)(?:suggest|recommend|propose)\b",
                     re.IGNORECASE)
 """What the reader could do ("you (or a DBA lead) can set Assigned to = Sofia on INC…", "Open an incident for the load
-(or add the run to INC…)"), not what the data says."""
+(or add the run to INC…)", "Suggest Service Desk links INC… to INC…"), not what the data says."""
 ASSERTS_LINK = re.compile(r"\b(?:which|that|it|this|—)\s+(?:\w+\s+){0,2}?(?:already\s+)?(?:tracks|covers|holds|is linked|"
-                          r"links|is about|mentions|names|references|was raised for)\b", re.IGNORECASE)
-"""Advice that also states a link ("add it to INC… — that ticket already tracks this run"): the link is checked."""
+                          r"links|is about|mentions|names|references|was raised for)\b|\b(?:since|because|as)\s+\S+\s+"
+                          r"(?:fixes|fixed|caused|causes|tracks|covers|is linked)\b", re.IGNORECASE)
+"""Advice that also states a link ("add it to INC… — that ticket already tracks this run", "I'd suggest pinging CAB
+since CHG… fixes INC…"): the link is checked."""
 
 
 def check_links(claims: Iterable[LinkClaim], index: EvidenceIndex) -> list[GroundingCheck]:
@@ -737,6 +761,12 @@ def _same_action(verb: str) -> tuple[str, ...]:
     return next((group for group in ACTIONS if any(verb.startswith(stem) for stem in group)), (verb[:5],))
 
 
+BROKE = re.compile(r"(?:^|[—–:;]\s*|\s-\s)(?P<cause>(?:an?|the)\s(?:(?!\b(?:most|probably|possibly|likely|maybe|perhaps|"
+                   r"presumably|apparently|what|which)\b)[^.;:—–]){4,100}?)\s+(?:broke|took down|brought down)\b", re.IGNORECASE)
+"""A cause said as the subject of what it did ("— a library version conflict on the cluster broke the notebook"); not
+a guess ("the timeout most likely …") nor "that's what broke last time"."""
+
+
 def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = None) -> list[GroundingCheck]:
     """"pl_x failed because the source file was missing", "it was fixed by …": the cause or fix is in that
     record's own rows (its error, its description, its close notes), not a plausible guess. A sentence that
@@ -746,7 +776,7 @@ def check_causes(units: Iterable[str], index: EvidenceIndex, only: str | None = 
         fetched = [key for key in record_keys(unit) if index.rows_for(key)]  # a pipeline a fix mentions is no record
         at_clock = _run_at_clock(unit, index) if len(fetched) <= 1 else None  # "the 00:10 run failed because …"
         key = at_clock or (fetched[0] if len(fetched) == 1 else only if not fetched else None)
-        match = CAUSE.search(unit) or LABELLED_CAUSE.search(unit)
+        match = CAUSE.search(unit) or LABELLED_CAUSE.search(unit) or BROKE.search(unit)
         said_at = match.start(match.lastgroup) if match and match.lastgroup else match.end() if match else 0
         if match and (HEDGED.search(unit[:match.start()]) or AGE_GIVEN.match(unit, said_at)):
             continue  # advice or a negation; "because it's been 6 days": an age, checked as one

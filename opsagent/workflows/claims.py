@@ -89,8 +89,9 @@ def sentences(text: str) -> list[str]:
     return [part.strip(" -*•") for part in SENTENCE.split(text) if part.strip(" -*•")]
 
 
-FIELD_LABEL = re.compile(r"(?:^|[^\w\s])\s*(?:state|status|priority|approval|risk|type|assignee|assigned to|owner|"
-                         r"group|team|error(?: code)?|(?:failed )?activity|impact|urgency)\W*$", re.IGNORECASE)
+LABEL_WORDS = (r"(?:state|status|priority|approval|risk|type|assignee|assigned to|owner|group|team|error(?: code)?|"
+               r"(?:failed )?activity|impact|urgency)")
+FIELD_LABEL = re.compile(rf"(?:^|[^\w\s])\s*{LABEL_WORDS}\W*$", re.IGNORECASE)
 """A field's label before its value ("**Priority:** P3", "· State: In Progress"): the colon after it joins, it
 does not start a new statement."""
 
@@ -173,7 +174,11 @@ def carry_subjects(text: str) -> str:
             if line.strip():
                 subject = keys[0] if len(keys) == 1 else None
                 introduces = line.strip().rstrip("*_ ").endswith(":")
-            lines.append(line)
+            led = KEY_LED.match(body) if len(keys) == 1 and TICKET.fullmatch(keys[0]) else None
+            # a paragraph led by a ticket and a dash ("CHG… — upgrade …. Risk: Moderate. Owner: …"): its fields and
+            # what "it" does are that ticket's (other sentences may be of another record)
+            lines.append(_each_about(keys[0], body[led.end():], fields_only=True)
+                         if led and led.group(1).lower() == keys[0] else line)
             continue
         carried = subject is not None and (
             field or keys and introduces and all(_key_kind(key) != _key_kind(subject) for key in keys))
@@ -183,7 +188,7 @@ def carry_subjects(text: str) -> str:
         elif led and led.group(1).lower() == keys[0]:  # "- INC… — P2, Closed": the line is about INC…, each of
             # its sentences ("… edition. Normal, Moderate risk, still in Authorize."), and so are the field bullets
             # under it ("- Risk: Moderate")
-            lines.append(f"- {keys[0]} " + LATER_SENTENCE.sub(f" {keys[0]} ", body[led.end():]))
+            lines.append(f"- {_each_about(keys[0], body[led.end():])}")
             subject, introduces = keys[0], False
         else:
             lines.append(line)
@@ -192,6 +197,21 @@ def carry_subjects(text: str) -> str:
 
 LATER_SENTENCE = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[A-Z])")
 """Where a sentence after the first begins, inside one line."""
+
+
+NAMED_FIELD = re.compile(rf"(?<![\w:])(\**{LABEL_WORDS}\**)\s*:\**\s", re.IGNORECASE)
+"""A record's field by its label and a colon ("Risk: Moderate", "**Priority:** P3")."""
+
+
+def _each_about(key: str, text: str, *, fields_only: bool = False) -> str:
+    """Each sentence of ``text`` as a statement about ``key``, its fields without their colons ("… edition. Risk:
+    Moderate." → "chg… edition. chg… Risk Moderate."; "last 24 h: 3 failed" is no field and keeps its colon);
+    ``fields_only``: after the first, only a sentence opening with a field or "it" is about it."""
+    first, *later = LATER_SENTENCE.split(text)
+    said = [part if fields_only and not (NAMED_FIELD.match(part) or OPENS_WITH_IT.match(part)) else f"{key} {part}"
+            for part in later]
+    return " ".join(NAMED_FIELD.sub(lambda found: found.group(1).strip("*") + " ", part)
+                    for part in [f"{key} {first}", *said])
 
 
 def record_keys(text: str) -> list[str]:
@@ -283,10 +303,12 @@ def value_claims(item: str) -> Iterator[ValueClaim]:
                     or IMPERATIVE.match(item) and re.search(r"\bso(?:\s+that)?\s+it\s+$", item[:match.start()]) \
                     or PROSPECTIVE.search(item[:match.start()]) or _conditional(item[:match.start()], keys[0]) \
                     or _advised_target(item[:match.start()]) or COMPARED_WITH.search(item[:match.start()]) \
-                    or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()):
+                    or match.group().lower() in VERB_FORMS and AS_A_VERB.match(item, match.end()) \
+                    or match.group().lower().startswith("need"):
                 continue  # "the new analytics subnet": the English adjective; "after it closed": a moment;
                 # "will be fixed by that change": what is to come, not its state; "if CAB doesn't authorise it":
-                # a condition, not its state; "move it to In Progress": where advice would put it
+                # a condition, not its state; "move it to In Progress": where advice would put it; "it needs
+                # sign-off": what has to happen (a count of those that need it is the count checks')
             if labels and EVENT_MOMENT.match(item, match.end()) and match.group().lower().endswith("ed") \
                     and not COPULA_BEFORE.search(item[:match.start()]):  # "resolved 11:00 UTC": the event, and what
                 labels = _since_then(vocabulary, value) or labels  # follows it in a ticket's life ("is scheduled
@@ -357,10 +379,12 @@ WHEN = re.compile(r"\b(?:after|before|until|till|once)\s+(?:(?:it|its|it['’]s|
 come ("stays On Hold until it's done", "once the change is closed"), not the record's state."""
 OF_A_WINDOW = re.compile(r"\bwindows?\s+(?:has\s+|had\s+|is\s+|was\s+)?$", re.IGNORECASE)
 """Before a value, a window ("after CHG…'s window closed"): the window's moment, not the record's state."""
-PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to|can|could|would|should|might|may)\s+(?:not\s+)?(?:be\s+|get\s+)?"
+PROSPECTIVE = re.compile(r"\b(?:will|['’]ll|gonna|going to|can|could|would|should|might|may|ha(?:s|ve) to|needs? to|"
+                         r"ought to)\s+(?:not\s+)?(?:be\s+|get\s+)?"
                          r"(?:[\w-]+ly\s+)?$", re.IGNORECASE)
-"""Before a value, what is to come or may be ("will be fixed by that change", "check whether INC… can be resolved"):
-not the record's state now ("appears to be resolved", "must have been resolved" are, and are checked)."""
+"""Before a value, what is to come, may be or has to be ("will be fixed by that change", "check whether INC… can be
+resolved", "it has to be approved before 10:00"): not the record's state now ("appears to be resolved", "must be
+resolved by now" are, and are checked)."""
 AS_A_VERB = re.compile(r"\s+(?:a|an|the|one|it|them|another)\b", re.IGNORECASE)
 """After a state's base form, an object: the verb ("rather than open a new ticket", "close it"), not the state."""
 VERB_FORMS = frozenset({"open", "close", "cancel", "resolve", "fix", "hold", "park", "pause"})

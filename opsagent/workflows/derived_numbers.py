@@ -228,12 +228,21 @@ def derived_numbers(text: str, backed: Callable[[float], bool] | None = None) ->
                    if first > second):
                 found.append(match.group())
         for match in [*BEYOND.finditer(sentence), *BY_MARGIN.finditer(sentence)]:  # one operand nearby: what it goes
-            number = match.group(1) or match.group(2)  # past ("(38 min)"), what it beat
-            operands, own = everything - {float(number)}, (near | _lengths(nearby)) - {float(number)}
+            number = match.group(1) or match.group(2)  # past ("(38 min)"), what it beat, or a table row it names
+            operands = everything - {float(number)}  # ("9 minutes past the longest recent success": "| longest | 53 |")
+            own = (near | _lengths(nearby) | _rows_named(lines, sentence[match.end():])) - {float(number)}
             if any(rounds_to(first - second, number, strict=True) for first, second in permutations(operands, 2)
                    if first > second and {first, second} & own):
                 found.append(match.group())
     return found
+
+
+def _rows_named(lines: Sequence[str], words: str) -> set[float]:
+    """The numbers of the answer's table rows whose label (first cell) has the first telling word of ``words``
+    ("past the longest recent success": the "longest" row, not every row saying "recent")."""
+    said = set(re.findall(r"[a-z]{4,}", words.lower())[:1])
+    return {number for line in lines if line.startswith("|") and (cells := [cell for cell in line.split("|") if cell.strip()])
+            and set(re.findall(r"[a-z]{4,}", cells[0].lower())) & said for number in numbers_in(" ".join(cells[1:]))}
 
 
 def leading_sum_claims(text: str) -> list[tuple[str, bool, str]]:

@@ -87,7 +87,9 @@ YEAR = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])(?!\s+(?:failed|failures?|ru
 WORD_NUMBERS = {word: index for index, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())}
-WORD_NUMBER = re.compile(rf"\b(?:{'|'.join(WORD_NUMBERS)})\b(?=\s+(?:of\b|\w+))", re.IGNORECASE)
+WORD_NUMBER = re.compile(rf"(?<!\bevery )(?<!\bevery single )(?<!\beach )(?<!\bany )(?<!\bno )\b(?:{'|'.join(WORD_NUMBERS)})\b(?=\s+(?:of\b|\w+))",
+                         re.IGNORECASE)
+"""A count in words; "every one of them", "any one", "no one" quantify, they count nothing."""
 
 
 HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
@@ -269,7 +271,7 @@ def _leaves(value: Any) -> Iterable[Any]:
         yield value
 
 
-def _numbers_of(value: Any) -> set[float]:
+def numbers_of(value: Any) -> set[float]:
     """Numeric fields, and the quantities written inside text fields."""
     found: set[float] = set()
     for leaf in _leaves(value):
@@ -347,7 +349,7 @@ class EvidenceIndex:
             index.identifiers |= identifiers_in(row_text)
             if item.status in ("no_data", "not_found"):  # asked about and reported missing
                 index.identifiers |= identifiers_in(_text([item.arguments, item.query]))
-            index.numbers |= _numbers_of(item.rows)
+            index.numbers |= numbers_of(item.rows)
             message_numbers = set(numbers_in(item.message))  # the tool's own counts ("9 failed runs")
             index.numbers |= message_numbers
             index.counts |= {int(number) for number in message_numbers if number.is_integer()}
@@ -394,10 +396,14 @@ class EvidenceIndex:
         one unit; "about 50 minutes": to the nearest five minutes); ``later``: the time said is the later one
         ("18:12, 72 minutes into the window")."""
         wanted = set(clocks)
+        # a moment a search was asked about ("the run closest to 04:00 started at 03:21, 39 min before") is one
+        # end; the other is always the data's
         said = [moment for moment in self.all_moments if f"{moment:%H:%M}" in wanted]
+        asked = [moment for moment in self.asked_moments if f"{moment:%H:%M}" in wanted]  # both clocks said
         within = 2.5 if approximate and unit_minutes == 1 and number % 5 == 0 else 1.0
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < within
-                   and (not later or first > second) for first in said for second in self.all_moments)
+                   and (not later or first > second) for first in said for second in [*self.all_moments, *asked]
+                   if second in self.all_moments or second != first)
 
     def vouches_for_between(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
         """"~18 hours (12:26 → 06:25)": two moments of the evidence at clock times the sentence says, that far
@@ -413,6 +419,11 @@ class EvidenceIndex:
         moments = sorted(self.all_moments)
         return any(abs((later - earlier).total_seconds() / 60 - minutes) < unit_minutes
                    for index, earlier in enumerate(moments) for later in moments[index + 1:])
+
+    @cached_property
+    def asked_moments(self) -> frozenset[datetime]:
+        """The moments the calls asked about (a run "around" 04:00)."""
+        return frozenset(moment for item in self.items for moment in moments_of(item.arguments))
 
     @cached_property
     def all_moments(self) -> frozenset[datetime]:
@@ -453,6 +464,23 @@ class EvidenceIndex:
             counts = [value for value in row.values() if isinstance(value, int) and not isinstance(value, bool)
                       and value >= 0]
             found += [100 * part / whole for part in counts for whole in counts if 0 <= part <= whole and whole > 0]
+        return found
+
+    def shares_of_totals(self, sentence: str) -> list[float]:
+        """Percentages a row's count gives of its whole search's ("weu carries 96 % of the failures": 23 of the 24
+        counted over both factories) — of the rows the sentence names, else of every row of a search showing all
+        its rows."""
+        named = {id(row) for row in self.named_rows(sentence)}
+        found = []
+        for item in self.items:
+            if len(item.rows) < 2 or item.total != len(item.rows):
+                continue
+            for name in COUNT_FIELDS:
+                counts = [(row, row[name]) for row in item.rows if isinstance(row.get(name), int)
+                          and not isinstance(row[name], bool) and row[name] >= 0]
+                whole = sum(count for _, count in counts)
+                found += [100 * count / whole for row, count in counts
+                          if whole and len(counts) == len(item.rows) and (not named or id(row) in named)]
         return found
 
     def empty_searches(self) -> list[ToolEvidence]:
@@ -535,6 +563,12 @@ class EvidenceIndex:
         names no pipeline is about."""
         names = {str(row.get("pipeline_name")).lower() for row in self.records if isinstance(row.get("failure_groups"), list)}
         return sorted(names) if len(names) == 1 else []
+
+    def sole_pipeline(self) -> str | None:
+        """The one pipeline every answered row with a pipeline is about (a listing of its runs), else ``None``."""
+        names = {str(row["pipeline_name"]).lower() for item in self.items if item.answered for row in item.rows
+                 if row.get("pipeline_name")}
+        return names.pop() if len(names) == 1 else None
 
     def sole_record(self) -> str | None:
         """The one record every answered row is about (a single run looked up), else ``None``: what an answer

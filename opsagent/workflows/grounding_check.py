@@ -50,6 +50,7 @@ from opsagent.workflows.claim_checks import (
     check_comparisons,
     check_failed_activities,
     check_open_for,
+    check_bare_key_counts,
     check_key_counts,
     check_named_counts,
     check_links,
@@ -92,6 +93,7 @@ from opsagent.workflows.evidence_index import (
     identifiers_in,
     moments_of,
     numbers_in,
+    numbers_of,
     parts_of,
     records_counted,
 )
@@ -108,6 +110,7 @@ from opsagent.workflows.fitting import (
 from opsagent.workflows.health_claims import check_health_claims
 from opsagent.workflows.history_claims import (
     check_first_failures,
+    check_nth_failures,
     check_last_failures,
     check_times_before,
     check_usual_lengths,
@@ -373,6 +376,26 @@ def _enumerated_counts(text: str) -> set[float]:
     return found
 
 
+SHARE_OF_ALL = re.compile(r"\s*of\s+(?:the|all)\b", re.IGNORECASE)
+"""After a percentage, a share of a whole ("96 % of the failures"), not a rate ("a failure rate of 82 %")."""
+POINTED_BACK = re.compile(r"\b(?:those|these|the)\s+(\d+)\s+([a-z]+)", re.IGNORECASE)
+KEY_OF_KIND = {"pipeline": lambda key: key.startswith("pl_"), "incident": lambda key: key.startswith("inc"),
+               "change": lambda key: key.startswith("chg"), "run": lambda key: RUN_ID.fullmatch(key) is not None}
+
+
+def _pointed_back_blanked(text: str, said: str) -> str:
+    """``text`` without the count of "those two pipelines" when it is the number of records of that kind the answer
+    (``said``, whole: ``text`` may have lost a sentence echoing a record) named before it, each checked on its own —
+    that mention only, not every 2 of the answer."""
+    for match in reversed(list(POINTED_BACK.finditer(text))):
+        kind = record_of_noun(match.group(2))
+        before = said[:at] if (at := said.find(match.group())) >= 0 else text[:match.start()]
+        named = [key for key in read.record_keys(before) if kind in KEY_OF_KIND and KEY_OF_KIND[kind](key)]
+        if named and len(named) == int(match.group(1)):
+            text = _blanked(text, match.start(1), match.end(1))
+    return text
+
+
 OTHER_COUNT = re.compile(r"\b(?:other|remaining|earlier|older|previous)\s+(\d+)\b|\b(\d+)\s+(?:other|more|remaining)\b",
                          re.IGNORECASE)
 """A count of the rest ("the other 15 components", "3 more runs", "the earlier two"): the rows less those the answer
@@ -507,7 +530,8 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     for sentence in (sentence for sentence in sentences(text) if index.echoes(sentence)):
         own = own.replace(sentence, " ")
     own = ADVISED_WAIT.sub(lambda wait: wait.group()[:wait.start("wait") - wait.start()], ENUMERATOR.sub(" ", digits(own)))
-    own = WHETHER.sub(" ", COMPOUND.sub(" ", own))  # "2 days and 6 hours": one length, checked above as one
+    own = _pointed_back_blanked(WHETHER.sub(" ", COMPOUND.sub(" ", own)), digits(text))  # "2 days and 6 hours": one length,
+    # checked above as one
     for said in reversed(elapsed_ahead(own) if index.now else []):  # "in 4 days": a length ahead, checked above
         own = _blanked(own, said.start(), said.end())
     own = SPACED_NAME.sub(lambda name: " " if re.sub(r"\s+", "", name.group()).lower() in index.row_text else name.group(),
@@ -530,7 +554,9 @@ def check_numbers(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
         alone = [match for before, match in zip([None, *percents], percents)  # not right after a part ("8 of them —
                  if not PART_OF.search(sentence, before.end() if before else 0, match.start())]  # 33%")
         shares = index.shares_of_named_rows(sentence) if alone else []
-        sharing |= {float(match.group(1)) for match in alone if any(rounds_to(share, match.group(1)) for share in shares)}
+        of_all = index.shares_of_totals(sentence) if alone else []  # "96 % of the failures": of a search's whole
+        sharing |= {float(match.group(1)) for match in alone if any(rounds_to(share, match.group(1)) for share in shares)
+                    or SHARE_OF_ALL.match(sentence, match.end()) and any(rounds_to(share, match.group(1)) for share in of_all)}
     grouped = {float(match.group(1)) for match in GROUP_COUNT.finditer(own)}  # "38 finished runs"
     # "6 are still open": a count with a value for its noun, backed by the rows having it (check_qualified_counts)
     sharing |= {float(found.group(1)) for check in check_qualified_counts(sentences(text), index)
@@ -590,6 +616,21 @@ def _short_values(items: Sequence[ToolEvidence]) -> set[str]:
             and (" " in value.strip() or re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value.lower()))}
 
 
+def _measures(items: Sequence[ToolEvidence]) -> set[float]:
+    """What rows measure (a duration, a rate: fields ending in _min or _pct, nested too), ten or more or a fraction."""
+    found: set[float] = set()
+    stack: list[Any] = [row for item in items for row in item.rows]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            found |= {float(number) for key, number in value.items() if str(key).endswith(("_min", "_pct"))
+                      and isinstance(number, (int, float)) and not isinstance(number, bool)}
+            stack += [part for part in value.values() if isinstance(part, (dict, list))]
+        elif isinstance(value, list):
+            stack += value
+    return {number for number in found if number >= 10 or not number.is_integer()}
+
+
 def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[TaskResult]) -> list[GroundingCheck]:
     """Each part that has evidence must show up in the answer: one of its ids, or its topic."""
     lowered = text.lower()
@@ -611,11 +652,14 @@ def check_parts(text: str, parts: Sequence[QuestionPart], results: Sequence[Task
         # it"): the answer speaks of it
         clocks = evidence_clocks(evidence) - evidence_clocks(others)
         values = _short_values(evidence) - _short_values(others)
+        # a measure only this part's rows give ("55 min vs a median of 32" over a run's history)
+        measures = _measures(evidence) - _measures(others)
         own_words = {word for word in PART_WORD.findall(part.text.lower()) if word not in COMMON_WORDS}
         if not own_words:
             continue  # a part without a word of its own ("hi") gives nothing to look for
         ok = any(token in lowered for token in ids | own_words) or any(_says_word(topic, lowered) for topic in topics) \
-            or bool(clocks & said_clocks(text)) or any(value in lowered for value in values)
+            or bool(clocks & said_clocks(text)) or any(value in lowered for value in values) \
+            or bool(measures & set(numbers_in(text)))
         checks.append(GroundingCheck.of("part_coverage", f"{part.id}: {part.text}", ok,
                              f"the answer says nothing about \"{part.text}\"", f"the part \"{part.text}\""))
     return checks
@@ -756,8 +800,8 @@ def _without_keys(text: str, keys: Sequence[str]) -> str:
     return text
 
 
-BARE_KEY = re.compile(r"^\W*[\w-]+\W*$")
-"""A clause that is only a record's key ("INC…" before " — its values")."""
+BARE_KEY = re.compile(r"^\W*(?:[\w-]+\W*|(?:[\w-]+\s+){1,6}(?:is|=)\s+[*_`]*[A-Z]{3}\d+[*_`]*\W*)$")
+"""A clause that is only a record's key, or names it last ("VPN packet loss is INC…"), before " — its values"."""
 
 
 def _one_run(keys: Sequence[str], index: EvidenceIndex) -> str | None:
@@ -771,7 +815,7 @@ def _one_run(keys: Sequence[str], index: EvidenceIndex) -> str | None:
 def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
                  now: datetime | None = None) -> list[GroundingCheck]:
     """Values, links, comparisons and placements, read item by item from the answer."""
-    text = read.carry_subjects(text)
+    written, text = text, read.carry_subjects(text)
     clauses = [clause for sentence in sentences(text) for clause in read.clauses(sentence)]
     units, resolved = _units(text)
     keys = read.record_keys(text)  # the one record the answer is about: the one it names, or the one looked up
@@ -786,7 +830,9 @@ def claim_checks(text: str, index: EvidenceIndex, known_names: Collection[str],
         *check_values((replace(claim, item=unit) for unit, said in resolved for claim in read.value_claims(said)), index),
         *check_assignees(resolved, index),
         *check_key_counts(units, index),
+        *check_bare_key_counts(sentences(written), index),  # (as written: the carried bullet lost its dash)
         *check_first_failures(units, index, only=about),
+        *check_nth_failures(units, index, only=about, now=now),
         *check_times_before(sentences(text), index, only=about, now=now),
         *check_codes(units, index, only=about),
         *check_failed_activities(units, index),

@@ -12,14 +12,17 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
+from opsagent.backends.pipeline_records import squashed
 from opsagent.contracts.grounding import GroundingCheck
+from opsagent.intake.vocabulary import PLATFORM_WORDS
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import record_keys, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
+from opsagent.workflows.failure_history import ANY_KIND
 from opsagent.workflows.time_claims import DATE, DAY_AT, clock_of, nested_records, on_day, said_clocks
 
 FIRST_FAILURE = re.compile(
-    r"\b(?:(?:is|was|are|were|it's|its) (?:the |its )?first (?:[\w-]+ ){0,3}?(?:time|failures?)|for the first time|first time (?:[\w-]+ ){0,2}"
+    r"\b(?:(?:is|was|are|were|it's|its) (?:the |its )?first (?:[\w-]+ ){0,3}?(?:time|failures?|timeouts?)|for the first time|first time (?:[\w-]+ ){0,2}"
     r"(?:has |have )?(?:failed|happened)|one-off|one off|(?:never|not|\w+n't) (?:failed|happened)(?: like (?:this|that)| "
     r"that way| the same way)? before|no (?:earlier|previous|prior|other) failures?"
     r"|(?:never|not|\w+n't) (?:failed|happened)(?: (?:with|like) (?:this|that|the same) (?:error|code|way))? in the "
@@ -31,7 +34,7 @@ PLURAL_FIRST = re.compile(r"\b(\d+)\s+(?:[\w'-]+\s+){0,2}?failures\b.*\b(?:are|w
 RATHER_THAN = re.compile(r"\b(?:rather than|instead of|not|no longer|isn't|is not|wasn't|was not)\s+(?:just\s+)?(?:an?\s+)?$",
                          re.IGNORECASE)
 EARLIER_ONE_OFF = re.compile(r"\bbefore\b[^.;:]{0,20}\bone[- ]offs?$", re.IGNORECASE)
-ALIKE = re.compile(r"\b(?:like (?:this|that)|that way|same way|same error|this error)\b", re.IGNORECASE)
+ALIKE = re.compile(r"\b(?:like (?:this|that)|th(?:is|at) way|same way|same error|this error)\b", re.IGNORECASE)
 
 
 def _pipelines_of(unit: str, index: EvidenceIndex, only: str | None) -> list[str]:
@@ -54,14 +57,78 @@ def check_first_failures(units: Iterable[str], index: EvidenceIndex, *, only: st
             histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
             if not histories:
                 continue  # no history fetched: what came before is not known (the "none" checks judge that)
-            groups = [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
-                      and (group.get("like_the_run") or not ALIKE.search(unit))]
+            groups = _groups_said(histories, unit)
             failures = sum(int(group.get("count") or 0) for group in groups)
             said = PLURAL_FIRST.search(digits(unit))  # "today's 2 failures are the first …": 2 may be all there are
             checks.append(GroundingCheck.of("history", unit, failures < (int(said.group(1)) + 1 if said else 2),
                                             f"{key}'s history counts {failures} such failures: not its first",
                                             "a failure called the first while the history shows earlier ones"))
     return checks
+
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+            "ninth": 9, "tenth": 10, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+FIRST_OF_KIND = re.compile(rf"\b(?P<ordinal>{'|'.join(ORDINALS)})\s+(?P<kind>(?:[\w-]+\s+){{0,3}}?)"
+                           r"(?P<noun>time|failures?|timeouts?|errors?)\b", re.IGNORECASE)
+NTH_FAILURE = re.compile(rf"(?:\b(?:this|it|that)\s+(?:is|was)\s+(?:the|its)\s+|\b(?:it|that)['’]s\s+(?:the|its)\s+|\bits\s+)"
+                         rf"{FIRST_OF_KIND.pattern}", re.IGNORECASE)
+"""A failure said to be the Nth of its kind, of "this" or "it" ("this is its third 2108 failure this week"), not a
+place in a list of several pipelines' ("pl_x was the fifth failure today")."""
+
+
+def _groups_said(histories: list[dict], unit: str) -> list[dict]:
+    """The failure groups a sentence speaks of: those like the latest run when it says "like this", those whose
+    error holds the kind it names ("the first Snowflake timeout" — the run's own, "this", whose message was cut
+    before saying it, too)."""
+    kind = _kind_words(unit)
+    return [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
+            and (group.get("like_the_run") or not ALIKE.search(unit)) and (all(
+                squashed(word) in squashed(" ".join(str(group.get(field) or "") for field in ERROR_FIELDS))
+                for word in kind) or group.get("like_the_run") and str(group.get("error_message")).endswith("…"))]
+
+
+def check_nth_failures(units: Iterable[str], index: EvidenceIndex, *, only: str | None,
+                       now: datetime | None) -> list[GroundingCheck]:
+    """"This is its third 2108 failure this week": that many failures of the kind in the window said (in the whole
+    history without one), when the history lists every start of them there."""
+    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
+
+    checks = []
+    for unit in units:
+        said = NTH_FAILURE.search(unit)
+        if said is None or now is None or ORDINALS[said.group("ordinal").lower()] < 2:
+            continue  # (the first is FIRST_FAILURE's)
+        after = re.sub(r"\([^()]*\)", " ", unit[said.end():])[:40]  # its own window, not an aside's day ("(the first
+        window = next((mention for mention in find_times(after, now) if mention.end), None)  # was 28 Dec)")
+        for key in _pipelines_of(unit, index, only):
+            histories = [row for _, row in index.rows_for(key) if isinstance(row.get("failure_groups"), list)]
+            groups = _groups_said(histories, unit)
+            starts = [moment for group in groups for moment in map(iso_moment, group.get("starts") or []) if moment]
+            listed = all(len(group.get("starts") or []) >= int(group.get("count") or 0) for group in groups)
+            if not histories or window is None and not listed:
+                continue
+            if window is not None:
+                if not listed and min(starts, default=now) > window.start:
+                    continue  # the starts listed do not reach back to the window's start
+                count = sum(window.start <= moment < window.end for moment in starts)
+            else:
+                count = sum(int(group.get("count") or 0) for group in groups)
+            wanted = ORDINALS[said.group("ordinal").lower()]
+            checks.append(GroundingCheck.of("history", said.group(), count == wanted,
+                                            f"{key}'s history has {count} such failures"
+                                            f"{' ' + window.text if window else ''}, not {wanted}",
+                                            "how many times a failure happened, which the history contradicts"))
+    return checks
+ERROR_FIELDS = ("error_code", "failed_activity", "failure_type", "error_message")
+
+
+def _kind_words(unit: str) -> list[str]:
+    """The kind of failure a "first" names ("the first Snowflake timeout": timeout), without words that name no
+    kind of error (a platform, "real", "such")."""
+    said = FIRST_OF_KIND.search(unit)
+    words = [*re.split(r"[\s-]+", said.group("kind").lower()), said.group("noun").lower().rstrip("s")] if said else []
+    return [word for word in words if word and word not in ANY_KIND and word not in PLATFORM_WORDS
+            and word not in ("time", "failure", "error")]
 
 
 TIMES_BEFORE = re.compile(r"\b(?:failed|happened|seen (?:it|this|that)|occurred)\b[^.;]{0,30}?\bbefore\b[^.;]{0,12}?"

@@ -77,9 +77,17 @@ def _title_words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9_]{3,}", text.lower())) - STOPWORDS
 
 
+NAMED_IS = re.compile(rf"(?:^|(?<=[.;:!?\n])\s*|\s[—–-]\s)(?:the\s+)?(?P<title>(?:[\w-]+\s+){{2,6}}?)(?:ticket|incident|"
+                      rf"one|issue|change)?\s*(?:is|=|→)\s+(?P<key>{TICKET.pattern})\b|"
+                      rf"(?P<key2>{TICKET.pattern})\s+is\s+the\s+(?P<title2>(?:[\w-]+\s+){{2,6}}?)"
+                      r"(?:ticket|incident|one|issue|change)\b", re.IGNORECASE)
+"""A ticket named by what it is about ("VPN packet loss is INC…", "INC… is the VPN packet loss one")."""
+
+
 def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
-    """Words after a ticket and a dash that are most of another ticket's title, and not of its own, are that other
-    ticket's ("INC0010051 — Databricks job clusters slow to start…" when that is INC0010050's title)."""
+    """Words beside a ticket — after it and a dash, or naming it ("VPN packet loss is INC…") — that are most of
+    another ticket's title, and not of its own, are that other ticket's ("INC0010051 — Databricks job clusters
+    slow to start…" when that is INC0010050's title)."""
     titles = {str(row["number"]).lower(): " ".join(str(row.get(field) or "") for field in TITLE_FIELDS).lower()
               for row in index.records if row.get("number") and row.get("short_description")}
     checks = []
@@ -92,6 +100,18 @@ def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]
         if other and share[other] >= 0.6 and share[key] < 0.6:
             checks.append(GroundingCheck.of("value", match.group(), False,
                                             f"the words beside {key.upper()} are {other.upper()}'s title",
+                                            "a ticket's title the data gives another ticket"))
+    for match in NAMED_IS.finditer(text):
+        key = (match.group("key") or match.group("key2")).lower()
+        words = _title_words(match.group("title") or match.group("title2"))
+        if key not in titles or len(words) < 2:
+            continue
+        share = {number: sum(word in title for word in words) / len(words) for number, title in titles.items()}
+        # (of the same kind: "the portal 503 fix is CHG…" relates a change to the incident, it does not misname it)
+        others = [number for number in share if number != key and share[number] >= 0.6 and number[:3] == key[:3]]
+        if others and share[key] < 0.6:
+            checks.append(GroundingCheck.of("value", match.group().strip(" —–-"), False,
+                                            f"{key.upper()} is not what the words say; {others[0].upper()} is",
                                             "a ticket's title the data gives another ticket"))
     return checks
 

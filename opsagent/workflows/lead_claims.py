@@ -40,7 +40,7 @@ from opsagent.workflows.claim_checks import (
     row_moments,
     row_values,
 )
-from opsagent.workflows.claims import LEAD, LEAD_WORDS, lead_said, record_keys
+from opsagent.workflows.claims import LEAD, LEAD_WORDS, PRONOUN, lead_said, record_keys
 from opsagent.workflows.claims import sentences as read_sentences
 from opsagent.workflows.evidence_index import EvidenceIndex, digits, numbers_in, record_of_tool
 from opsagent.workflows.history_claims import STREAK, failures_of
@@ -175,6 +175,17 @@ def _single_record(ask: Ask, asked: dict[str, set[str]]) -> str | None:
         return None
     kind = record_of_key(keys[0])
     return keys[0] if any(same_kind(VALUE_VOCABULARIES[name].record, kind) for name in asked) else None
+
+
+def _the_one_record(ask: Ask, asked: dict[str, set[str]], index: EvidenceIndex) -> str | None:
+    """"Is it still failing?" after a look-up of one pipeline's history: "it" is the one record of the asked
+    value's kind that the evidence is about (more than one, and the pronoun is not read)."""
+    if record_keys(ask.text) or not PRONOUN.search(ask.text) or not asked:
+        return None
+    keys = {str(row.get("number") or row.get("pipeline_name")).lower() for row in index.records
+            if row.get("number") or row.get("pipeline_name")}
+    keys = {key for key in keys if any(same_kind(VALUE_VOCABULARIES[name].record, record_of_key(key)) for name in asked)}
+    return keys.pop() if len(keys) == 1 else None
 
 
 def _borrowed(analysis: QuestionAnalysis, ask: Ask) -> QuestionAnalysis:
@@ -437,7 +448,7 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     existence = EXISTENCE.search(ask.text) is not None
     # "is X the only one …?" asks about every record that has it, not X's own row
     key = None if existence or ONLY.search(ask.text) else _single_record(ask, asked) or _the_record_said(
-        sentence, ask, asked, index)
+        sentence, ask, asked, index) or _the_one_record(ask, asked, index)
     if key is not None:
         scope = _scope(analysis, ask)
         return _record_lead(lead, key, ask, asked, index, asked_windows(scope), _placed_windows(scope, index))
@@ -445,6 +456,11 @@ def _lead_check(lead: str, ask: Ask, analysis: QuestionAnalysis, index: Evidence
     relevant = (_relevant(index, subjects) or _relevant(index, set(ask.records))
                 or [item for item in index.items if item.answered])
     relevant = _about_sentence(relevant, sentence, analysis)
+    if existence:  # "is there a ticket for the finance load failure? INC… maybe?": a record looked up for another
+        # ask (a candidate) is no search for what this one asks — unless the lead names it as the one
+        asked_for = [item for item in relevant if not (spec := tool_spec(item.tool)) or not spec.is_lookup
+                     or any(key in f"{ask.text} {sentence}".lower() for key in record_keys(json.dumps(item.arguments)))]
+        relevant = asked_for or relevant
     subjects = subjects or ({tool_spec(item.tool).record for item in relevant} if existence else set())
     kinds = {tool_spec(item.tool).record for item in relevant}
     asked = {name: values for name, values in asked.items()

@@ -30,6 +30,7 @@ from opsagent.workflows.evidence_index import EvidenceIndex, digits, identifiers
 from opsagent.workflows.fitting import covers, narrowed_by, searched_values
 from opsagent.workflows.failure_history import NO_FAILURES, history_none
 from opsagent.workflows.health_claims import regions_in
+from opsagent.workflows.since_bounds import since_bound
 from opsagent.tools.timewindow import UNIT_WORD, iso_moment, unit_minutes
 
 CLAUSE = re.compile(r",?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)|,\s+so\s+(?=\S)|[:;]\s+|\s+[-–—]\s+|"
@@ -259,10 +260,13 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
             written = " ".join(str(row.get(field) or "") for row in index.records for field in ERROR_FIELDS).lower()
         else:
             written = " ".join(str(value) for row in rows for value in row.values()).lower() if rows else index.row_text
-        word = (about.group(1) or about.group(2)).lower()
-        stem = re.escape(word.removesuffix("s")[:5]) if len(word) > 3 else rf"\b{re.escape(word)}\b"  # "eta" in "metadata"
-        if written.strip() and not re.search(stem, written):
-            return f"no row's text mentions {word}"
+        words = [(about.group(1) or about.group(2)).lower(), *(more.lower() for more in re.findall(
+            r"^\s+(?:or|nor|and)\s+(?:the\s+)?([a-z][\w-]{2,})\b", sentence[about.end():], re.IGNORECASE))]
+        # ("nothing about ADF or the load": none of the words)
+        stems = [re.escape(word.removesuffix("s")[:5]) if len(word) > 3 else rf"\b{re.escape(word)}\b"  # "eta" in
+                 for word in words]  # "metadata"
+        if written.strip() and not any(re.search(stem, written) for stem in stems):
+            return f"no row's text mentions {' or '.join(words)}"
     elif NO_RUN_SINCE.match(sentence) and _latest_said(sentence, context, answer, index):
         return "the pipeline's latest run is the one the row gives"
     elif OTHER_KIND.search(sentence) and (kinds := _failure_kinds(sentence, context, answer, index)) is not None:
@@ -377,7 +381,7 @@ def _backs_negative(sentence: str, index: EvidenceIndex, fit: Fit, *, context: s
     # row seen, none starting after it
     at = answer.find(sentence)
     at = at if at >= 0 else max(answer.find(context or sentence), 0)
-    since = _since(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
+    since = since_bound(sentence, now, answer[:at])  # (what was said before the clause: "updated at 05:20 — none since")
     if since is not None and NO_UPDATE.search(sentence):  # "nothing logged on it since Monday": its last update then
         keys = record_keys(sentence) or record_keys(answer)
         # the record meant, or — since a moment just said ("last updated 03:20 — nothing on it since") — the one
@@ -438,6 +442,11 @@ LENGTH_WITHOUT = re.compile(rf"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>{U
 """A "none" over a length up to now ("~10 h without a successful load", "no good run for 9 hours")."""
 
 
+GENERIC_RUN_WORDS = frozenset({"good", "successful", "success", "clean", "green", "build", "builds", "load", "loads",
+                               "runs", "refresh", "copy", "without", "with", "been", "there", "have", "about"})
+"""Words of "no good build for 9 hours" that name no pipeline."""
+
+
 def _length_without(sentence: str, last: str, index: EvidenceIndex, now: datetime | None, answer: str) -> str | None:
     """"~10 h without a successful load": the last success (or failure) of the pipeline meant is that long ago, as
     people round it (within one unit) — its history's, or the latest of its runs with that status."""
@@ -447,7 +456,11 @@ def _length_without(sentence: str, last: str, index: EvidenceIndex, now: datetim
     number = float(match.group("number") or match.group("number2"))
     unit = unit_minutes(match.group("unit") or match.group("unit2"))
     named = [key for key in record_keys(sentence) or record_keys(answer) if key.startswith("pl_")]
-    key = named[0] if len(set(named)) == 1 else next(iter(index.sole_history()), None)
+    sole = index.sole_pipeline()  # "no good customer360 build": the one pipeline listed, when the words name it
+    words = set(re.findall(r"[a-z0-9]{4,}", sentence[:match.start()].lower() if match.group("number") else
+                           sentence[sentence.lower().find("no"):match.start("number2")].lower())) - GENERIC_RUN_WORDS
+    key = named[0] if len(set(named)) == 1 else next(iter(index.sole_history()), None) or (
+        sole if sole and all(word in sole for word in words) else None)
     status = "succeeded" if last == "last_success" else "failed"
     moments = [moment for _, row in (index.rows_for(key) if key else []) for moment in (
         [iso_moment(row[last].get("start"))] if isinstance(row.get(last), dict) else
@@ -560,7 +573,7 @@ LINKING = re.compile(r"\b(?:link(?:s|ed)?|attached|related|parent)\b", re.IGNORE
 """Words that make a "no change" about a record's links ("no linked records: no problem, no change")."""
 IN_THE_ERROR = re.compile(r"\bin (?:the|its) (?:error|error message|message|failure)\b", re.IGNORECASE)
 ERROR_FIELDS = ("error_message", "error_code", "failed_activity")
-NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,})\b"
+NOTHING_ABOUT = re.compile(r"\b(?:nothing|no mention|no word)\s+(?:about|of|on)\s+(?:the\s+)?([a-z][\w-]{3,}|(?-i:[A-Z]{3}))\b"
                            r"(?!\s+(?:status|side|page|dashboard|portal))"  # ("nothing on the Snowflake status page")
                            r"|\bno\s+([a-z][\w-]{2,})\s+(?:yet\s+)?(?:in|on)\s+(?:the|its|this|that)\s+(?:ticket|incident|record|"
                            r"notes|work notes|description|updates?)\b", re.IGNORECASE)
@@ -637,6 +650,42 @@ LINKED_NOTHING = re.compile(r"\b(?:nothing|no (?:other )?(?:record|ticket|change
 """A none of any linked record ("Nothing is linked to it yet", "no linked records")."""
 
 
+LINKED_KIND_NONE = re.compile(r"\bno\s+(?P<kinds>(?:[\w-]+\s+){1,6}?)(?:is|are|has been|have been|was|were)\s+"
+                              r"(?:linked|attached)\b", re.IGNORECASE)
+"""A none of linked records of some kinds ("No problem record or parent incident is linked")."""
+LINK_KINDS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "problem": lambda link: link.get("kind") == "problem" or "problem_id" in (link.get("via") or ()),
+    "parent": lambda link: "parent_incident" in (link.get("via") or ()),
+    "change": lambda link: link.get("kind") == "change",
+    "incident": lambda link: link.get("kind") == "incident",
+}
+"""A word naming a kind of link, and which of a looked-up ticket's ``links`` are of it (a "parent incident" is a
+parent: the first word that names a kind says it)."""
+
+
+def _links_of_kinds_none(sentence: str, context: str, answer: str, index: EvidenceIndex) -> str | None:
+    """"No problem record or parent incident is linked": the looked-up ticket meant links none of the kinds named."""
+    match = LINKED_KIND_NONE.search(sentence)
+    words = re.split(r"\s+(?:or|and|nor)\s+|,\s*", match.group("kinds").lower().strip()) if match else []
+    kinds = [next((kind for kind in LINK_KINDS if kind in phrase.split()), None) for phrase in words]
+    if not kinds or None in kinds:
+        return None
+    # the ticket the clause names, else the last one named before it whose links were looked up (not a linked
+    # record named beside the none: "…is linked; CHG… is the only link")
+    named = record_keys(sentence) or record_keys(answer[:max(answer.find(context or sentence), 0)])[::-1]
+    linked = {str(link.get("number", "")).lower() for row in index.records if isinstance(row.get("links"), list)
+              for link in row["links"] if isinstance(link, dict)}
+    # (a record another's links name is passed over; any other stops the search: "The only P1 is INC…. No change is
+    # linked to it" is about that P1, whose links nobody looked up)
+    key = next((key for key in named if key not in linked), "")
+    key = key if any(isinstance(row.get("links"), list) for _, row in index.rows_for(key)) else ""
+    links = [row["links"] for _, row in index.rows_for(key) if isinstance(row.get("links"), list)] if key else []
+    if links and not any(LINK_KINDS[kind](link) for found in links for link in found if isinstance(link, dict)
+                         for kind in kinds):
+        return f"{key} links no {' or '.join(kinds)}"
+    return None
+
+
 def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, tools: set[str]) -> str | None:
     """"INC… → no change", "the ticket links no change": each ticket the clause names (or points back at) was looked
     up, its "links" (the change raised for it or that caused it, its parent, the tickets its text names) hold none of
@@ -646,6 +695,8 @@ def _links_none(sentence: str, context: str, answer: str, index: EvidenceIndex, 
         links = [row["links"] for _, row in index.rows_for(key) if isinstance(row.get("links"), list)] if key else []
         if links and not any(found for found in links):
             return f"{key} links no record"
+    if by_kind := _links_of_kinds_none(sentence, context, answer, index):
+        return by_kind
     denial = NEGATION.search(sentence)
     denied = _family(sentence[denial.end():].lower()) if denial else set()  # "the ticket links no change": changes
     kinds = {spec.record for tool in denied or tools if (spec := tool_spec(tool))} & {"incident", "change"}
@@ -760,39 +811,9 @@ def _shows(row: dict[str, Any], vocabulary: Vocabulary, value: str) -> bool:
     return not fields or any(str(row.get(field) or "").lower() in labels for field in fields)
 
 
-def _since(sentence: str, now: datetime | None, before: str = "") -> tuple[datetime, datetime, str] | None:
-    """The bound a sentence gives itself: "since 06:00" (from then), "since the 3 Jan run" (after the last row
-    of that day: the record it points at), "since Wednesday" (after that day's last row, else from the day) —
-    the window and what it points at ("record", "day" or ""); ``None`` without one."""
-    from opsagent.intake.times import find_times  # the one time parser, the same that read the question
-
-    if now is None or not re.search(r"\bsince\b", sentence, re.IGNORECASE):
-        return None
-    for mention in find_times(sentence, now):
-        if mention.text.lower().startswith("since"):
-            period = next(find_times(mention.text[5:].strip(), now), None) if not CLOCK.search(mention.text) else None
-            if period is not None and period.end is not None:
-                # "no failures since Wednesday", "no good run since last night": since that period's last record
-                return period.start, min(period.end, now), "day"
-            if mention.start.time() == time(0) and not CLOCK.search(mention.text):
-                return mention.start, mention.start + timedelta(days=1), "day"
-            return mention.start, now, ""
-        if mention.end and re.search(rf"\bsince\s+the\s+{re.escape(mention.text)}\s+[a-z]+", sentence, re.IGNORECASE):
-            return mention.start, mention.end, "record"
-    if BARE_SINCE.search(sentence) and before:  # "no failures since, out of 28 runs": since the moment just said
-        said = sorted((mention for mention in find_times(before, now) if mention.end - mention.start < timedelta(days=1)),
-                      key=lambda mention: mention.span.start)
-        moment = (said[-1].point or said[-1].start) if said else None  # the last one said before it
-        return (moment, moment + timedelta(minutes=1), "record") if moment else None
-    return None
-
-
 DATED = re.compile(rf"\b\d{{1,2}}\s+{MONTH_NAME}\b|\b{MONTH_NAME}\s+\d{{1,2}}\b|\d{{4}}-\d\d-\d\d|\b(?:yesterday|today)\b|"
                    rf"\b{DAY_NAME}\b", re.IGNORECASE)
 """A sentence that names the day of its time ("since 07:20 on Mon 6 Jan", "since yesterday 18:00")."""
-CLOCK = re.compile(r"\d:\d\d|\d\s*(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.IGNORECASE)
-BARE_SINCE = re.compile(r"\bsince\s*(?:[,.;:()]|$|then\b)", re.IGNORECASE)
-""""Since" that points back ("there have been no failures since, out of …", "none since then")."""
 
 
 NO_UPDATE = re.compile(r"\b(?:logged|updated?|updates|posted|written|added|moved|movement|progress)\b|"

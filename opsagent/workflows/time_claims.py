@@ -522,11 +522,13 @@ def check_lengths_of_ranges(sentences: Iterable[str]) -> list[GroundingCheck]:
         if not lengths[0].group("verb") and lengths[0].start() > ranges[0].start():
             continue  # "03:00–04:00, twelve hours later": without a verb, only a length before its range is its own
         first_hour, first_minute, last_hour, last_minute = map(int, ranges[0].groups())
-        span = ((last_hour * 60 + last_minute) - (first_hour * 60 + first_minute)) % 1440
+        # "last 24h, 09:00→09:00": a range back to its own clock time is a whole day, not no time
+        span = ((last_hour * 60 + last_minute) - (first_hour * 60 + first_minute)) % 1440 or 1440
         match = lengths[0]
         minutes = float(match.group("number")) * (unit_minutes(match.group("unit")) or 1)
         slack = max(1.0, span / 10) if match.group("about") else 1.0
-        checks.append(GroundingCheck.of("number", match.group(), abs(minutes - span) <= slack,
+        whole_days = span == 1440 and minutes % 1440 == 0  # "last 7 days, 09:00→09:00": whole days, any number
+        checks.append(GroundingCheck.of("number", match.group(), abs(minutes - span) <= slack or whole_days,
                                         f"{ranges[0].group()} is {span} min, "
                                         f"not {match.group('number')} {match.group('unit')}",
                                         "a length the answer's own times contradict"))
