@@ -8,6 +8,7 @@ import re
 from datetime import datetime, time, timedelta
 
 from opsagent.tools.timewindow import UNIT_WORD, unit_minutes
+from opsagent.workflows.evidence_index import WORD_NUMBERS
 
 
 def since_bound(sentence: str, now: datetime | None, before: str = "") -> tuple[datetime, datetime, str] | None:
@@ -35,7 +36,8 @@ def since_bound(sentence: str, now: datetime | None, before: str = "") -> tuple[
                 and (moment := mention.point or mention.start)]
         for ago in SAID_AGO.finditer(before):  # "the latest failure was about 33 hours ago and none since": the
             if unit := unit_minutes(ago.group("unit")):  # record that far back, as people round it (one unit)
-                moment = now - timedelta(minutes=float(ago.group("number")) * unit)
+                said_number = ago.group("number").lower()
+                moment = now - timedelta(minutes=float(WORD_NUMBERS.get(said_number, said_number)) * unit)
                 said.append((ago.start(), moment - timedelta(minutes=unit), moment + timedelta(minutes=unit)))
         if said:  # the last one said before it
             _, start, end = max(said, key=lambda found: found[0])
@@ -43,7 +45,9 @@ def since_bound(sentence: str, now: datetime | None, before: str = "") -> tuple[
     return None
 
 
-SAID_AGO = re.compile(rf"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>{UNIT_WORD})\s+ago\b", re.IGNORECASE)
+SAID_AGO = re.compile(rf"(?<![\w.])(?P<number>\d+(?:\.\d+)?|{'|'.join(WORD_NUMBERS)})\s*(?P<unit>{UNIT_WORD})\s+ago\b",
+                      re.IGNORECASE)
+"""A moment said as how long ago ("about 33 hours ago", "nine hours ago")."""
 
 
 CLOCK = re.compile(r"\d:\d\d|\d\s*(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.IGNORECASE)

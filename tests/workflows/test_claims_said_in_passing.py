@@ -106,6 +106,11 @@ def test_nothing_since_a_moment_said_as_hours_ago() -> None:
         abs((NOW - timedelta(hours=back) - start).total_seconds()) > 7200 for start in starts))
     only_the_right("web events one - has it failed at all this week?", "The latest failure was about {} hours ago "
                    "and nothing has failed since.", hours, quiet, failures, "negative_claim")
+    crm = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts", time_window="last 7 days")
+    latest = max(iso_moment(row["start"]) for row in rows_of(crm))
+    assert round((NOW - latest).total_seconds() / 3600) == 9  # said in words, as people say it
+    assert not failed("crm accounts - still failing?", "The latest failure was about nine hours ago and nothing has "
+                      "failed since.", crm, "negative_claim")
 
 
 def test_no_link_of_the_kinds_named_is_read_from_the_tickets_links() -> None:
