@@ -271,7 +271,7 @@ def _leaves(value: Any) -> Iterable[Any]:
         yield value
 
 
-def numbers_of(value: Any) -> set[float]:
+def _numbers_of(value: Any) -> set[float]:
     """Numeric fields, and the quantities written inside text fields."""
     found: set[float] = set()
     for leaf in _leaves(value):
@@ -349,7 +349,7 @@ class EvidenceIndex:
             index.identifiers |= identifiers_in(row_text)
             if item.status in ("no_data", "not_found"):  # asked about and reported missing
                 index.identifiers |= identifiers_in(_text([item.arguments, item.query]))
-            index.numbers |= numbers_of(item.rows)
+            index.numbers |= _numbers_of(item.rows)
             message_numbers = set(numbers_in(item.message))  # the tool's own counts ("9 failed runs")
             index.numbers |= message_numbers
             index.counts |= {int(number) for number in message_numbers if number.is_integer()}
@@ -402,8 +402,7 @@ class EvidenceIndex:
         asked = [moment for moment in self.asked_moments if f"{moment:%H:%M}" in wanted]  # both clocks said
         within = 2.5 if approximate and unit_minutes == 1 and number % 5 == 0 else 1.0
         return any(abs(abs((first - second).total_seconds()) / 60 / unit_minutes - number) < within
-                   and (not later or first > second) for first in said for second in [*self.all_moments, *asked]
-                   if second in self.all_moments or second != first)
+                   and (not later or first > second) for first in said for second in [*self.all_moments, *asked])
 
     def vouches_for_between(self, number: float, unit_minutes: int, clocks: Iterable[str]) -> bool:
         """"~18 hours (12:26 → 06:25)": two moments of the evidence at clock times the sentence says, that far

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 from opsagent.backends.pipeline_records import squashed
 from opsagent.intake.vocabulary import PLATFORM_WORDS
@@ -26,6 +27,12 @@ EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 EARLIER = re.compile(r"\b(?:earlier|previous|prior|before)\b", re.IGNORECASE)
 
 
+def error_text(group: dict[str, Any]) -> str:
+    """What a history's failure group says of its error: code, activity, failure type and message."""
+    return " ".join(str(group.get(field) or "") for field in ("error_code", "failed_activity", "failure_type",
+                                                               "error_message"))
+
+
 def history_none(sentence: str, record: str | None, index: EvidenceIndex) -> str | None:
     """Why ``record``'s history backs a none of failures, or ``None``: "it has no failures at all in the 14 days of
     history", "no cluster-launch failures in that history" — the history holds no failure group, or none whose code,
@@ -38,8 +45,7 @@ def history_none(sentence: str, record: str | None, index: EvidenceIndex) -> str
         return None  # "no other failures": OTHER_KIND's reading
     kind = [word for word in words if word and word not in ANY_KIND]
     earlier = bool(EARLIER.search(sentence))  # "no earlier 2108 failures before today's run": the latest one aside
-    starts = [(squashed(" ".join(str(group.get(field) or "") for field in ("error_code", "failed_activity",
-                                                                           "failure_type", "error_message"))), moment)
+    starts = [(squashed(error_text(group)), moment)
               for row in histories for group in row["failure_groups"] if isinstance(group, dict)
               for moment in (iso_moment(start) for start in group.get("starts") or []) if moment]
     latest = max((moment for _, moment in starts), default=None)

@@ -93,7 +93,6 @@ from opsagent.workflows.evidence_index import (
     identifiers_in,
     moments_of,
     numbers_in,
-    numbers_of,
     parts_of,
     records_counted,
 )

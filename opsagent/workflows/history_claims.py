@@ -18,7 +18,7 @@ from opsagent.intake.vocabulary import PLATFORM_WORDS
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.claims import record_keys, says
 from opsagent.workflows.evidence_index import EvidenceIndex, digits
-from opsagent.workflows.failure_history import ANY_KIND
+from opsagent.workflows.failure_history import ANY_KIND, error_text
 from opsagent.workflows.time_claims import DATE, DAY_AT, clock_of, nested_records, on_day, said_clocks
 
 FIRST_FAILURE = re.compile(
@@ -83,7 +83,7 @@ def _groups_said(histories: list[dict], unit: str) -> list[dict]:
     kind = _kind_words(unit)
     return [group for row in histories for group in row["failure_groups"] if isinstance(group, dict)
             and (group.get("like_the_run") or not ALIKE.search(unit)) and (all(
-                squashed(word) in squashed(" ".join(str(group.get(field) or "") for field in ERROR_FIELDS))
+                squashed(word) in squashed(error_text(group))
                 for word in kind) or group.get("like_the_run") and str(group.get("error_message")).endswith("…"))]
 
 
@@ -119,7 +119,6 @@ def check_nth_failures(units: Iterable[str], index: EvidenceIndex, *, only: str 
                                             f"{' ' + window.text if window else ''}, not {wanted}",
                                             "how many times a failure happened, which the history contradicts"))
     return checks
-ERROR_FIELDS = ("error_code", "failed_activity", "failure_type", "error_message")
 
 
 def _kind_words(unit: str) -> list[str]:

@@ -84,6 +84,11 @@ NAMED_IS = re.compile(rf"(?:^|(?<=[.;:!?\n])\s*|\s[—–-]\s)(?:the\s+)?(?P<tit
 """A ticket named by what it is about ("VPN packet loss is INC…", "INC… is the VPN packet loss one")."""
 
 
+def _title_shares(words: set[str], titles: dict[str, str]) -> dict[str, float]:
+    """How much of ``words`` each ticket's title holds (ticket → share)."""
+    return {number: sum(word in title for word in words) / len(words) for number, title in titles.items()}
+
+
 def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]:
     """Words beside a ticket — after it and a dash, or naming it ("VPN packet loss is INC…") — that are most of
     another ticket's title, and not of its own, are that other ticket's ("INC0010051 — Databricks job clusters
@@ -95,7 +100,7 @@ def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]
         key, words = match.group("key").lower(), _title_words(match.group("title"))
         if key not in titles or len(words) < 3:
             continue
-        share = {number: sum(word in title for word in words) / len(words) for number, title in titles.items()}
+        share = _title_shares(words, titles)
         other = max((number for number in share if number != key), key=share.__getitem__, default=None)
         if other and share[other] >= 0.6 and share[key] < 0.6:
             checks.append(GroundingCheck.of("value", match.group(), False,
@@ -106,7 +111,7 @@ def check_dashed_titles(text: str, index: EvidenceIndex) -> list[GroundingCheck]
         words = _title_words(match.group("title") or match.group("title2"))
         if key not in titles or len(words) < 2:
             continue
-        share = {number: sum(word in title for word in words) / len(words) for number, title in titles.items()}
+        share = _title_shares(words, titles)
         # (of the same kind: "the portal 503 fix is CHG…" relates a change to the incident, it does not misname it)
         others = [number for number in share if number != key and share[number] >= 0.6 and number[:3] == key[:3]]
         if others and share[key] < 0.6:

@@ -12,7 +12,7 @@ import pytest
 
 from opsagent.tools.timewindow import iso_moment
 from tests.workflows.test_claim_kinds import NOW, evidence
-from tests.workflows.test_claims_read_from_rows import failed, only_the_right, rows_of
+from tests.workflows.test_claims_read_from_rows import combined, failed, only_the_right, rows_of
 
 
 def _failure_starts(history: list) -> list:
@@ -373,11 +373,6 @@ def test_a_share_of_a_day_said_of_one_pipeline_counts_that_pipelines_rows() -> N
 
 # Found by a second reading of these shapes: what each must not let through, and what it must not flag.
 
-def _with(first: list, second: list) -> list:
-    second[0].evidence[0] = second[0].evidence[0].model_copy(update={"call_id": "call_2"})
-    return first + second
-
-
 def test_a_none_of_a_kind_of_failure_reads_only_error_words_the_user_asked() -> None:
     history = evidence("get_pipeline_history", pipeline_name="pl_transform_customer360")
     starts = _failure_starts(history)
@@ -389,7 +384,7 @@ def test_a_none_of_a_kind_of_failure_reads_only_error_words_the_user_asked() -> 
 
 def test_another_records_notes_back_a_status_only_with_the_sentences_own_run_and_time() -> None:
     ticket = evidence("get_incident", number="INC0010048")
-    runs = _with(ticket, evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts",
+    runs = combined(ticket, evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts",
                                   time_window="last 24 hours"))
     failed_at = sorted(iso_moment(row["start"]) for row in rows_of(runs[1:]))
     assert failed_at
@@ -405,12 +400,12 @@ def test_an_order_in_words_reads_any_failure_for_failed_after_and_waits_for_a_se
     opened = iso_moment(rows_of(ticket)[0]["opened_at"])
     assert starts[0] < opened < starts[-1]
     assert not failed("?", "pl_ingest_sales failed again later: it also failed after INC0010049 was opened.",
-                      _with(runs, ticket), "placement")
+                      combined(runs, ticket), "placement")
     # a search of the last 12 hours does not reach back to a change of yesterday evening: no order is judged
     short = evidence("list_failed_pipelines", pipeline_name="pl_copy_crm_accounts", time_window="last 12 hours")
     change = evidence("get_change_request", number="CHG0030017")
     assert iso_moment(rows_of(change)[0]["start_date"]) < NOW - timedelta(hours=12)
-    assert not failed("?", "The failures started right after CHG0030017 went in.", _with(short, change), "placement")
+    assert not failed("?", "The failures started right after CHG0030017 went in.", combined(short, change), "placement")
 
 
 def test_both_days_is_each_pipeline_named_on_each_day() -> None:
@@ -519,7 +514,7 @@ def test_a_share_of_those_just_counted_with_a_value_counts_within_them() -> None
 
 
 def test_records_listed_with_or_keep_their_own_asides() -> None:
-    tickets = _with(evidence("get_incident", number="INC0010049"), evidence("get_incident", number="INC0010026"))
+    tickets = combined(evidence("get_incident", number="INC0010049"), evidence("get_incident", number="INC0010026"))
     assert "pl_ingest_sales" in str(rows_of(tickets[:1])) and "pl_ingest_sales" not in str(rows_of(tickets[1:]))
     question = "which dpo tickets have a change?"
     assert not failed(question, "No change on INC0010049 (P2, pl_ingest_sales file not found) or INC0010026 (P4, "

@@ -41,6 +41,12 @@ def only_the_right(question: str, said: str, right: object, wrong: object, resul
     assert failed(question, said.format(wrong), results, kind)
 
 
+def combined(first: list[TaskResult], second: list[TaskResult]) -> list[TaskResult]:
+    """Two calls' evidence as one answer's (the second under its own call id)."""
+    second[0].evidence[0] = second[0].evidence[0].model_copy(update={"call_id": "call_2"})
+    return first + second
+
+
 def rows_of(results: list[TaskResult]) -> list[dict]:
     return [dict(row) for item in results[0].evidence for row in item.rows]
 

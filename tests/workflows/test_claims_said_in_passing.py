@@ -20,12 +20,14 @@ from opsagent.intake.analyzer import analyse_question
 from opsagent.tools.timewindow import iso_moment
 from opsagent.workflows.grounding_check import check_parts, evaluate
 from tests.workflows.test_claim_kinds import NOW, evidence
-from tests.workflows.test_claims_read_from_rows import INVENTORY, failed, judged_lead, only_the_right, rows_of
-
-
-def _with(first: list, second: list) -> list:
-    second[0].evidence[0] = second[0].evidence[0].model_copy(update={"call_id": "call_2"})
-    return first + second
+from tests.workflows.test_claims_read_from_rows import (
+    INVENTORY,
+    combined,
+    failed,
+    judged_lead,
+    only_the_right,
+    rows_of,
+)
 
 
 def test_it_in_a_yes_no_is_the_one_record_the_evidence_is_about() -> None:
@@ -53,7 +55,7 @@ def test_a_range_back_to_its_own_clock_time_is_a_whole_day() -> None:
 
 
 def test_advice_opened_by_suggest_states_no_link() -> None:
-    results = _with(evidence("get_incident", number="INC0010053"), evidence("get_incident", number="INC0010049"))
+    results = combined(evidence("get_incident", number="INC0010053"), evidence("get_incident", number="INC0010049"))
     [first], [second] = rows_of(results[:1]), rows_of(results[1:])
     assert first["assignment_group"] == "Service Desk" != second["assignment_group"]
     assert not {link["number"] for row in (first, second) for link in row["links"]} & {"INC0010053", "INC0010049"}
@@ -227,7 +229,7 @@ def test_still_needing_approval_is_not_approved() -> None:
 
 
 def test_none_of_the_words_a_tickets_text_is_said_not_to_mention() -> None:
-    results = _with(evidence("list_incidents", text="pl_load_finance_dwh"), evidence("get_incident", number="INC0010054"))
+    results = combined(evidence("list_incidents", text="pl_load_finance_dwh"), evidence("get_incident", number="INC0010054"))
     assert not rows_of(results[:1])  # no open ticket mentions the pipeline
     [candidate] = rows_of(results[1:])
     written = " ".join(str(value) for value in candidate.values()).lower()
@@ -239,7 +241,7 @@ def test_none_of_the_words_a_tickets_text_is_said_not_to_mention() -> None:
 
 def test_a_candidate_looked_up_for_another_ask_answers_no_existence() -> None:
     # "is there a ticket for X? INC… maybe?": the candidate looked up is no ticket for X; the empty search answers
-    results = _with(evidence("list_incidents", text="pl_load_finance_dwh"), evidence("get_incident", number="INC0010054"))
+    results = combined(evidence("list_incidents", text="pl_load_finance_dwh"), evidence("get_incident", number="INC0010054"))
     [candidate] = rows_of(results[1:])
     assert not rows_of(results[:1]) and "pl_load_finance_dwh" not in str(candidate)
     judged_lead("is there a ticket for the finance load failure? INC0010054 maybe?", False, results,
